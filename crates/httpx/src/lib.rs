@@ -1,0 +1,224 @@
+//! The one outbound HTTP client builder every adapter uses: timeouts, user agent,
+//! error classes named by what the caller can do, and secret redaction in messages.
+
+use std::{sync::Once, time::Duration};
+
+pub use reqwest;
+
+/// The user agent every outbound request carries.
+pub const USER_AGENT: &str = concat!(
+    "Marquee/",
+    env!("CARGO_PKG_VERSION"),
+    " (+self-hosted media MCP gateway)"
+);
+
+/// Timeouts for one backend. Reads of a healthy LAN service finish far below these.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeouts {
+    pub connect: Duration,
+    pub request: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts {
+            connect: Duration::from_secs(3),
+            request: Duration::from_secs(15),
+        }
+    }
+}
+
+/// Builds the client for one backend instance.
+pub fn client(timeouts: Timeouts) -> Result<reqwest::Client, Error> {
+    builder(timeouts).build().map_err(|e| Error::Unreachable {
+        detail: redact(&e.to_string()),
+    })
+}
+
+/// The builder, for an adapter that needs one more setting (a cookie store, say).
+pub fn builder(timeouts: Timeouts) -> reqwest::ClientBuilder {
+    install_crypto_provider();
+    reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .connect_timeout(timeouts.connect)
+        .timeout(timeouts.request)
+        .pool_idle_timeout(Duration::from_secs(30))
+}
+
+fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Fails only when another provider was installed first, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// What went wrong talking to a backend, named by what the caller can do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot reach the service: {detail}")]
+    Unreachable { detail: String },
+    #[error("the service did not answer in time")]
+    Timeout,
+    #[error("the service refused the credentials (HTTP {status})")]
+    Unauthorized { status: u16 },
+    #[error("not found")]
+    NotFound,
+    #[error("conflict: {detail}")]
+    Conflict { detail: String },
+    #[error("rate limited by the service")]
+    RateLimited { retry_after: Option<Duration> },
+    #[error("the service answered HTTP {status}: {detail}")]
+    Upstream { status: u16, detail: String },
+    #[error("the service answered something unreadable: {detail}")]
+    Decode { detail: String },
+}
+
+impl Error {
+    /// Classifies a transport error. Messages are redacted: URLs may carry API keys.
+    pub fn from_reqwest(e: &reqwest::Error) -> Error {
+        if e.is_timeout() {
+            Error::Timeout
+        } else if e.is_decode() {
+            Error::Decode {
+                detail: redact(&e.to_string()),
+            }
+        } else if let Some(status) = e.status() {
+            Error::from_status(status.as_u16(), "")
+        } else {
+            Error::Unreachable {
+                detail: redact(&root_cause(e)),
+            }
+        }
+    }
+
+    /// Classifies a non-success status; `body` is trimmed and redacted.
+    pub fn from_status(status: u16, body: &str) -> Error {
+        let detail = redact(&body.chars().take(200).collect::<String>());
+        match status {
+            401 | 403 => Error::Unauthorized { status },
+            404 => Error::NotFound,
+            409 => Error::Conflict { detail },
+            429 => Error::RateLimited { retry_after: None },
+            _ => Error::Upstream { status, detail },
+        }
+    }
+
+    /// True when sending the same request again cannot act twice on the backend:
+    /// the request never reached it.
+    pub fn never_reached(&self) -> bool {
+        matches!(self, Error::Unreachable { .. })
+    }
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+/// Removes anything that looks like a credential from a message meant for people:
+/// query parameters named like keys or tokens, and userinfo in URLs.
+pub fn redact(text: &str) -> String {
+    const KEYS: [&str; 7] = [
+        "apikey=",
+        "api_key=",
+        "token=",
+        "password=",
+        "access_token=",
+        "key=",
+        "sid=",
+    ];
+    let mut out = String::with_capacity(text.len());
+    let lower = text.to_ascii_lowercase();
+    let mut i = 0;
+    while i < text.len() {
+        if let Some(k) = KEYS.iter().find(|k| lower[i..].starts_with(*k)) {
+            let boundary_ok = i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric();
+            if boundary_ok {
+                out.push_str(&text[i..i + k.len()]);
+                out.push_str("***");
+                i += k.len();
+                while i < text.len()
+                    && !matches!(
+                        text.as_bytes()[i],
+                        b'&' | b' ' | b'"' | b'\'' | b')' | b'\n'
+                    )
+                {
+                    i += 1;
+                }
+                continue;
+            }
+        }
+        // userinfo: scheme://user:pass@host
+        if lower[i..].starts_with("://") {
+            let rest = &text[i + 3..];
+            let end = rest.find(['/', ' ', '"']).unwrap_or(rest.len());
+            if let Some(at) = rest[..end].find('@') {
+                out.push_str("://***@");
+                i += 3 + at + 1;
+                continue;
+            }
+        }
+        let ch = text[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// The base URL of an instance with a path appended, without doubling slashes.
+pub fn join(base: &url::Url, path: &str) -> url::Url {
+    let mut s = base.as_str().trim_end_matches('/').to_string();
+    s.push('/');
+    s.push_str(path.trim_start_matches('/'));
+    url::Url::parse(&s).unwrap_or_else(|_| base.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_query_keys_and_userinfo() {
+        let s = redact("GET http://bob:hunter2@host:7878/api/v3/movie?apikey=abc123&x=1 failed");
+        assert!(!s.contains("hunter2"), "{s}");
+        assert!(!s.contains("abc123"), "{s}");
+        assert!(s.contains("x=1"), "{s}");
+        assert_eq!(redact("token=zzz"), "token=***");
+        assert_eq!(redact("monkey=banana"), "monkey=banana");
+    }
+
+    #[test]
+    fn classifies_statuses() {
+        assert!(matches!(
+            Error::from_status(401, ""),
+            Error::Unauthorized { status: 401 }
+        ));
+        assert!(matches!(Error::from_status(404, ""), Error::NotFound));
+        assert!(matches!(
+            Error::from_status(502, "bad"),
+            Error::Upstream { status: 502, .. }
+        ));
+    }
+
+    #[test]
+    fn joins_paths() {
+        let base = url::Url::parse("http://h:1/sub/").unwrap();
+        assert_eq!(join(&base, "/api/v2/x").as_str(), "http://h:1/sub/api/v2/x");
+    }
+
+    #[tokio::test]
+    async fn unreachable_is_classified() {
+        let c = client(Timeouts {
+            connect: Duration::from_millis(500),
+            request: Duration::from_secs(1),
+        })
+        .unwrap();
+        // Port 9 on loopback: nothing listens there on these machines.
+        let e = c.get("http://127.0.0.1:9/").send().await.unwrap_err();
+        assert!(Error::from_reqwest(&e).never_reached());
+    }
+}

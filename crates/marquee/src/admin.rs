@@ -1,0 +1,336 @@
+//! The owner's command line: people, keys, grants, tools, doctor and config check.
+//! Each command prints a clear error and exits non-zero on bad input.
+
+use std::{path::Path, sync::Arc};
+
+use anyhow::{Context, bail};
+use clap::Subcommand;
+use domain::Role;
+use store::{ContentLimits, Store};
+
+use crate::config::Loaded;
+
+#[derive(Subcommand, Debug)]
+pub enum PeopleCommand {
+    /// Adds a person.
+    Add {
+        name: String,
+        #[arg(long)]
+        role: String,
+    },
+    /// Lists people.
+    List,
+    /// Sets a person's content limits (replaces the earlier ones).
+    SetLimits {
+        name: String,
+        /// Highest movie certification, e.g. PG-13.
+        #[arg(long)]
+        max_movie: Option<String>,
+        /// Highest TV rating, e.g. TV-PG.
+        #[arg(long)]
+        max_tv: Option<String>,
+        /// Rating region (ISO 3166-1), e.g. US.
+        #[arg(long)]
+        region: Option<String>,
+        /// Hide titles without a rating.
+        #[arg(long)]
+        block_unrated: bool,
+        /// A genre to hide (repeatable).
+        #[arg(long = "block-genre")]
+        block_genre: Vec<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum KeysCommand {
+    /// Creates a key for a person and prints it once.
+    Create {
+        #[arg(long)]
+        person: String,
+        /// A preset (reader, requester, operator, admin) or a named grant; default by role.
+        #[arg(long)]
+        grant: Option<String>,
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// Lists keys (never the secrets).
+    List,
+    /// Revokes a key by its id.
+    Revoke { id: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GrantsCommand {
+    /// Lists grants.
+    List,
+    /// Shows one grant.
+    Show { name: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ToolsCommand {
+    /// Lists the tools; with --person, which of them each of that person's keys may use.
+    List {
+        #[arg(long)]
+        person: Option<String>,
+    },
+}
+
+async fn open(data_dir: &Path) -> anyhow::Result<Store> {
+    Store::open(data_dir)
+        .await
+        .with_context(|| format!("cannot open the database in {}", data_dir.display()))
+}
+
+pub async fn people(cmd: PeopleCommand, data_dir: &Path) -> anyhow::Result<()> {
+    let store = open(data_dir).await?;
+    match cmd {
+        PeopleCommand::Add { name, role } => {
+            let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+            let p = store.add_person(&name, role).await?;
+            println!("added {} ({})", p.name, p.role);
+        }
+        PeopleCommand::List => {
+            for p in store.people().await? {
+                let limits = if p.limits.is_unlimited() {
+                    String::new()
+                } else {
+                    format!("  limits: {}", serde_json::to_string(&p.limits)?)
+                };
+                println!("{:<4} {:<24} {}{limits}", p.id, p.name, p.role);
+            }
+        }
+        PeopleCommand::SetLimits {
+            name,
+            max_movie,
+            max_tv,
+            region,
+            block_unrated,
+            block_genre,
+        } => {
+            let p = store.person_by_name(&name).await?.with_context(|| {
+                format!("no person named \"{name}\"; `marquee people list` shows them")
+            })?;
+            if let Some(r) = &region
+                && !(r.len() == 2 && r.chars().all(|c| c.is_ascii_uppercase()))
+            {
+                bail!(
+                    "--region must be a two-letter upper-case country code such as US, got \"{r}\""
+                );
+            }
+            let limits = ContentLimits {
+                max_movie_cert: max_movie,
+                max_tv_rating: max_tv,
+                rating_region: region,
+                block_unrated,
+                blocked_genres: block_genre,
+            };
+            store.set_limits(p.id, &limits).await?;
+            println!(
+                "limits of {} set: {}",
+                p.name,
+                serde_json::to_string(&limits)?
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The grant a new key gets when none is named.
+fn default_grant(role: Role) -> &'static str {
+    match role {
+        Role::Owner => store::OWNER_GRANT,
+        Role::Admin => "admin",
+        Role::User | Role::Kid => "requester",
+    }
+}
+
+pub async fn keys(cmd: KeysCommand, data_dir: &Path) -> anyhow::Result<()> {
+    let store = open(data_dir).await?;
+    match cmd {
+        KeysCommand::Create {
+            person,
+            grant,
+            label,
+        } => {
+            let p = store.person_by_name(&person).await?.with_context(|| format!("no person named \"{person}\"; `marquee people add {person} --role user` adds one"))?;
+            let grant = grant.unwrap_or_else(|| default_grant(p.role).to_string());
+            let issued = store
+                .create_key(p.id, &grant, label.as_deref(), None)
+                .await?;
+            eprintln!(
+                "key {} for {} with grant {}; shown once:",
+                issued.info.key_id, p.name, issued.info.grant
+            );
+            println!("{}", issued.secret.expose());
+        }
+        KeysCommand::List => {
+            for k in store.keys().await? {
+                let state = if k.revoked_at.is_some() {
+                    "revoked"
+                } else {
+                    "active"
+                };
+                println!(
+                    "{:<12} {:<8} {:<20} {:<12} {}",
+                    k.key_id,
+                    state,
+                    k.person,
+                    k.grant,
+                    k.label.unwrap_or_default()
+                );
+            }
+        }
+        KeysCommand::Revoke { id } => {
+            store.revoke_key(&id).await?;
+            println!("revoked {id}");
+        }
+    }
+    Ok(())
+}
+
+pub async fn grants(cmd: GrantsCommand, data_dir: &Path) -> anyhow::Result<()> {
+    let store = open(data_dir).await?;
+    match cmd {
+        GrantsCommand::List => {
+            for g in store.grants().await? {
+                let caps: Vec<&str> = g.capabilities.iter().map(|c| c.as_str()).collect();
+                println!("{:<12} rev {:<3} {}", g.name, g.revision, caps.join(" "));
+            }
+        }
+        GrantsCommand::Show { name } => {
+            let g = store.grant_by_name(&name).await?;
+            let Some(g) = g else {
+                let names: Vec<String> =
+                    store.grants().await?.into_iter().map(|g| g.name).collect();
+                bail!("no grant named \"{name}\"; grants: {}", names.join(", "));
+            };
+            println!("{}", serde_json::to_string_pretty(&g)?);
+        }
+    }
+    Ok(())
+}
+
+pub async fn tools(cmd: ToolsCommand, loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
+    let ToolsCommand::List { person } = cmd;
+    let host =
+        crate::serve::open_host(&loaded, data_dir, Arc::new(web::Metrics::default())).await?;
+    let all = host.app.all_tools();
+    let Some(name) = person else {
+        for t in &all {
+            let m = t.meta;
+            println!(
+                "{:<18} {:<12} {:<16} {}",
+                m.name,
+                m.effect.as_str(),
+                m.capability.as_str(),
+                m.title
+            );
+        }
+        return Ok(());
+    };
+    let store = host.app.store();
+    let p = store
+        .person_by_name(&name)
+        .await?
+        .with_context(|| format!("no person named \"{name}\""))?;
+    let switches = store.tool_switches().await?;
+    let keys: Vec<_> = store
+        .keys()
+        .await?
+        .into_iter()
+        .filter(|k| k.person == p.name && k.revoked_at.is_none())
+        .collect();
+    if keys.is_empty() {
+        println!("{} has no active keys, so no tools", p.name);
+    }
+    for k in keys {
+        let g = store
+            .grant_by_name(&k.grant)
+            .await?
+            .context("a key names a grant that no longer exists")?;
+        let who = policy::Caller {
+            role: p.role,
+            capabilities: &g.capabilities,
+            instances: g.instances.as_deref(),
+        };
+        let names: Vec<&str> = all
+            .iter()
+            .filter(|t| {
+                let m = t.meta;
+                let s = policy::Switches {
+                    allow_destructive: host.app.settings().allow_destructive(),
+                    tool_enabled: switches.get(m.name).copied().unwrap_or(true),
+                };
+                policy::visible(
+                    who,
+                    policy::Action {
+                        tool: m.name,
+                        capability: m.capability,
+                        effect: m.effect,
+                        needs_plan: m.needs_plan,
+                        instance: None,
+                    },
+                    s,
+                )
+            })
+            .map(|t| t.meta.name)
+            .collect();
+        println!("key {} (grant {}): {}", k.key_id, k.grant, names.join(", "));
+    }
+    Ok(())
+}
+
+pub fn config_check(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
+    let instances = loaded.config.instances(data_dir)?;
+    tools::Instances::new(instances.clone())
+        .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?;
+    match &loaded.file {
+        Some(f) => println!("config file {}: ok", f.display()),
+        None => println!("no config file: the embedded default is in force"),
+    }
+    println!(
+        "listen {}; allowed hosts {}; allow_destructive {}",
+        loaded.config.listen,
+        loaded.config.allowed_hosts.join(", "),
+        loaded.config.mcp.allow_destructive
+    );
+    for i in &instances {
+        println!(
+            "instance {:<16} {:<13}{}",
+            i.id,
+            i.kind.as_str(),
+            if i.default { " (default)" } else { "" }
+        );
+    }
+    for w in &loaded.warnings {
+        println!("warning: {w}");
+    }
+    Ok(())
+}
+
+pub async fn doctor(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
+    config_check(loaded, data_dir)?;
+    let store = open(data_dir).await?;
+    store.ping().await?;
+    let people = store.people().await?;
+    let owners = people.iter().filter(|p| p.role == Role::Owner).count();
+    let active = store
+        .keys()
+        .await?
+        .iter()
+        .filter(|k| k.revoked_at.is_none())
+        .count();
+    println!(
+        "database {}: ok; {} people ({owners} owner), {active} active keys",
+        store
+            .path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        people.len()
+    );
+    if owners == 0 {
+        println!("warning: no owner yet; `marquee serve` creates one on first start");
+    }
+    Ok(())
+}

@@ -1,0 +1,306 @@
+//! Configuration: defaults, then `marquee.toml`, then `MARQUEE_` environment variables
+//! (`__` nests, `_FILE` reads a secret from a file). Unknown keys are warned about.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context, bail};
+use domain::{InstanceKind, Secret};
+use figment::{
+    Figment,
+    providers::{Env, Format, Serialized, Toml},
+};
+use serde::{Deserialize, Serialize};
+use tools::InstanceSpec;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Where the HTTP server listens.
+    pub listen: String,
+    /// Host names a request may be addressed to (DNS-rebinding guard); add LAN names here.
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins allowed besides the allowed hosts' own pages.
+    pub allowed_origins: Vec<String>,
+    /// Largest request body, in bytes.
+    pub max_body_bytes: usize,
+    /// Log filter (tracing syntax), e.g. "info" or "marquee=debug".
+    pub log: String,
+    /// Whether the offline catalogue `builtin` is offered.
+    pub builtin_catalogue: bool,
+    pub mcp: McpSection,
+    pub auth: AuthSection,
+    pub instances: Vec<InstanceConfig>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct McpSection {
+    /// Destructive tools exist only while this is true; read on every request.
+    pub allow_destructive: bool,
+}
+
+/// `[auth]`: credentials policy.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AuthSection {
+    /// Requests from this machine (loopback) without a key act as this person. Off unless
+    /// set, like the *arr services' "authentication disabled for local addresses".
+    pub local_person: Option<String>,
+    /// The grant such requests carry.
+    pub local_grant: String,
+}
+
+impl Default for AuthSection {
+    fn default() -> AuthSection {
+        AuthSection {
+            local_person: None,
+            local_grant: "reader".into(),
+        }
+    }
+}
+
+/// One `[[instances]]` entry as written.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct InstanceConfig {
+    pub id: String,
+    pub kind: String,
+    pub url: Option<String>,
+    pub path: Option<String>,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    pub password_file: Option<PathBuf>,
+    pub api_key: Option<String>,
+    pub api_key_file: Option<PathBuf>,
+    pub default: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            listen: "127.0.0.1:8765".into(),
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            allowed_origins: Vec::new(),
+            max_body_bytes: 1 << 20,
+            log: "info".into(),
+            builtin_catalogue: true,
+            mcp: McpSection::default(),
+            auth: AuthSection::default(),
+            instances: Vec::new(),
+        }
+    }
+}
+
+/// A loaded configuration and what the loader noticed.
+#[derive(Debug)]
+pub struct Loaded {
+    pub config: Config,
+    pub file: Option<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+/// `explicit`: `--config FILE` (must exist); otherwise `./marquee.toml` when present.
+pub fn load(explicit: Option<&Path>) -> anyhow::Result<Loaded> {
+    let file = match explicit {
+        Some(p) if !p.exists() => bail!("config file {} does not exist", p.display()),
+        Some(p) => Some(p.to_path_buf()),
+        None => Some(PathBuf::from("marquee.toml")).filter(|p| p.exists()),
+    };
+    let mut figment = Figment::from(Serialized::defaults(Config::default()));
+    if let Some(f) = &file {
+        figment = figment.merge(Toml::file_exact(f));
+    }
+    figment = figment
+        .merge(
+            Env::prefixed("MARQUEE_")
+                .split("__")
+                .filter(|k| !k.as_str().ends_with("_file") && !is_cli_only(k.as_str())),
+        )
+        .merge(Serialized::defaults(secret_files_from_env()?));
+    let value: figment::value::Value = figment
+        .extract()
+        .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+    let json = serde_json::to_value(&value).context("reading the configuration")?;
+    let mut warnings = Vec::new();
+    let config: Config = serde_ignored::deserialize(json, |path| {
+        warnings.push(format!("unknown config key \"{path}\" is ignored"))
+    })
+    .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+    Ok(Loaded {
+        config,
+        file,
+        warnings,
+    })
+}
+
+/// Variables the CLI reads itself, not config keys.
+fn is_cli_only(key: &str) -> bool {
+    matches!(key, "key" | "data_dir" | "config")
+}
+
+/// `MARQUEE_X__Y_FILE=/path` sets `x.y` to the file's contents (one trailing newline removed).
+fn secret_files_from_env() -> anyhow::Result<BTreeMap<String, serde_json::Value>> {
+    let mut out = BTreeMap::new();
+    for (name, path) in std::env::vars() {
+        let Some(key) = name
+            .strip_prefix("MARQUEE_")
+            .and_then(|k| k.strip_suffix("_FILE"))
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("{name} names {path}, which cannot be read"))?;
+        let text = text.strip_suffix('\n').unwrap_or(&text).to_string();
+        let parts: Vec<String> = key.to_lowercase().split("__").map(str::to_string).collect();
+        insert_path(&mut out, &parts, serde_json::Value::String(text));
+    }
+    Ok(out)
+}
+
+fn insert_path(
+    map: &mut BTreeMap<String, serde_json::Value>,
+    parts: &[String],
+    value: serde_json::Value,
+) {
+    match parts {
+        [] => {}
+        [last] => {
+            map.insert(last.clone(), value);
+        }
+        [first, rest @ ..] => {
+            let entry = map
+                .entry(first.clone())
+                .or_insert_with(|| serde_json::json!({}));
+            if let serde_json::Value::Object(inner) = entry {
+                let mut nested: BTreeMap<String, serde_json::Value> =
+                    inner.clone().into_iter().collect();
+                insert_path(&mut nested, rest, value);
+                *inner = nested.into_iter().collect();
+            }
+        }
+    }
+}
+
+fn secret(
+    inline: &Option<String>,
+    file: &Option<PathBuf>,
+    what: &str,
+    id: &str,
+) -> anyhow::Result<Option<Secret>> {
+    match (inline, file) {
+        (Some(_), Some(_)) => bail!("instance \"{id}\": set {what} or {what}_file, not both"),
+        (Some(v), None) => Ok(Some(Secret::new(v.clone()))),
+        (None, Some(f)) => {
+            let text = std::fs::read_to_string(f).with_context(|| {
+                format!(
+                    "instance \"{id}\": {what}_file {} cannot be read",
+                    f.display()
+                )
+            })?;
+            Ok(Some(Secret::new(text.trim_end_matches('\n'))))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+impl Config {
+    /// The instances in force: the declared ones plus the embedded defaults (the `builtin`
+    /// catalogue unless switched off, and a `folder` library in the data folder).
+    pub fn instances(&self, data_dir: &Path) -> anyhow::Result<Vec<InstanceSpec>> {
+        let mut out = Vec::new();
+        for i in &self.instances {
+            let kind: InstanceKind = i
+                .kind
+                .parse()
+                .map_err(|e: String| anyhow::anyhow!("instance \"{}\": {e}", i.id))?;
+            let url = match &i.url {
+                Some(u) => Some(url::Url::parse(u).map_err(|e| {
+                    anyhow::anyhow!("instance \"{}\": url \"{u}\" is not valid: {e}", i.id)
+                })?),
+                None => None,
+            };
+            out.push(InstanceSpec {
+                id: i.id.clone(),
+                kind,
+                url,
+                path: i.path.clone(),
+                username: i.username.clone(),
+                password: secret(&i.password, &i.password_file, "password", &i.id)?,
+                api_key: secret(&i.api_key, &i.api_key_file, "api_key", &i.id)?,
+                default: i.default,
+            });
+        }
+        let has = |out: &[InstanceSpec], k: InstanceKind, id: &str| {
+            out.iter().any(|s| s.kind == k || s.id == id)
+        };
+        if self.builtin_catalogue && !has(&out, InstanceKind::Builtin, "builtin") {
+            out.push(embedded("builtin", InstanceKind::Builtin, None));
+        }
+        if !has(&out, InstanceKind::Folder, "library") {
+            out.push(embedded(
+                "library",
+                InstanceKind::Folder,
+                Some(data_dir.join("library").display().to_string()),
+            ));
+        }
+        Ok(out)
+    }
+}
+
+fn embedded(id: &str, kind: InstanceKind, path: Option<String>) -> InstanceSpec {
+    InstanceSpec {
+        id: id.into(),
+        kind,
+        url: None,
+        path,
+        username: None,
+        password: None,
+        api_key: None,
+        default: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_file_env_and_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("marquee.toml");
+        std::fs::write(&file, "listen = \"127.0.0.1:9999\"\nbogus = 1\n[mcp]\nallow_destructive = false\n[[instances]]\nid = \"q\"\nkind = \"qbittorrent\"\nurl = \"http://127.0.0.1:1\"\npassword_file = \"pw\"\n").unwrap();
+        let loaded = load(Some(&file)).unwrap();
+        assert_eq!(loaded.config.listen, "127.0.0.1:9999");
+        assert_eq!(
+            loaded.warnings,
+            vec!["unknown config key \"bogus\" is ignored".to_string()]
+        );
+        assert_eq!(loaded.config.instances[0].kind, "qbittorrent");
+        assert!(load(Some(&dir.path().join("missing.toml"))).is_err());
+    }
+
+    #[test]
+    fn instances_add_embedded_defaults_and_read_secret_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let pw = dir.path().join("pw");
+        std::fs::write(&pw, "s3cret\n").unwrap();
+        let mut c = Config::default();
+        c.instances.push(InstanceConfig {
+            id: "q".into(),
+            kind: "qbittorrent".into(),
+            password_file: Some(pw),
+            ..Default::default()
+        });
+        let specs = c.instances(dir.path()).unwrap();
+        let ids: Vec<&str> = specs.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["q", "builtin", "library"]);
+        assert_eq!(specs[0].password.as_ref().unwrap().expose(), "s3cret");
+        assert!(!format!("{specs:?}").contains("s3cret"));
+        c.instances[0].kind = "plex".into();
+        let e = c.instances(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("unknown instance kind \"plex\""), "{e}");
+    }
+}

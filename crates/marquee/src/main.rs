@@ -1,0 +1,121 @@
+//! The `marquee` binary: command line, configuration, logging and wiring. The only crate
+//! that uses anyhow.
+
+mod admin;
+mod config;
+mod serve;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "marquee",
+    version,
+    about = "One governed MCP endpoint for the self-hosted home-media stack"
+)]
+struct Cli {
+    /// Config file (default: ./marquee.toml when present, else the embedded default).
+    #[arg(long, global = true, env = "MARQUEE_CONFIG")]
+    config: Option<PathBuf>,
+    /// Data folder holding the database.
+    #[arg(
+        long,
+        global = true,
+        env = "MARQUEE_DATA_DIR",
+        default_value = "./marquee-data"
+    )]
+    data_dir: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Serve MCP over HTTP (first start on an empty store creates the owner and prints its key once).
+    Serve,
+    /// Serve MCP over stdio for a local client, as the person of the key in MARQUEE_KEY.
+    Stdio,
+    /// Forward stdio to a remote Marquee, with the key in MARQUEE_KEY.
+    Bridge {
+        /// The remote MCP endpoint, e.g. http://nas.local:8765/mcp
+        #[arg(long)]
+        url: String,
+    },
+    /// People in the household.
+    #[command(subcommand)]
+    People(admin::PeopleCommand),
+    /// API keys.
+    #[command(subcommand)]
+    Keys(admin::KeysCommand),
+    /// Grants (presets and named grants).
+    #[command(subcommand)]
+    Grants(admin::GrantsCommand),
+    /// Tools.
+    #[command(subcommand)]
+    Tools(admin::ToolsCommand),
+    /// Checks the configuration, the data folder and the database.
+    Doctor,
+    /// Configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum ConfigCommand {
+    /// Loads and validates the configuration, printing warnings.
+    Check,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("marquee: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("marquee: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let loaded = config::load(cli.config.as_deref())?;
+    init_logging(&loaded.config.log);
+    for w in &loaded.warnings {
+        tracing::warn!("{w}");
+    }
+    match cli.command {
+        Command::Serve => serve::serve(loaded, &cli.data_dir, cli.config).await,
+        Command::Stdio => serve::stdio(loaded, &cli.data_dir).await,
+        Command::Bridge { url } => serve::bridge(&url).await,
+        Command::People(c) => admin::people(c, &cli.data_dir).await,
+        Command::Keys(c) => admin::keys(c, &cli.data_dir).await,
+        Command::Grants(c) => admin::grants(c, &cli.data_dir).await,
+        Command::Tools(c) => admin::tools(c, loaded, &cli.data_dir).await,
+        Command::Doctor => admin::doctor(loaded, &cli.data_dir).await,
+        Command::Config(ConfigCommand::Check) => admin::config_check(loaded, &cli.data_dir),
+    }
+}
+
+/// Logs go to stderr in every mode: in stdio mode stdout belongs to the protocol.
+fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MARQUEE_LOG")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_new(default))
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}

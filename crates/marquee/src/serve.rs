@@ -1,0 +1,182 @@
+//! `serve`, `stdio` and `bridge`: wiring the store, the tools and the protocol edge.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::{Duration, SystemTime},
+};
+
+use anyhow::{Context, bail};
+use tools::{App, Instances, Settings};
+use web::{EdgeConfig, Host, Metrics, Web};
+
+use crate::config::{self, Loaded};
+
+/// Opens the store, recovers unfinished audit entries and builds the host.
+pub async fn open_host(
+    loaded: &Loaded,
+    data_dir: &Path,
+    metrics: Arc<Metrics>,
+) -> anyhow::Result<Arc<Host>> {
+    let store = store::Store::open(data_dir)
+        .await
+        .with_context(|| format!("cannot open the database in {}", data_dir.display()))?;
+    let recovered = store.recover_unfinished_audit().await?;
+    if recovered > 0 {
+        tracing::warn!(
+            recovered,
+            "audit entries left executing by an earlier run are now outcome_unknown"
+        );
+    }
+    let instances = Instances::new(loaded.config.instances(data_dir)?)
+        .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?;
+    let mut settings = Settings::new(
+        loaded.config.mcp.allow_destructive,
+        loaded.file.clone(),
+        data_dir.to_path_buf(),
+        loaded.config.listen.clone(),
+    );
+    if let Some(person) = &loaded.config.auth.local_person {
+        tracing::warn!(person, grant = %loaded.config.auth.local_grant, "requests from this machine without a key are let in ([auth] local_person)");
+        settings.local_access = Some(tools::LocalAccess {
+            person: person.clone(),
+            grant: loaded.config.auth.local_grant.clone(),
+        });
+    }
+    settings.set_warnings(loaded.warnings.clone());
+    let app = App::new(store, Arc::new(settings), Arc::new(instances));
+    Ok(Arc::new(Host::new(app, metrics)))
+}
+
+pub async fn serve(
+    loaded: Loaded,
+    data_dir: &Path,
+    config_flag: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let c = &loaded.config;
+    let listener = tokio::net::TcpListener::bind(&c.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", c.listen))?;
+    let local = listener.local_addr()?;
+    let edge = EdgeConfig {
+        allowed_hosts: c.allowed_hosts.clone(),
+        allowed_origins: c.allowed_origins.clone(),
+        body_limit: c.max_body_bytes,
+    };
+    let metrics = Arc::new(Metrics::default());
+    let web = Web::new(edge, metrics.clone());
+    // Listen first: until the store is ready every route answers 503 with Retry-After.
+    let server = tokio::spawn(
+        axum::serve(
+            listener,
+            web::router(web.clone()).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown())
+        .into_future(),
+    );
+    tracing::info!(address = %local, "listening; opening the store");
+
+    let host = open_host(&loaded, data_dir, metrics).await?;
+    if let Some((person, key)) = host.app.store().bootstrap_owner("owner").await? {
+        let url = format!("http://{local}/mcp");
+        println!(
+            "Marquee created the owner \"{}\". This key is shown once; keep it safe:\n",
+            person.name
+        );
+        println!("    {}\n", key.secret.expose());
+        println!("Connect Claude Code with:\n");
+        println!(
+            "    claude mcp add --transport http marquee {url} --header \"Authorization: Bearer {}\"\n",
+            key.secret.expose()
+        );
+    }
+    watch_config(host.app.settings().clone(), config_flag);
+    web.set_ready(host);
+    tracing::info!(address = %local, "ready: MCP at http://{local}/mcp");
+    server
+        .await
+        .context("the HTTP server task failed")?
+        .context("the HTTP server failed")?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
+}
+
+/// `[mcp] allow_destructive` is read on every request: re-read the config file whenever it
+/// changes, so switching destructive tools off takes effect without a restart.
+fn watch_config(settings: Arc<Settings>, config_flag: Option<PathBuf>) {
+    let Some(file) = settings.config_file.clone() else {
+        return;
+    };
+    tokio::spawn(async move {
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let mut last: Option<SystemTime> = modified(&file);
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let now = modified(&file);
+            if now == last {
+                continue;
+            }
+            last = now;
+            match config::load(config_flag.as_deref()) {
+                Ok(reloaded) => {
+                    let on = reloaded.config.mcp.allow_destructive;
+                    if on != settings.allow_destructive() {
+                        tracing::info!(allow_destructive = on, "config changed");
+                    }
+                    settings.set_allow_destructive(on);
+                    settings.set_warnings(reloaded.warnings);
+                }
+                Err(e) => {
+                    // Fail closed: a config that cannot be read switches destructive tools off.
+                    settings.set_allow_destructive(false);
+                    tracing::error!(error = %e, "config change could not be read; destructive tools are off until it can");
+                }
+            }
+        }
+    });
+}
+
+fn key_from_env() -> anyhow::Result<String> {
+    match std::env::var("MARQUEE_KEY") {
+        Ok(k) if !k.trim().is_empty() => Ok(k.trim().to_string()),
+        _ => bail!(
+            "MARQUEE_KEY is not set: set it to a Marquee API key (mq_…); `marquee keys create --person NAME` makes one"
+        ),
+    }
+}
+
+pub async fn stdio(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
+    let key = key_from_env()?;
+    let host = open_host(&loaded, data_dir, Arc::new(Metrics::default())).await?;
+    if host.app.authenticate(&key).await?.is_none() {
+        bail!("the key in MARQUEE_KEY is not valid (unknown, revoked or expired)");
+    }
+    tracing::info!("serving MCP on stdio");
+    mcp::stdio::serve(host, key)
+        .await
+        .context("stdio transport failed")
+}
+
+pub async fn bridge(url: &str) -> anyhow::Result<()> {
+    let key = key_from_env()?;
+    url::Url::parse(url).with_context(|| format!("--url {url} is not a valid URL"))?;
+    tracing::info!(url, "bridging stdio to a remote marquee");
+    mcp::bridge::run(url, &key).await.context("bridge failed")
+}

@@ -1,0 +1,410 @@
+//! The HTTP edge of `POST /mcp`: readiness, Host and Origin checks, body limit, credentials,
+//! batch and parse policy, then one call into the dispatcher. Stateless: no session ids.
+
+use std::{
+    net::SocketAddr,
+    sync::{Arc, OnceLock},
+    time::Instant,
+};
+
+use axum::{
+    Router,
+    body::{Body, Bytes},
+    extract::{ConnectInfo, Request, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::post,
+};
+use rmcp::model::ErrorCode;
+use serde_json::{Value, json};
+
+use crate::{
+    ToolHost,
+    dispatch::{self, Headers, Reply},
+};
+
+/// Settings of the edge, fixed at start.
+#[derive(Clone, Debug)]
+pub struct EdgeConfig {
+    /// Host names (without port) a request's `Host` may carry; guards against DNS rebinding.
+    pub allowed_hosts: Vec<String>,
+    /// Origins (`scheme://host[:port]`) a browser may call from, besides the allowed hosts'.
+    pub allowed_origins: Vec<String>,
+    /// Largest request body accepted, in bytes.
+    pub body_limit: usize,
+}
+
+impl Default for EdgeConfig {
+    fn default() -> EdgeConfig {
+        EdgeConfig {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            allowed_origins: Vec::new(),
+            body_limit: 1 << 20,
+        }
+    }
+}
+
+/// The host, once the store is open and migrations have run; until then every route is 503.
+pub type Readiness<H> = Arc<OnceLock<Arc<H>>>;
+
+/// Shared state of the MCP route.
+pub struct Edge<H> {
+    pub ready: Readiness<H>,
+    pub config: EdgeConfig,
+}
+
+/// `POST /mcp`; GET and DELETE answer 405 with `Allow: POST`.
+pub fn router<H: ToolHost>(edge: Arc<Edge<H>>) -> Router {
+    Router::new()
+        .route(
+            "/mcp",
+            post(handle::<H>)
+                .get(method_not_allowed)
+                .delete(method_not_allowed),
+        )
+        .with_state(edge)
+}
+
+/// 503 with `Retry-After: 5`, for every route while the store is not open.
+pub fn not_ready() -> Response {
+    let mut r = (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({"error": "starting", "message": "marquee is starting; try again in a few seconds"}))).into_response();
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    r
+}
+
+async fn method_not_allowed() -> Response {
+    let mut r = (
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method not allowed; MCP over HTTP here is POST only\n",
+    )
+        .into_response();
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    r
+}
+
+async fn handle<H: ToolHost>(State(edge): State<Arc<Edge<H>>>, request: Request) -> Response {
+    let started = Instant::now();
+    let Some(host) = edge.ready.get() else {
+        return not_ready();
+    };
+    let (reply, method) = match serve(host, &edge.config, request).await {
+        Ok(reply) => {
+            let method = reply.method.clone();
+            (render(reply), method)
+        }
+        Err(response) => (response, "-".to_string()),
+    };
+    host.observe(&method, reply.status().as_u16(), started.elapsed());
+    reply
+}
+
+async fn serve<H: ToolHost>(
+    host: &Arc<H>,
+    config: &EdgeConfig,
+    request: Request,
+) -> Result<Reply, Response> {
+    let (parts, body) = request.into_parts();
+    check_host_and_origin(config, &parts.headers)?;
+    if let Some(ct) = parts.headers.get(header::CONTENT_TYPE)
+        && !ct
+            .to_str()
+            .is_ok_and(|v| v.to_ascii_lowercase().starts_with("application/json"))
+    {
+        return Err(plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "content type must be application/json\n",
+        ));
+    }
+    let too_large = || {
+        plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request body is over the size limit\n",
+        )
+    };
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > config.body_limit) {
+        return Err(too_large());
+    }
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0);
+    let caller = authenticate(host.as_ref(), &parts.headers, parts.uri.query(), peer).await?;
+    let bytes: Bytes = axum::body::to_bytes(body, config.body_limit)
+        .await
+        .map_err(|_| too_large())?;
+    let message: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => {
+            return Ok(Reply::error(
+                400,
+                None,
+                ErrorCode::PARSE_ERROR,
+                "parse error: the body is not valid JSON",
+                None,
+            ));
+        }
+    };
+    if message.is_array() {
+        return Ok(Reply::error(
+            400,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "invalid request: batches are not supported; send one JSON-RPC message per POST",
+            None,
+        ));
+    }
+    let headers = read_headers(&parts.headers);
+    Ok(dispatch::dispatch(host.as_ref(), &caller, message, headers).await)
+}
+
+fn render(reply: Reply) -> Response {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    match reply.body {
+        None => status.into_response(),
+        Some(body) => {
+            let bytes = serde_json::to_vec(&body).unwrap_or_default();
+            let mut r = Response::new(Body::from(bytes));
+            *r.status_mut() = status;
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            r
+        }
+    }
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response {
+    (status, text).into_response()
+}
+
+/// Authenticates a request: a presented credential must be valid; without one, a request
+/// from this machine (loopback peer) is let in only when the host offers local access.
+pub async fn authenticate<H: ToolHost>(
+    host: &H,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    peer: Option<SocketAddr>,
+) -> Result<H::Caller, Response> {
+    let failed = |e: crate::HostError| {
+        tracing::error!(error = %e, "authentication failed");
+        plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error; the server log has the details\n",
+        )
+    };
+    match credential(headers, query) {
+        Some(c) => match host.authenticate(&c).await.map_err(failed)? {
+            Some(caller) => Ok(caller),
+            None => Err(unauthorized(
+                headers,
+                "the credential is not valid (unknown, revoked or expired)",
+            )),
+        },
+        None => {
+            let local = match peer {
+                Some(p) if p.ip().is_loopback() => {
+                    host.authenticate_local().await.map_err(failed)?
+                }
+                _ => None,
+            };
+            local.ok_or_else(|| unauthorized(headers, "a credential is required: send Authorization: Bearer <key>, X-Api-Key or ?apikey="))
+        }
+    }
+}
+
+/// The presented credential: `Authorization: Bearer`, then `X-Api-Key`, then `?apikey=`.
+pub fn credential(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
+    if let Some(v) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        let (scheme, token) = v.split_once(' ')?;
+        return scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| token.trim().to_string());
+    }
+    if let Some(v) = headers.get("x-api-key").and_then(|v| v.to_str().ok()) {
+        return Some(v.trim().to_string());
+    }
+    query?.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=')?;
+        (k == "apikey").then(|| v.to_string())
+    })
+}
+
+/// 401 with the protected-resource metadata pointer of RFC 9728 and a JSON body.
+pub fn unauthorized(headers: &HeaderMap, why: &str) -> Response {
+    let authority = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("localhost");
+    let metadata = format!("http://{authority}/.well-known/oauth-protected-resource");
+    let mut r = (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(json!({"error": "invalid_token", "error_description": why})),
+    )
+        .into_response();
+    if let Ok(v) = HeaderValue::from_str(&format!("Bearer resource_metadata=\"{metadata}\"")) {
+        r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    r
+}
+
+/// DNS-rebinding guard: the `Host` must be an allowed name; a present `Origin` must be
+/// listed or be one of the allowed hosts (a page served by this machine itself).
+pub fn check_host_and_origin(config: &EdgeConfig, headers: &HeaderMap) -> Result<(), Response> {
+    let forbidden = |why: &'static str| plain(StatusCode::FORBIDDEN, why);
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(|| forbidden("a Host header is required\n"))?;
+    if !host_allowed(config, host) {
+        return Err(forbidden(
+            "this host name is not allowed; add it to allowed_hosts\n",
+        ));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin
+            .to_str()
+            .map_err(|_| forbidden("origin not allowed\n"))?;
+        let listed = config
+            .allowed_origins
+            .iter()
+            .any(|o| o.trim_end_matches('/').eq_ignore_ascii_case(origin));
+        let same_machine = origin
+            .split_once("://")
+            .is_some_and(|(_, authority)| host_allowed(config, authority));
+        if !(listed || same_machine) {
+            return Err(forbidden("origin not allowed; add it to allowed_origins\n"));
+        }
+    }
+    Ok(())
+}
+
+fn host_allowed(config: &EdgeConfig, authority: &str) -> bool {
+    let name = strip_port(authority);
+    config
+        .allowed_hosts
+        .iter()
+        .any(|h| strip_port(h).eq_ignore_ascii_case(name))
+}
+
+fn strip_port(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return authority.find(']').map_or(authority, |i| &authority[..=i]);
+    }
+    match authority.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
+        _ => authority,
+    }
+}
+
+fn read_headers(headers: &HeaderMap) -> Headers<'_> {
+    let mut malformed = None;
+    let mut single = |name: &'static str, why: &'static str| {
+        let mut values = headers.get_all(name).iter();
+        let first = values.next()?;
+        if values.next().is_some() {
+            malformed = Some(why);
+            return None;
+        }
+        match first.to_str() {
+            Ok(v) => Some(v.trim_matches([' ', '\t'])),
+            Err(_) => {
+                malformed = Some(why);
+                None
+            }
+        }
+    };
+    let protocol_version = single(
+        "mcp-protocol-version",
+        "duplicate or unreadable MCP-Protocol-Version header",
+    );
+    let mcp_method = single("mcp-method", "duplicate or unreadable Mcp-Method header");
+    let mcp_name = single("mcp-name", "duplicate or unreadable Mcp-Name header");
+    Headers {
+        protocol_version,
+        mcp_method,
+        mcp_name,
+        malformed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> EdgeConfig {
+        EdgeConfig::default()
+    }
+
+    fn h(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut m = HeaderMap::new();
+        for (k, v) in pairs {
+            m.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        m
+    }
+
+    #[test]
+    fn host_and_origin_rules() {
+        assert!(check_host_and_origin(&cfg(), &h(&[("host", "127.0.0.1:8765")])).is_ok());
+        assert!(check_host_and_origin(&cfg(), &h(&[("host", "[::1]:8765")])).is_ok());
+        assert!(check_host_and_origin(&cfg(), &h(&[("host", "evil.example.com")])).is_err());
+        assert!(check_host_and_origin(&cfg(), &h(&[])).is_err());
+        assert!(
+            check_host_and_origin(
+                &cfg(),
+                &h(&[("host", "localhost"), ("origin", "http://localhost:6274")])
+            )
+            .is_ok()
+        );
+        assert!(
+            check_host_and_origin(
+                &cfg(),
+                &h(&[("host", "localhost"), ("origin", "http://evil.example.com")])
+            )
+            .is_err()
+        );
+        let mut lan = cfg();
+        lan.allowed_origins.push("https://chat.example.org".into());
+        assert!(
+            check_host_and_origin(
+                &lan,
+                &h(&[
+                    ("host", "localhost"),
+                    ("origin", "https://chat.example.org")
+                ])
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn credential_sources() {
+        assert_eq!(
+            credential(&h(&[("authorization", "Bearer mq_a")]), None).as_deref(),
+            Some("mq_a")
+        );
+        assert_eq!(
+            credential(&h(&[("authorization", "Basic xyz")]), None),
+            None
+        );
+        assert_eq!(
+            credential(&h(&[("x-api-key", "mq_b")]), None).as_deref(),
+            Some("mq_b")
+        );
+        assert_eq!(
+            credential(&h(&[]), Some("x=1&apikey=mq_c")).as_deref(),
+            Some("mq_c")
+        );
+        assert_eq!(credential(&h(&[]), Some("x=1")), None);
+    }
+}

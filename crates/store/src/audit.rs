@@ -1,0 +1,250 @@
+//! The audit trail: every write is recorded as `executing` before its external effect, then
+//! finished as `applied` or `failed`; entries a crash left open become `outcome_unknown`.
+
+use std::{fmt, str::FromStr};
+
+use domain::PersonId;
+use serde::Serialize;
+use sqlx::{QueryBuilder, Row, Sqlite, sqlite::SqliteRow};
+
+use crate::{Error, Store, error::corrupt, now_ms};
+
+/// Largest page `audit_page` returns.
+const MAX_PAGE: u32 = 200;
+
+/// What a restart writes on entries it found still executing.
+const UNKNOWN_MESSAGE: &str = "the gateway stopped before the outcome was recorded";
+
+/// Where an audited write stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditStatus {
+    /// Recorded before the external call; not finished yet.
+    Executing,
+    Applied,
+    Failed,
+    /// The gateway stopped mid-call: the effect may or may not have happened. Never retried on its own.
+    OutcomeUnknown,
+}
+
+impl AuditStatus {
+    pub const ALL: [AuditStatus; 4] = [
+        AuditStatus::Executing,
+        AuditStatus::Applied,
+        AuditStatus::Failed,
+        AuditStatus::OutcomeUnknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditStatus::Executing => "executing",
+            AuditStatus::Applied => "applied",
+            AuditStatus::Failed => "failed",
+            AuditStatus::OutcomeUnknown => "outcome_unknown",
+        }
+    }
+}
+
+impl fmt::Display for AuditStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for AuditStatus {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AuditStatus, String> {
+        AuditStatus::ALL
+            .into_iter()
+            .find(|a| a.as_str() == s)
+            .ok_or_else(|| format!("unknown audit status \"{s}\""))
+    }
+}
+
+/// Row id of an audit entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct AuditId(pub i64);
+
+/// What is about to be done, recorded before doing it.
+#[derive(Clone, Debug)]
+pub struct NewAudit {
+    pub person: PersonId,
+    /// The credential used, when the call came with a key.
+    pub key_id: Option<String>,
+    pub tool: String,
+    pub instance: Option<String>,
+    /// A digest of the arguments: enough to match entries, never the arguments themselves.
+    pub args_digest: String,
+}
+
+/// One page request. `limit` is clamped to 1..=200.
+#[derive(Clone, Debug)]
+pub struct AuditQuery {
+    /// Only this person's entries.
+    pub person: Option<PersonId>,
+    /// Only entries older than this id: the last id of the previous page.
+    pub before_id: Option<i64>,
+    pub limit: u32,
+}
+
+impl Default for AuditQuery {
+    fn default() -> AuditQuery {
+        AuditQuery {
+            person: None,
+            before_id: None,
+            limit: 50,
+        }
+    }
+}
+
+/// One recorded write, as shown to the owner.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub at: i64,
+    /// The person's name.
+    pub person: String,
+    pub key_id: Option<String>,
+    pub tool: String,
+    pub instance: Option<String>,
+    pub args_digest: String,
+    pub status: AuditStatus,
+    pub message: Option<String>,
+    pub finished_at: Option<i64>,
+}
+
+fn entry_from_row(row: &SqliteRow) -> Result<AuditEntry, Error> {
+    let status: String = row.try_get("status")?;
+    Ok(AuditEntry {
+        id: row.try_get("id")?,
+        at: row.try_get("at")?,
+        person: row.try_get("person")?,
+        key_id: row.try_get("key_id")?,
+        tool: row.try_get("tool")?,
+        instance: row.try_get("instance_id")?,
+        args_digest: row.try_get("args_digest")?,
+        status: status.parse().map_err(corrupt)?,
+        message: row.try_get("message")?,
+        finished_at: row.try_get("finished_at")?,
+    })
+}
+
+impl Store {
+    /// Records a write as `executing`. Call it before any external effect.
+    /// `NotFound` when the key id or person is unknown.
+    pub async fn audit_begin(&self, entry: &NewAudit) -> Result<AuditId, Error> {
+        let mut conn = self.pool().acquire().await?;
+        let credential_id: Option<i64> = match &entry.key_id {
+            None => None,
+            Some(key_id) => Some(
+                sqlx::query_scalar("SELECT id FROM credentials WHERE key_id = ?")
+                    .bind(key_id)
+                    .fetch_optional(&mut *conn)
+                    .await?
+                    .ok_or_else(|| Error::NotFound(format!("no key with id \"{key_id}\"")))?,
+            ),
+        };
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO audit (at, person_id, credential_id, tool, instance_id, args_digest, \
+             status, message, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL) RETURNING id",
+        )
+        .bind(now_ms())
+        .bind(entry.person.0)
+        .bind(credential_id)
+        .bind(&entry.tool)
+        .bind(&entry.instance)
+        .bind(&entry.args_digest)
+        .bind(AuditStatus::Executing.as_str())
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(|e| {
+            if crate::error::is_foreign_key_violation(&e) {
+                Error::NotFound(format!("no person with id {}", entry.person))
+            } else {
+                Error::Database(e)
+            }
+        })?;
+        Ok(AuditId(id))
+    }
+
+    /// Finishes an executing entry as `applied`, `failed` or `outcome_unknown`.
+    /// `Invalid` for `executing`, `NotFound` for an unknown id, `Conflict` when already finished.
+    pub async fn audit_finish(
+        &self,
+        id: AuditId,
+        status: AuditStatus,
+        message: Option<&str>,
+    ) -> Result<(), Error> {
+        if status == AuditStatus::Executing {
+            return Err(Error::Invalid(
+                "an audit entry cannot be finished as executing".into(),
+            ));
+        }
+        let done = sqlx::query(
+            "UPDATE audit SET status = ?, message = ?, finished_at = ? WHERE id = ? AND status = ?",
+        )
+        .bind(status.as_str())
+        .bind(message)
+        .bind(now_ms())
+        .bind(id.0)
+        .bind(AuditStatus::Executing.as_str())
+        .execute(self.pool())
+        .await?;
+        if done.rows_affected() == 1 {
+            return Ok(());
+        }
+        let current: Option<String> = sqlx::query_scalar("SELECT status FROM audit WHERE id = ?")
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await?;
+        match current {
+            None => Err(Error::NotFound(format!("no audit entry with id {}", id.0))),
+            Some(s) => Err(Error::Conflict(format!(
+                "audit entry {} is already finished as {s}",
+                id.0
+            ))),
+        }
+    }
+
+    /// A page of entries, newest first, optionally for one person, older than `before_id`.
+    pub async fn audit_page(&self, query: &AuditQuery) -> Result<Vec<AuditEntry>, Error> {
+        let mut sql: QueryBuilder<Sqlite> = QueryBuilder::new(
+            "SELECT a.id, a.at, p.name AS person, c.key_id, a.tool, a.instance_id, \
+             a.args_digest, a.status, a.message, a.finished_at FROM audit a \
+             JOIN people p ON p.id = a.person_id \
+             LEFT JOIN credentials c ON c.id = a.credential_id WHERE 1 = 1",
+        );
+        if let Some(person) = query.person {
+            sql.push(" AND a.person_id = ").push_bind(person.0);
+        }
+        if let Some(before) = query.before_id {
+            sql.push(" AND a.id < ").push_bind(before);
+        }
+        sql.push(" ORDER BY a.id DESC LIMIT ")
+            .push_bind(i64::from(query.limit.clamp(1, MAX_PAGE)));
+        let rows = sql.build().fetch_all(self.pool()).await?;
+        rows.iter().map(entry_from_row).collect()
+    }
+
+    /// At start: entries still `executing` were cut off by a stop, so their outcome is unknown.
+    /// Marks them `outcome_unknown` and returns how many there were.
+    pub async fn recover_unfinished_audit(&self) -> Result<u64, Error> {
+        let done = sqlx::query(
+            "UPDATE audit SET status = ?, message = ?, finished_at = ? WHERE status = ?",
+        )
+        .bind(AuditStatus::OutcomeUnknown.as_str())
+        .bind(UNKNOWN_MESSAGE)
+        .bind(now_ms())
+        .bind(AuditStatus::Executing.as_str())
+        .execute(self.pool())
+        .await?;
+        if done.rows_affected() > 0 {
+            tracing::warn!(
+                entries = done.rows_affected(),
+                "audit entries left executing by the last run are now outcome_unknown"
+            );
+        }
+        Ok(done.rows_affected())
+    }
+}

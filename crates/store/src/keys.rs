@@ -1,0 +1,294 @@
+//! API keys: issuing them (shown once), listing, revoking, and verifying them on every request.
+//!
+//! A key reads `mq_<key id>_<secret>`: a 10-character lowercase key id that finds the row, and a
+//! 40-character secret. Only a verifier (hex SHA-256 of a versioned prefix and the whole key) is stored.
+
+use domain::{PersonId, Secret};
+use rand::{Rng, distr::Alphanumeric};
+use sha2::{Digest, Sha256};
+use sqlx::{Row, SqliteConnection};
+use subtle::ConstantTimeEq;
+
+use crate::{
+    Error, Grant, Person, Store,
+    error::{is_foreign_key_violation, is_unique_violation},
+    grants::{GRANT_COLUMNS, grant_from_row, grant_id_by_name},
+    now_ms,
+    people::{PERSON_COLUMNS, person_from_row},
+};
+
+const PREFIX: &str = "mq_";
+const KEY_ID_LEN: usize = 10;
+const SECRET_LEN: usize = 40;
+const KEY_ID_ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+/// Versions the verifier, so the scheme can change without confusing old rows for new ones.
+const VERIFIER_CONTEXT: &str = "marquee-key-v1:";
+
+/// A key just issued. The secret is the whole `mq_…` text, shown to its holder once and never again.
+#[derive(Clone, Debug)]
+pub struct IssuedKey {
+    pub info: KeyInfo,
+    pub secret: Secret,
+}
+
+/// What can be shown about a key: never its secret or verifier.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KeyInfo {
+    pub key_id: String,
+    /// The holder's name.
+    pub person: String,
+    /// The grant's name.
+    pub grant: String,
+    pub label: Option<String>,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+    pub expires_at: Option<i64>,
+}
+
+/// Who is calling and what they may do, read fresh from the database for this call.
+#[derive(Clone, Debug)]
+pub struct Authority {
+    pub person: Person,
+    pub key_id: String,
+    pub grant: Grant,
+}
+
+/// A fresh random key: (key id, whole key text). The thread RNG is a CSPRNG seeded from the OS.
+fn generate_key() -> (String, String) {
+    let mut rng = rand::rng();
+    let key_id: String = (0..KEY_ID_LEN)
+        .map(|_| KEY_ID_ALPHABET[rng.random_range(0..KEY_ID_ALPHABET.len())] as char)
+        .collect();
+    let secret: String = (&mut rng)
+        .sample_iter(Alphanumeric)
+        .take(SECRET_LEN)
+        .map(char::from)
+        .collect();
+    let full = format!("{PREFIX}{key_id}_{secret}");
+    (key_id, full)
+}
+
+/// The key id of a well-formed key, or `None`. Never touches the database.
+fn parse_key_id(presented: &str) -> Option<&str> {
+    let rest = presented.strip_prefix(PREFIX)?;
+    if rest.len() != KEY_ID_LEN + 1 + SECRET_LEN || !rest.is_ascii() {
+        return None;
+    }
+    let (key_id, tail) = rest.split_at(KEY_ID_LEN);
+    let secret = tail.strip_prefix('_')?;
+    let id_ok = key_id
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let secret_ok = secret.bytes().all(|b| b.is_ascii_alphanumeric());
+    (id_ok && secret_ok).then_some(key_id)
+}
+
+/// What the store keeps instead of the key: hex SHA-256 of the versioned context and the whole key.
+fn verifier(full_key: &str) -> String {
+    let mut hash = Sha256::new();
+    hash.update(VERIFIER_CONTEXT.as_bytes());
+    hash.update(full_key.as_bytes());
+    hex::encode(hash.finalize())
+}
+
+/// Issues a key for `person` under `grant_id` on the given connection (pool or transaction).
+pub(crate) async fn insert_key(
+    conn: &mut SqliteConnection,
+    person: &Person,
+    grant_id: i64,
+    grant_name: &str,
+    label: Option<&str>,
+    expires_at: Option<i64>,
+) -> Result<IssuedKey, Error> {
+    let (key_id, full) = generate_key();
+    let created_at = now_ms();
+    sqlx::query(
+        "INSERT INTO credentials (key_id, verifier, person_id, grant_id, label, created_at, \
+         last_used_at, revoked_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)",
+    )
+    .bind(&key_id)
+    .bind(verifier(&full))
+    .bind(person.id.0)
+    .bind(grant_id)
+    .bind(label)
+    .bind(created_at)
+    .bind(expires_at)
+    .execute(&mut *conn)
+    .await
+    .map_err(|e| {
+        if is_foreign_key_violation(&e) {
+            Error::NotFound(format!("no person with id {}", person.id))
+        } else if is_unique_violation(&e) {
+            Error::Conflict(format!("key id {key_id} collided; try again"))
+        } else {
+            Error::Database(e)
+        }
+    })?;
+    Ok(IssuedKey {
+        info: KeyInfo {
+            key_id,
+            person: person.name.clone(),
+            grant: grant_name.to_owned(),
+            label: label.map(str::to_owned),
+            created_at,
+            last_used_at: None,
+            revoked_at: None,
+            expires_at,
+        },
+        secret: Secret::new(full),
+    })
+}
+
+impl Store {
+    /// Issues a key for `person` bound to the grant named `grant_name`. The returned secret is
+    /// the only copy. `NotFound` (naming the valid grants) when the grant is unknown.
+    pub async fn create_key(
+        &self,
+        person: PersonId,
+        grant_name: &str,
+        label: Option<&str>,
+        expires_at: Option<i64>,
+    ) -> Result<IssuedKey, Error> {
+        let holder = self
+            .person(person)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("no person with id {person}")))?;
+        let mut conn = self.pool().acquire().await?;
+        let grant_id = grant_id_by_name(&mut conn, grant_name).await?;
+        insert_key(&mut conn, &holder, grant_id, grant_name, label, expires_at).await
+    }
+
+    /// Every key ever issued, oldest first, without secrets or verifiers.
+    pub async fn keys(&self) -> Result<Vec<KeyInfo>, Error> {
+        let rows = sqlx::query(
+            "SELECT c.key_id, p.name AS person, g.name AS grant_name, c.label, c.created_at, \
+             c.last_used_at, c.revoked_at, c.expires_at FROM credentials c \
+             JOIN people p ON p.id = c.person_id JOIN grants g ON g.id = c.grant_id \
+             ORDER BY c.id",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(KeyInfo {
+                    key_id: row.try_get("key_id")?,
+                    person: row.try_get("person")?,
+                    grant: row.try_get("grant_name")?,
+                    label: row.try_get("label")?,
+                    created_at: row.try_get("created_at")?,
+                    last_used_at: row.try_get("last_used_at")?,
+                    revoked_at: row.try_get("revoked_at")?,
+                    expires_at: row.try_get("expires_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Revokes a key from now on. Revoking a revoked key changes nothing; an unknown id is `NotFound`.
+    pub async fn revoke_key(&self, key_id: &str) -> Result<(), Error> {
+        let done = sqlx::query(
+            "UPDATE credentials SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
+        )
+        .bind(now_ms())
+        .bind(key_id)
+        .execute(self.pool())
+        .await?;
+        if done.rows_affected() == 0 {
+            let exists: Option<i64> =
+                sqlx::query_scalar("SELECT id FROM credentials WHERE key_id = ?")
+                    .bind(key_id)
+                    .fetch_optional(self.pool())
+                    .await?;
+            if exists.is_none() {
+                return Err(Error::NotFound(format!("no key with id \"{key_id}\"")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Verifies a presented key and returns the live authority behind it: `None` when the key is
+    /// malformed, unknown, wrong, revoked or expired, or its grant expired. One indexed SELECT,
+    /// no writes; the verifier comparison runs in constant time.
+    pub async fn authenticate(&self, presented: &str) -> Result<Option<Authority>, Error> {
+        let Some(key_id) = parse_key_id(presented) else {
+            return Ok(None);
+        };
+        let sql = format!(
+            "SELECT c.verifier, c.revoked_at, c.expires_at AS key_expires_at, \
+             {PERSON_COLUMNS}, {GRANT_COLUMNS} FROM credentials c \
+             JOIN people p ON p.id = c.person_id JOIN grants g ON g.id = c.grant_id \
+             WHERE c.key_id = ?"
+        );
+        let Some(row) = sqlx::query(&sql)
+            .bind(key_id)
+            .fetch_optional(self.pool())
+            .await?
+        else {
+            return Ok(None);
+        };
+        let stored: String = row.try_get("verifier")?;
+        let matches: bool = verifier(presented)
+            .as_bytes()
+            .ct_eq(stored.as_bytes())
+            .into();
+        if !matches {
+            return Ok(None);
+        }
+        let now = now_ms();
+        let revoked: Option<i64> = row.try_get("revoked_at")?;
+        let expires: Option<i64> = row.try_get("key_expires_at")?;
+        if revoked.is_some() || expires.is_some_and(|at| at <= now) {
+            return Ok(None);
+        }
+        let grant = grant_from_row(&row)?;
+        if grant.is_expired(now) {
+            return Ok(None);
+        }
+        Ok(Some(Authority {
+            person: person_from_row(&row)?,
+            key_id: key_id.to_owned(),
+            grant,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_keys_parse_and_have_the_documented_shape() {
+        for _ in 0..100 {
+            let (key_id, full) = generate_key();
+            assert_eq!(full.len(), 3 + KEY_ID_LEN + 1 + SECRET_LEN);
+            assert_eq!(parse_key_id(&full), Some(key_id.as_str()));
+        }
+    }
+
+    #[test]
+    fn malformed_keys_do_not_parse() {
+        let good = format!("mq_{}_{}", "a1".repeat(5), "Ab3".repeat(13) + "x");
+        assert!(parse_key_id(&good).is_some());
+        for bad in [
+            String::new(),
+            "mq_".into(),
+            good.replacen("mq_", "mk_", 1),
+            good.replacen("a1a1", "A1a1", 1),
+            good.replacen('_', "-", 2),
+            format!("{good}x"),
+            good[..good.len() - 1].to_owned(),
+            good.replacen('x', "é", 1),
+            good.replacen('x', " ", 1),
+        ] {
+            assert_eq!(parse_key_id(&bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn verifier_is_versioned_sha256_hex() {
+        let v = verifier("mq_x");
+        assert_eq!(v.len(), 64);
+        assert_ne!(v, hex::encode(Sha256::digest(b"mq_x")));
+    }
+}

@@ -1,0 +1,118 @@
+//! The store: people, credentials, grants, tool switches and audit, on SQLite through sqlx.
+//!
+//! Every SQL statement lives in this crate behind a typed method, so a PostgreSQL backend can
+//! come later without touching callers. SQL stays portable where that is cheap: no SQLite-only
+//! functions in queries, timestamps as INTEGER unix milliseconds, JSON as TEXT.
+
+mod audit;
+mod bootstrap;
+mod error;
+mod grants;
+mod keys;
+mod people;
+mod switches;
+
+use std::{
+    path::{Path, PathBuf},
+    str::FromStr,
+    sync::Arc,
+    time::Duration,
+};
+
+use sqlx::{
+    SqlitePool,
+    sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
+};
+
+pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit};
+pub use error::Error;
+pub use grants::{Grant, OWNER_GRANT};
+pub use keys::{Authority, IssuedKey, KeyInfo};
+pub use people::{ContentLimits, Person};
+
+/// The schema, embedded at build time and applied at every open (already applied steps are skipped).
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// How long a statement waits for another connection's write lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The file inside the data directory that holds the database.
+const DB_FILE: &str = "marquee.db";
+
+/// A handle on the database. Cloning is cheap: the pool and path are shared.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+    /// The database file, for diagnostics; `None` for an in-memory store.
+    path: Option<Arc<Path>>,
+}
+
+impl Store {
+    /// Opens (creating if needed) `data_dir/marquee.db` in WAL mode, applies migrations and seeds
+    /// the built-in grants.
+    pub async fn open(data_dir: &Path) -> Result<Store, Error> {
+        tokio::fs::create_dir_all(data_dir).await.map_err(|e| {
+            Error::Invalid(format!(
+                "cannot create data directory {}: {e}",
+                data_dir.display()
+            ))
+        })?;
+        let path: PathBuf = data_dir.join(DB_FILE);
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
+        Store::prepare(pool, Some(path.into())).await
+    }
+
+    /// Opens a private in-memory database, for tests. One connection that never expires keeps the
+    /// database alive as long as the store; callers queue for it.
+    pub async fn open_in_memory() -> Result<Store, Error> {
+        let options = SqliteConnectOptions::from_str("sqlite::memory:")?
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect_with(options)
+            .await?;
+        Store::prepare(pool, None).await
+    }
+
+    async fn prepare(pool: SqlitePool, path: Option<Arc<Path>>) -> Result<Store, Error> {
+        MIGRATOR.run(&pool).await?;
+        let store = Store { pool, path };
+        store.seed_builtin_grants().await?;
+        Ok(store)
+    }
+
+    /// One round trip to the database, for readiness checks and `marquee doctor`.
+    pub async fn ping(&self) -> Result<(), Error> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// The database file, or `None` for an in-memory store.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The pool, for this crate's modules only: SQL never leaves the crate.
+    pub(crate) fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+}
+
+/// Now, as the store writes timestamps: unix milliseconds.
+pub(crate) fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}

@@ -1,0 +1,39 @@
+//! Tool switches: the owner can switch any tool off; a switched-off tool is neither listed nor callable.
+
+use std::collections::HashMap;
+
+use sqlx::Row;
+
+use crate::{Error, Store, now_ms};
+
+impl Store {
+    /// Every tool the owner has switched, by name. A tool missing here has never been switched
+    /// and keeps its default.
+    pub async fn tool_switches(&self) -> Result<HashMap<String, bool>, Error> {
+        let rows = sqlx::query("SELECT tool_name, enabled FROM tool_switches")
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|row| Ok((row.try_get("tool_name")?, row.try_get("enabled")?)))
+            .collect()
+    }
+
+    /// Switches `tool` on or off. The name is not checked against the tool registry: the store
+    /// does not know which tools exist.
+    pub async fn set_tool_switch(&self, tool: &str, enabled: bool) -> Result<(), Error> {
+        if tool.is_empty() || tool.chars().any(char::is_control) {
+            return Err(Error::Invalid(format!("invalid tool name {tool:?}")));
+        }
+        sqlx::query(
+            "INSERT INTO tool_switches (tool_name, enabled, updated_at) VALUES (?, ?, ?) \
+             ON CONFLICT (tool_name) DO UPDATE SET enabled = excluded.enabled, \
+             updated_at = excluded.updated_at",
+        )
+        .bind(tool)
+        .bind(enabled)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+}

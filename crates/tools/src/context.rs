@@ -1,0 +1,82 @@
+//! What a running tool can reach: the caller's live authority, the store, the instances
+//! and the settings. Built per call by the runner.
+
+use std::sync::Arc;
+
+use domain::{Capability, KindFamily, Secret};
+use store::{Authority, Store};
+
+use crate::{
+    app::Shared,
+    contract::ToolError,
+    instances::{InstanceSpec, Instances},
+    settings::Settings,
+};
+
+/// How a caller proved who they are; kept to re-check authority right before writes.
+#[derive(Debug, Clone)]
+pub enum Credential {
+    /// An API key.
+    Key(Secret),
+    /// A request from this machine without a key, let in by `[auth] local_person`.
+    Local,
+}
+
+/// An authenticated caller and the authority read for this request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub credential: Credential,
+    pub authority: Arc<Authority>,
+}
+
+impl Caller {
+    pub fn can(&self, capability: Capability) -> bool {
+        self.authority.grant.capabilities.contains(&capability)
+    }
+
+    pub fn is_admin(&self) -> bool {
+        self.authority.person.role.is_admin()
+    }
+}
+
+/// The context of one tool call.
+pub struct Ctx {
+    pub caller: Caller,
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl Ctx {
+    pub fn store(&self) -> &Store {
+        &self.shared.store
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.shared.settings
+    }
+
+    pub fn instances(&self) -> &Instances {
+        &self.shared.instances
+    }
+
+    /// Resolves an optional `instance_id` and checks the caller's grant covers it.
+    pub fn instance(
+        &self,
+        family: KindFamily,
+        id: Option<&str>,
+    ) -> Result<&InstanceSpec, ToolError> {
+        let spec = self.shared.instances.resolve(family, id)?;
+        if let Some(allowed) = &self.caller.authority.grant.instances
+            && !allowed.iter().any(|i| i == &spec.id)
+        {
+            return Err(ToolError::new(
+                "denied",
+                format!(
+                    "your grant does not cover the instance \"{}\"; it covers: {}",
+                    spec.id,
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        Ok(spec)
+    }
+}

@@ -1,0 +1,222 @@
+//! The tool contract: what every tool declares once, the strict input parsing, and the
+//! `{summary, data, warnings, next_action, observed_at}` output every tool answers with.
+
+use std::{future::Future, pin::Pin};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::context::Ctx;
+
+/// Everything a tool declares about itself, in its own file.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    /// snake_case verb_noun.
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub effect: Effect,
+    pub capability: Capability,
+    /// Goes plan, approve, apply (DESIGN.md section 8).
+    pub needs_plan: bool,
+}
+
+/// A tool: its declaration, its input type, and what it does.
+pub trait Tool: Send + Sync + 'static {
+    /// Strict: `#[serde(deny_unknown_fields)]`, no coercion.
+    type Input: DeserializeOwned + JsonSchema + Send;
+    const META: Meta;
+    fn run(
+        &self,
+        ctx: &Ctx,
+        input: Self::Input,
+    ) -> impl Future<Output = Result<Output, ToolError>> + Send;
+}
+
+/// A successful answer.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// One or two sentences for the model and the person.
+    pub summary: String,
+    pub data: Value,
+    pub warnings: Vec<String>,
+    /// The call that most likely comes next, when there is one.
+    pub next_action: Option<String>,
+    /// When the data was read from its source.
+    pub observed_at: DateTime<Utc>,
+}
+
+impl Output {
+    pub fn new(summary: impl Into<String>, data: Value) -> Output {
+        Output {
+            summary: summary.into(),
+            data,
+            warnings: Vec::new(),
+            next_action: None,
+            observed_at: Utc::now(),
+        }
+    }
+
+    pub fn next(mut self, action: impl Into<String>) -> Output {
+        self.next_action = Some(action.into());
+        self
+    }
+
+    pub fn warn(mut self, warning: impl Into<String>) -> Output {
+        self.warnings.push(warning.into());
+        self
+    }
+
+    /// The structured envelope.
+    pub fn envelope(&self) -> Value {
+        json!({
+            "summary": self.summary,
+            "data": self.data,
+            "warnings": self.warnings,
+            "next_action": self.next_action,
+            "observed_at": self.observed_at.to_rfc3339_opts(SecondsFormat::Millis, true),
+        })
+    }
+}
+
+/// A tool that ran and failed: answered as an `isError` result with one actionable sentence.
+#[derive(Debug, Clone)]
+pub struct ToolError {
+    pub message: String,
+    /// A stable machine-readable code, e.g. `invalid_argument`, `denied`, `backend_unreachable`.
+    pub code: &'static str,
+    pub data: Value,
+}
+
+impl ToolError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> ToolError {
+        ToolError {
+            message: message.into(),
+            code,
+            data: Value::Null,
+        }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> ToolError {
+        ToolError::new("invalid_argument", message)
+    }
+
+    pub fn with_data(mut self, data: Value) -> ToolError {
+        self.data = data;
+        self
+    }
+
+    /// The same envelope as a success, so clients read both the same way.
+    pub fn envelope(&self) -> Value {
+        let mut data = Map::new();
+        data.insert("code".into(), self.code.into());
+        if let Value::Object(extra) = &self.data {
+            data.extend(extra.clone());
+        }
+        json!({
+            "summary": self.message,
+            "data": data,
+            "warnings": [],
+            "next_action": null,
+            "observed_at": Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+        })
+    }
+}
+
+impl From<store::Error> for ToolError {
+    fn from(e: store::Error) -> ToolError {
+        tracing::error!(error = %e, "store failure inside a tool");
+        ToolError::new(
+            "store_unavailable",
+            "marquee's own database could not be read; run diagnose or check the server log",
+        )
+    }
+}
+
+/// Parses arguments into the tool's input type, naming the offending field on failure.
+pub fn parse_input<I: DeserializeOwned>(arguments: Map<String, Value>) -> Result<I, ToolError> {
+    let value = Value::Object(arguments);
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let message = if path == "." || path.is_empty() {
+            format!("invalid arguments: {inner}")
+        } else {
+            format!("invalid argument \"{path}\": {inner}")
+        };
+        ToolError::invalid(message)
+    })
+}
+
+/// The input schema of a type: an object at the root, strict, no `$schema`/`title` noise.
+pub fn input_schema<I: JsonSchema>() -> Map<String, Value> {
+    let schema = schemars::SchemaGenerator::default().into_root_schema_for::<I>();
+    let mut map = match serde_json::to_value(schema) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    map.remove("$schema");
+    map.remove("title");
+    map.entry("type").or_insert_with(|| "object".into());
+    map.entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    map.insert("additionalProperties".into(), false.into());
+    map
+}
+
+/// The output schema every tool shares.
+pub fn output_schema() -> Map<String, Value> {
+    let v = json!({
+        "type": "object",
+        "properties": {
+            "summary": { "type": "string" },
+            "data": {},
+            "warnings": { "type": "array", "items": { "type": "string" } },
+            "next_action": { "type": ["string", "null"] },
+            "observed_at": { "type": "string", "format": "date-time" }
+        },
+        "required": ["summary", "data", "warnings", "next_action", "observed_at"]
+    });
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Object-safe face of [`Tool`], for the one registry.
+pub trait DynTool: Send + Sync {
+    fn meta(&self) -> Meta;
+    fn input_schema(&self) -> Map<String, Value>;
+    fn call<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, ToolError>>;
+}
+
+impl<T: Tool> DynTool for T {
+    fn meta(&self) -> Meta {
+        T::META
+    }
+
+    fn input_schema(&self) -> Map<String, Value> {
+        input_schema::<T::Input>()
+    }
+
+    fn call<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Output, ToolError>> {
+        Box::pin(async move {
+            let input = parse_input::<T::Input>(arguments)?;
+            self.run(ctx, input).await
+        })
+    }
+}

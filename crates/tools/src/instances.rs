@@ -1,0 +1,204 @@
+//! The configured backend instances, and how a tool's optional `instance_id` resolves:
+//! an omitted id means the kind's default; an unknown id is refused with the valid ids.
+
+use domain::{InstanceKind, KindFamily, Secret};
+use serde::Serialize;
+
+use crate::contract::ToolError;
+
+/// One `[[instances]]` entry, validated.
+#[derive(Debug, Clone)]
+pub struct InstanceSpec {
+    pub id: String,
+    pub kind: InstanceKind,
+    pub url: Option<url::Url>,
+    pub path: Option<String>,
+    pub username: Option<String>,
+    pub password: Option<Secret>,
+    pub api_key: Option<Secret>,
+    /// The default instance of its kind.
+    pub default: bool,
+}
+
+impl InstanceSpec {
+    /// Whether this build has an adapter for the kind yet.
+    pub fn supported(&self) -> bool {
+        false
+    }
+
+    /// The URL without userinfo or query, safe to show.
+    pub fn display_url(&self) -> Option<String> {
+        self.url.as_ref().map(|u| {
+            let mut u = u.clone();
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.to_string()
+        })
+    }
+}
+
+/// What `list_instances` shows of one instance. No credentials.
+#[derive(Debug, Clone, Serialize)]
+pub struct InstanceView {
+    pub id: String,
+    pub kind: InstanceKind,
+    pub family: KindFamily,
+    pub url: Option<String>,
+    pub path: Option<String>,
+    pub default: bool,
+    pub supported: bool,
+}
+
+/// All configured instances, in config order.
+#[derive(Debug, Clone, Default)]
+pub struct Instances {
+    list: Vec<InstanceSpec>,
+}
+
+impl Instances {
+    /// Validates ids (unique, non-empty) and at most one default per kind; the first of a
+    /// kind is its default when none is marked.
+    pub fn new(mut list: Vec<InstanceSpec>) -> Result<Instances, String> {
+        let mut seen = std::collections::HashSet::new();
+        for spec in &list {
+            if spec.id.trim().is_empty() {
+                return Err("an instance has an empty id".into());
+            }
+            if !seen.insert(spec.id.clone()) {
+                return Err(format!("instance id \"{}\" is declared twice", spec.id));
+            }
+        }
+        for kind in InstanceKind::ALL {
+            let defaults = list.iter().filter(|s| s.kind == kind && s.default).count();
+            if defaults > 1 {
+                return Err(format!(
+                    "more than one {kind} instance is marked default = true"
+                ));
+            }
+            if defaults == 0
+                && let Some(first) = list.iter_mut().find(|s| s.kind == kind)
+            {
+                first.default = true;
+            }
+        }
+        Ok(Instances { list })
+    }
+
+    pub fn all(&self) -> &[InstanceSpec] {
+        &self.list
+    }
+
+    pub fn views(&self) -> Vec<InstanceView> {
+        self.list
+            .iter()
+            .map(|s| InstanceView {
+                id: s.id.clone(),
+                kind: s.kind,
+                family: s.kind.family(),
+                url: s.display_url(),
+                path: s.path.clone(),
+                default: s.default,
+                supported: s.supported(),
+            })
+            .collect()
+    }
+
+    /// Resolves an optional id within a family: the family's default when omitted.
+    pub fn resolve(
+        &self,
+        family: KindFamily,
+        id: Option<&str>,
+    ) -> Result<&InstanceSpec, ToolError> {
+        let of_family: Vec<&InstanceSpec> = self
+            .list
+            .iter()
+            .filter(|s| s.kind.family() == family)
+            .collect();
+        let valid = || {
+            of_family
+                .iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match id {
+            Some(id) => of_family.iter().find(|s| s.id == id).copied().ok_or_else(|| {
+                ToolError::new(
+                    "unknown_instance",
+                    if of_family.is_empty() {
+                        format!("unknown instance_id \"{id}\"; no {family:?} instance is configured").to_lowercase()
+                    } else {
+                        format!("unknown instance_id \"{id}\"; valid ids: {}", valid())
+                    },
+                )
+            }),
+            None => of_family.iter().find(|s| s.default).copied().ok_or_else(|| {
+                ToolError::new("no_instance", format!("no {family:?} instance is configured; add one under [[instances]] in marquee.toml").to_lowercase())
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(id: &str, kind: InstanceKind, default: bool) -> InstanceSpec {
+        InstanceSpec {
+            id: id.into(),
+            kind,
+            url: None,
+            path: None,
+            username: None,
+            password: None,
+            api_key: None,
+            default,
+        }
+    }
+
+    #[test]
+    fn defaults_and_unknown_ids() {
+        let i = Instances::new(vec![
+            spec("qa", InstanceKind::Qbittorrent, false),
+            spec("qb", InstanceKind::Qbittorrent, true),
+            spec("tr", InstanceKind::Transmission, false),
+        ])
+        .unwrap();
+        assert_eq!(i.resolve(KindFamily::Download, None).unwrap().id, "qb");
+        assert_eq!(
+            i.resolve(KindFamily::Download, Some("tr")).unwrap().id,
+            "tr"
+        );
+        let e = i.resolve(KindFamily::Download, Some("nope")).unwrap_err();
+        assert_eq!(
+            e.message,
+            "unknown instance_id \"nope\"; valid ids: qa, qb, tr"
+        );
+        assert!(
+            Instances::new(vec![
+                spec("a", InstanceKind::Radarr, false),
+                spec("a", InstanceKind::Sonarr, false)
+            ])
+            .is_err()
+        );
+        assert!(
+            Instances::new(vec![
+                spec("a", InstanceKind::Radarr, true),
+                spec("b", InstanceKind::Radarr, true)
+            ])
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn display_url_has_no_credentials() {
+        let mut s = spec("r", InstanceKind::Radarr, true);
+        s.url = Some(url::Url::parse("http://bob:pw@host:7878/base?apikey=zzz").unwrap());
+        let shown = s.display_url().unwrap();
+        assert!(
+            !shown.contains("pw") && !shown.contains("zzz") && !shown.contains("bob"),
+            "{shown}"
+        );
+    }
+}

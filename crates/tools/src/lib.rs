@@ -1,0 +1,22 @@
+//! The tools: one file per tool plus the one registry, and the governance core that runs
+//! them (policy, fresh authority before writes, audit, panic containment). Knows no MCP wire.
+
+mod app;
+mod context;
+pub mod contract;
+pub mod guides;
+pub mod instances;
+mod registry;
+mod server;
+pub mod settings;
+
+pub use app::{App, Called, ToolView};
+pub use context::{Caller, Credential, Ctx};
+pub use contract::{Meta, Output, Tool, ToolError};
+pub use instances::{InstanceSpec, Instances};
+pub use settings::{LocalAccess, Settings};
+
+/// What `initialize` and `server/discover` tell the model first.
+pub const INSTRUCTIONS: &str = "Marquee is the household's media gateway. Start with whoami to see whose \
+authority you act with and which tools and limits apply, then get_guide (topic setup, permissions or \
+troubleshooting) before acting. Name titles by media_source + media_id and torrents by info hash.";

@@ -1,0 +1,14 @@
+//! The one closed registry: every tool this build has, each declared in its own file.
+//! Adding a tool is one file and one line here.
+
+use crate::{contract::DynTool, server};
+
+pub fn all() -> Vec<Box<dyn DynTool>> {
+    vec![
+        Box::new(server::whoami::Whoami),
+        Box::new(server::get_guide::GetGuide),
+        Box::new(server::diagnose::Diagnose),
+        Box::new(server::list_instances::ListInstances),
+        Box::new(server::get_activity::GetActivity),
+    ]
+}

@@ -1,0 +1,47 @@
+//! `list_instances`: the configured backends, their kinds, defaults and whether this build supports them.
+
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct ListInstances;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {}
+
+impl Tool for ListInstances {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "list_instances",
+        title: "List backend instances",
+        description: "Lists the configured backend instances (id, kind, family, address, whether it is the default of its kind, whether this version has an adapter for it). Use an id from here as instance_id.",
+        effect: Effect::Read,
+        capability: Capability::Discover,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
+        let mut views = ctx.instances().views();
+        if let Some(allowed) = &ctx.caller.authority.grant.instances {
+            views.retain(|v| allowed.contains(&v.id));
+        }
+        let summary = match views.len() {
+            0 => "No instances are configured (or your grant covers none).".to_string(),
+            n => format!(
+                "{n} instance{}: {}.",
+                if n == 1 { "" } else { "s" },
+                views
+                    .iter()
+                    .map(|v| format!("{} ({})", v.id, v.kind))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        Ok(Output::new(summary, json!({ "instances": views })).next("diagnose"))
+    }
+}

@@ -1,0 +1,66 @@
+//! Runtime settings the governance core reads on every request, and what the config said
+//! about itself (its file, its warnings), for `diagnose`.
+
+use std::{
+    path::PathBuf,
+    sync::atomic::{AtomicBool, Ordering},
+};
+
+use parking_lot::RwLock;
+
+/// Who a key-less request from this machine acts as (off unless configured).
+#[derive(Debug, Clone)]
+pub struct LocalAccess {
+    pub person: String,
+    pub grant: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Settings {
+    /// `[auth] local_person` / `local_grant`.
+    pub local_access: Option<LocalAccess>,
+    /// `[mcp] allow_destructive`; the binary updates it when the config file changes.
+    allow_destructive: AtomicBool,
+    /// The config file in force, if any.
+    pub config_file: Option<PathBuf>,
+    /// Problems the config loader found (unknown keys, say).
+    warnings: RwLock<Vec<String>>,
+    /// The data folder.
+    pub data_dir: PathBuf,
+    /// The address the HTTP server listens on, for guides and set-up lines.
+    pub listen: String,
+}
+
+impl Settings {
+    pub fn new(
+        allow_destructive: bool,
+        config_file: Option<PathBuf>,
+        data_dir: PathBuf,
+        listen: String,
+    ) -> Settings {
+        Settings {
+            local_access: None,
+            allow_destructive: AtomicBool::new(allow_destructive),
+            config_file,
+            warnings: RwLock::new(Vec::new()),
+            data_dir,
+            listen,
+        }
+    }
+
+    pub fn allow_destructive(&self) -> bool {
+        self.allow_destructive.load(Ordering::Acquire)
+    }
+
+    pub fn set_allow_destructive(&self, on: bool) {
+        self.allow_destructive.store(on, Ordering::Release);
+    }
+
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.read().clone()
+    }
+
+    pub fn set_warnings(&self, warnings: Vec<String>) {
+        *self.warnings.write() = warnings;
+    }
+}

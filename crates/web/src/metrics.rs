@@ -1,0 +1,141 @@
+//! Prometheus text metrics: requests by method and status, tool calls by tool and outcome,
+//! and a request latency histogram. Counters live in memory; a restart starts them at zero.
+
+use std::{
+    collections::BTreeMap,
+    fmt::Write,
+    sync::atomic::{AtomicU64, Ordering},
+    time::Duration,
+};
+
+use parking_lot::Mutex;
+
+/// Upper bounds of the latency buckets, in seconds.
+const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+
+#[derive(Debug, Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<(String, u16), u64>>,
+    tool_calls: Mutex<BTreeMap<(String, &'static str), u64>>,
+    buckets: [AtomicU64; BUCKETS.len()],
+    count: AtomicU64,
+    sum_micros: AtomicU64,
+}
+
+impl Metrics {
+    pub fn request(&self, method: &str, status: u16, elapsed: Duration) {
+        *self
+            .requests
+            .lock()
+            .entry((method.to_string(), status))
+            .or_default() += 1;
+        let secs = elapsed.as_secs_f64();
+        for (i, bound) in BUCKETS.iter().enumerate() {
+            if secs <= *bound {
+                self.buckets[i].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.sum_micros
+            .fetch_add(elapsed.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    pub fn tool_call(&self, tool: &str, outcome: &'static str) {
+        *self
+            .tool_calls
+            .lock()
+            .entry((tool.to_string(), outcome))
+            .or_default() += 1;
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str("# HELP marquee_mcp_requests_total MCP HTTP requests by JSON-RPC method and HTTP status.\n");
+        out.push_str("# TYPE marquee_mcp_requests_total counter\n");
+        for ((method, status), n) in self.requests.lock().iter() {
+            let _ = writeln!(
+                out,
+                "marquee_mcp_requests_total{{method=\"{}\",status=\"{status}\"}} {n}",
+                escape(method)
+            );
+        }
+        out.push_str("# HELP marquee_tool_calls_total Tool calls by tool and outcome.\n");
+        out.push_str("# TYPE marquee_tool_calls_total counter\n");
+        for ((tool, outcome), n) in self.tool_calls.lock().iter() {
+            let _ = writeln!(
+                out,
+                "marquee_tool_calls_total{{tool=\"{}\",outcome=\"{outcome}\"}} {n}",
+                escape(tool)
+            );
+        }
+        out.push_str("# HELP marquee_mcp_request_duration_seconds MCP HTTP request latency.\n");
+        out.push_str("# TYPE marquee_mcp_request_duration_seconds histogram\n");
+        for (i, bound) in BUCKETS.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "marquee_mcp_request_duration_seconds_bucket{{le=\"{bound}\"}} {}",
+                self.buckets[i].load(Ordering::Relaxed)
+            );
+        }
+        let count = self.count.load(Ordering::Relaxed);
+        let _ = writeln!(
+            out,
+            "marquee_mcp_request_duration_seconds_bucket{{le=\"+Inf\"}} {count}"
+        );
+        let _ = writeln!(
+            out,
+            "marquee_mcp_request_duration_seconds_sum {}",
+            self.sum_micros.load(Ordering::Relaxed) as f64 / 1e6
+        );
+        let _ = writeln!(out, "marquee_mcp_request_duration_seconds_count {count}");
+        out
+    }
+}
+
+/// Label values come from clients (method names): keep them printable and short.
+fn escape(v: &str) -> String {
+    v.chars()
+        .take(64)
+        .map(|c| {
+            if c == '"' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_counters_and_histogram() {
+        let m = Metrics::default();
+        m.request("tools/list", 200, Duration::from_micros(300));
+        m.request("tools/list", 200, Duration::from_millis(20));
+        m.request("bad\"method", 404, Duration::from_millis(2));
+        m.tool_call("whoami", "ok");
+        let text = m.render();
+        assert!(
+            text.contains("marquee_mcp_requests_total{method=\"tools/list\",status=\"200\"} 2"),
+            "{text}"
+        );
+        assert!(text.contains("method=\"bad_method\""), "{text}");
+        assert!(
+            text.contains("marquee_tool_calls_total{tool=\"whoami\",outcome=\"ok\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("marquee_mcp_request_duration_seconds_bucket{le=\"0.0005\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("marquee_mcp_request_duration_seconds_count 3"),
+            "{text}"
+        );
+    }
+}

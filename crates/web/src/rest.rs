@@ -1,0 +1,197 @@
+//! The REST mirror under `/api/v1`: the same tools, credentials and filtering as MCP, every
+//! answer in one envelope `{success, message, data}`, described at `/api/v1/openapi.json`.
+
+use std::{net::SocketAddr, sync::Arc};
+
+use axum::{
+    Json, Router,
+    extract::{ConnectInfo, Path, Request, State},
+    http::{HeaderMap, StatusCode, request::Parts},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tools::{Called, Caller};
+
+use crate::{Host, Web, host::definition_json};
+
+pub(crate) fn router() -> Router<Web> {
+    Router::new()
+        .route("/tools", get(list))
+        .route("/tools/call", post(call))
+        .route("/tools/{name}", get(one))
+        .route("/tools/{name}/schema", get(schema))
+        .route("/openapi.json", get(openapi))
+}
+
+/// The one error type of the REST mirror, with one match from error to status.
+enum ApiError {
+    Unauthorized(Response),
+    Forbidden(Response),
+    NotFound(String),
+    BadRequest(String),
+    Internal,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, message) = match self {
+            ApiError::Unauthorized(mut r) => {
+                let why = "the credential is missing or not valid (unknown, revoked or expired)";
+                *r.body_mut() =
+                    axum::body::Body::from(envelope(false, why, Value::Null).to_string());
+                return r;
+            }
+            ApiError::Forbidden(r) => return r,
+            ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
+            ApiError::Internal => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error; the server log has the details".to_string(),
+            ),
+        };
+        (status, Json(envelope(false, &message, Value::Null))).into_response()
+    }
+}
+
+fn peer(parts: &Parts) -> Option<SocketAddr> {
+    parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0)
+}
+
+fn envelope(success: bool, message: &str, data: Value) -> Value {
+    json!({ "success": success, "message": message, "data": data })
+}
+
+/// Host and Origin checks, then the credential: the same rules as `POST /mcp`.
+async fn authorize(
+    web: &Web,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    peer: Option<SocketAddr>,
+) -> Result<(Arc<Host>, Caller), ApiError> {
+    mcp::edge::check_host_and_origin(&web.edge, headers).map_err(ApiError::Forbidden)?;
+    let host = web.ready.get().cloned().ok_or(ApiError::Internal)?;
+    match mcp::edge::authenticate(host.as_ref(), headers, query, peer).await {
+        Ok(caller) => Ok((host, caller)),
+        Err(response) if response.status() == StatusCode::UNAUTHORIZED => {
+            Err(ApiError::Unauthorized(response))
+        }
+        Err(_) => Err(ApiError::Internal),
+    }
+}
+
+async fn visible(host: &Host, caller: &Caller) -> Result<Vec<&'static str>, ApiError> {
+    host.app.visible(caller).await.map_err(|e| {
+        tracing::error!(error = %e, "listing tools failed");
+        ApiError::Internal
+    })
+}
+
+async fn list(State(web): State<Web>, parts: Parts) -> Result<Response, ApiError> {
+    let (host, caller) = authorize(&web, &parts.headers, parts.uri.query(), peer(&parts)).await?;
+    let names = visible(&host, &caller).await?;
+    let tools: Vec<Value> = names
+        .iter()
+        .filter_map(|n| host.definition(n))
+        .map(|t| definition_json(t))
+        .collect();
+    let message = format!("{} tools available to you", tools.len());
+    Ok(Json(envelope(true, &message, json!({ "tools": tools }))).into_response())
+}
+
+async fn find(
+    web: &Web,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    peer: Option<SocketAddr>,
+    name: &str,
+) -> Result<Value, ApiError> {
+    let (host, caller) = authorize(web, headers, query, peer).await?;
+    let names = visible(&host, &caller).await?;
+    names
+        .iter()
+        .find(|n| **n == name)
+        .and_then(|n| host.definition(n))
+        .map(|t| definition_json(t))
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "no tool named \"{}\" is available to you; GET /api/v1/tools lists them",
+                name.chars().take(64).collect::<String>()
+            ))
+        })
+}
+
+async fn one(
+    State(web): State<Web>,
+    Path(name): Path<String>,
+    parts: Parts,
+) -> Result<Response, ApiError> {
+    let tool = find(&web, &parts.headers, parts.uri.query(), peer(&parts), &name).await?;
+    Ok(Json(envelope(true, &format!("tool {name}"), tool)).into_response())
+}
+
+async fn schema(
+    State(web): State<Web>,
+    Path(name): Path<String>,
+    parts: Parts,
+) -> Result<Response, ApiError> {
+    let tool = find(&web, &parts.headers, parts.uri.query(), peer(&parts), &name).await?;
+    let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+    Ok(Json(envelope(true, &format!("input schema of {name}"), schema)).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallBody {
+    tool_name: String,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+}
+
+async fn call(State(web): State<Web>, request: Request) -> Result<Response, ApiError> {
+    let (parts, body) = request.into_parts();
+    let (host, caller) = authorize(&web, &parts.headers, parts.uri.query(), peer(&parts)).await?;
+    let bytes = axum::body::to_bytes(body, web.edge.body_limit)
+        .await
+        .map_err(|_| ApiError::BadRequest("request body is over the size limit".into()))?;
+    let body: CallBody = serde_json::from_slice(&bytes).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "the body must be {{\"tool_name\": string, \"arguments\": object}}: {e}"
+        ))
+    })?;
+    match host
+        .app
+        .call(&caller, &body.tool_name, body.arguments)
+        .await
+    {
+        Called::UnknownTool => Err(ApiError::NotFound(format!(
+            "unknown tool \"{}\"",
+            body.tool_name.chars().take(64).collect::<String>()
+        ))),
+        Called::Done(Ok(out)) => {
+            host.metrics().tool_call(&body.tool_name, "ok");
+            Ok(Json(envelope(true, &out.summary, out.envelope())).into_response())
+        }
+        Called::Done(Err(e)) => {
+            host.metrics().tool_call(&body.tool_name, "error");
+            let status = match e.code {
+                "invalid_argument" | "unknown_instance" | "no_instance" => StatusCode::BAD_REQUEST,
+                "denied" | "needs_plan" => StatusCode::FORBIDDEN,
+                "request_quota_exceeded" => StatusCode::TOO_MANY_REQUESTS,
+                "store_unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+                "internal" => StatusCode::INTERNAL_SERVER_ERROR,
+                code if code.starts_with("backend_") => StatusCode::BAD_GATEWAY,
+                _ => StatusCode::UNPROCESSABLE_ENTITY,
+            };
+            Ok((status, Json(envelope(false, &e.message, e.envelope()))).into_response())
+        }
+    }
+}
+
+async fn openapi() -> Response {
+    Json(crate::rest_openapi::document()).into_response()
+}
