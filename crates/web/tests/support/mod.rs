@@ -1,0 +1,94 @@
+//! An in-process Marquee on a real in-memory SQLite, driven through the real router.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    body::Body,
+    http::{Request, Response, header},
+};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tools::{App, Instances, Settings};
+use tower::ServiceExt;
+use web::{EdgeConfig, Host, Metrics, Web};
+
+pub struct Server {
+    pub router: Router,
+    pub web: Web,
+    pub host: Arc<Host>,
+    pub owner_key: String,
+}
+
+pub async fn server() -> Server {
+    server_with(false).await
+}
+
+pub async fn server_with(allow_destructive: bool) -> Server {
+    let store = store::Store::open_in_memory().await.unwrap();
+    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let settings = Settings::new(allow_destructive, None, std::env::temp_dir(), "127.0.0.1:0".into());
+    let app = App::new(store, Arc::new(settings), Arc::new(Instances::default()));
+    let metrics = Arc::new(Metrics::default());
+    let host = Arc::new(Host::new(app, metrics.clone()));
+    let web = Web::new(EdgeConfig { body_limit: 64 * 1024, ..EdgeConfig::default() }, metrics);
+    web.set_ready(host.clone());
+    Server { router: web::router(web.clone()), web, host, owner_key: issued.secret.expose().to_string() }
+}
+
+impl Server {
+    /// A key for a new person with the given role and grant.
+    pub async fn key_for(&self, name: &str, role: domain::Role, grant: &str) -> String {
+        let store = self.host.app.store();
+        let p = store.add_person(name, role).await.unwrap();
+        store.create_key(p.id, grant, None, None).await.unwrap().secret.expose().to_string()
+    }
+
+    pub async fn send(&self, request: Request<Body>) -> (Response<()>, Vec<u8>) {
+        send(&self.router, request).await
+    }
+
+    /// POST /mcp with a bearer key; returns status and parsed JSON (Null when empty).
+    pub async fn rpc(&self, key: &str, body: Value) -> (u16, Value) {
+        let req = post("/mcp").header(header::AUTHORIZATION, format!("Bearer {key}")).body(Body::from(body.to_string())).unwrap();
+        let (resp, bytes) = self.send(req).await;
+        (resp.status().as_u16(), parse(&bytes))
+    }
+
+    /// A legacy tools/call; returns the result object.
+    pub async fn call(&self, key: &str, tool: &str, arguments: Value) -> Value {
+        let (status, body) = self.rpc(key, serde_json::json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":tool,"arguments":arguments}})).await;
+        assert_eq!(status, 200, "{body}");
+        body["result"].clone()
+    }
+}
+
+pub fn post(path: &str) -> axum::http::request::Builder {
+    Request::post(path).header(header::HOST, "127.0.0.1:8765").header(header::CONTENT_TYPE, "application/json")
+}
+
+pub async fn send(router: &Router, request: Request<Body>) -> (Response<()>, Vec<u8>) {
+    let resp = router.clone().oneshot(request).await.unwrap();
+    let (parts, body) = resp.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes().to_vec();
+    (Response::from_parts(parts, ()), bytes)
+}
+
+pub fn parse(bytes: &[u8]) -> Value {
+    if bytes.is_empty() { Value::Null } else { serde_json::from_slice(bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into())) }
+}
+
+/// The `_meta` and headers of a 2026-07-28 request.
+pub fn modern(method: &str, id: u64, mut params: Value) -> (Value, Vec<(&'static str, String)>) {
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut headers = vec![("mcp-protocol-version", "2026-07-28".to_string()), ("mcp-method", method.to_string())];
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        headers.push(("mcp-name", name.to_string()));
+    }
+    (serde_json::json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}), headers)
+}
