@@ -70,6 +70,8 @@ enum ConfigCommand {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    // One TLS crypto provider for every outbound client (adapters, the bridge).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -107,16 +107,6 @@ async fn serve<H: ToolHost>(
 ) -> Result<Reply, Response> {
     let (parts, body) = request.into_parts();
     check_host_and_origin(config, &parts.headers)?;
-    if let Some(ct) = parts.headers.get(header::CONTENT_TYPE)
-        && !ct
-            .to_str()
-            .is_ok_and(|v| v.to_ascii_lowercase().starts_with("application/json"))
-    {
-        return Err(plain(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "content type must be application/json\n",
-        ));
-    }
     let too_large = || {
         plain(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -135,6 +125,16 @@ async fn serve<H: ToolHost>(
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0);
     let caller = authenticate(host.as_ref(), &parts.headers, parts.uri.query(), peer).await?;
+    if let Some(ct) = parts.headers.get(header::CONTENT_TYPE)
+        && !ct
+            .to_str()
+            .is_ok_and(|v| v.to_ascii_lowercase().starts_with("application/json"))
+    {
+        return Err(plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "content type must be application/json\n",
+        ));
+    }
     let bytes: Bytes = axum::body::to_bytes(body, config.body_limit)
         .await
         .map_err(|_| too_large())?;

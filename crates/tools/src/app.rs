@@ -197,6 +197,12 @@ impl App {
         let switches = self.shared.store.tool_switches().await?;
         let mut caller = caller.clone();
         self.check(&caller, meta, &switches)?;
+        let instance = arguments
+            .get("instance_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let args_digest = digest(&arguments);
+        let prepared = tool.prepare(arguments)?;
         let audit = if meta.effect == Effect::Read {
             None
         } else {
@@ -208,16 +214,13 @@ impl App {
                 )
             })?;
             self.check(&caller, meta, &switches)?;
-            let instance = arguments
-                .get("instance_id")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
             let entry = NewAudit {
                 person: caller.authority.person.id,
-                key_id: Some(caller.authority.key_id.clone()),
+                // A key-less local caller has no key to name.
+                key_id: Some(caller.authority.key_id.clone()).filter(|k| k != "local"),
                 tool: meta.name.to_string(),
                 instance,
-                args_digest: digest(&arguments),
+                args_digest,
             };
             Some(self.shared.store.audit_begin(&entry).await?)
         };
@@ -225,10 +228,7 @@ impl App {
             caller,
             shared: self.shared.clone(),
         };
-        let outcome = match AssertUnwindSafe(tool.call(&ctx, arguments))
-            .catch_unwind()
-            .await
-        {
+        let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
             Ok(outcome) => outcome,
             Err(_) => {
                 tracing::error!(tool = meta.name, "tool panicked");

@@ -189,15 +189,16 @@ pub fn output_schema() -> Map<String, Value> {
 
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// A call whose arguments parsed: ready to run once the core has done its checks.
+pub type Prepared<'a> =
+    Box<dyn FnOnce(&'a Ctx) -> BoxFuture<'a, Result<Output, ToolError>> + Send + 'a>;
+
 /// Object-safe face of [`Tool`], for the one registry.
 pub trait DynTool: Send + Sync {
     fn meta(&self) -> Meta;
     fn input_schema(&self) -> Map<String, Value>;
-    fn call<'a>(
-        &'a self,
-        ctx: &'a Ctx,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, Result<Output, ToolError>>;
+    /// Parses the whole input first, so bad input is refused before anything is audited or done.
+    fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError>;
 }
 
 impl<T: Tool> DynTool for T {
@@ -209,14 +210,12 @@ impl<T: Tool> DynTool for T {
         input_schema::<T::Input>()
     }
 
-    fn call<'a>(
-        &'a self,
-        ctx: &'a Ctx,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, Result<Output, ToolError>> {
-        Box::pin(async move {
-            let input = parse_input::<T::Input>(arguments)?;
-            self.run(ctx, input).await
-        })
+    fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError> {
+        let input = parse_input::<T::Input>(arguments)?;
+        Ok(Box::new(
+            move |ctx: &'a Ctx| -> BoxFuture<'a, Result<Output, ToolError>> {
+                Box::pin(self.run(ctx, input))
+            },
+        ))
     }
 }

@@ -12,7 +12,12 @@ use serde_json::{Value, json};
 use support::{parse, post, server};
 
 fn names(list: &Value) -> Vec<String> {
-    list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect()
+    list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[tokio::test]
@@ -24,31 +29,55 @@ async fn whoami_answers_the_envelope_as_structured_content_and_text() {
     for key in ["summary", "data", "warnings", "next_action", "observed_at"] {
         assert!(sc.get(key).is_some(), "missing {key}: {sc}");
     }
-    assert_eq!(sc["data"]["person"], json!({"name": "owner", "role": "owner"}));
+    assert_eq!(
+        sc["data"]["person"],
+        json!({"name": "owner", "role": "owner"})
+    );
     assert_eq!(sc["data"]["grant"]["name"], "owner");
     assert_eq!(r["content"][0]["text"], sc["summary"]);
     let second: Value = serde_json::from_str(r["content"][1]["text"].as_str().unwrap()).unwrap();
     assert_eq!(&second, sc);
-    assert!(!r.to_string().contains(&s.owner_key), "the key must never be echoed");
+    assert!(
+        !r.to_string().contains(&s.owner_key),
+        "the key must never be echoed"
+    );
 }
 
 #[tokio::test]
 async fn inputs_are_strict_and_errors_name_the_field() {
     let s = server().await;
-    let r = s.call(&s.owner_key, "whoami", json!({"verbose": true})).await;
+    let r = s
+        .call(&s.owner_key, "whoami", json!({"verbose": true}))
+        .await;
     assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("verbose"), "{r}");
-    let r = s.call(&s.owner_key, "get_activity", json!({"limit": "5"})).await;
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("verbose"),
+        "{r}"
+    );
+    let r = s
+        .call(&s.owner_key, "get_activity", json!({"limit": "5"}))
+        .await;
     assert_eq!(r["isError"], true);
     let text = r["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("\"limit\""), "{text}");
-    let r = s.call(&s.owner_key, "get_guide", json!({"topic": "cooking"})).await;
+    let r = s
+        .call(&s.owner_key, "get_guide", json!({"topic": "cooking"}))
+        .await;
     assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("topic"), "{r}");
+    assert!(
+        r["content"][0]["text"].as_str().unwrap().contains("topic"),
+        "{r}"
+    );
     assert_eq!(r["structuredContent"]["data"]["code"], "invalid_argument");
     let r = s.call(&s.owner_key, "get_guide", json!({})).await;
     assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("topic"), "{r}");
+    assert!(
+        r["content"][0]["text"].as_str().unwrap().contains("topic"),
+        "{r}"
+    );
     let (_, body) = s.rpc(&s.owner_key, json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":[1]}})).await;
     assert_eq!(body["error"]["code"], -32602);
     let (_, body) = s.rpc(&s.owner_key, json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"launch_rockets"}})).await;
@@ -58,7 +87,12 @@ async fn inputs_are_strict_and_errors_name_the_field() {
 #[tokio::test]
 async fn schemas_are_strict_objects_without_root_combinators() {
     let s = server().await;
-    let (_, body) = s.rpc(&s.owner_key, json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})).await;
+    let (_, body) = s
+        .rpc(
+            &s.owner_key,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        )
+        .await;
     for t in body["result"]["tools"].as_array().unwrap() {
         let schema = &t["inputSchema"];
         assert_eq!(schema["type"], "object", "{t}");
@@ -75,19 +109,48 @@ async fn schemas_are_strict_objects_without_root_combinators() {
 async fn the_grant_decides_what_is_listed_and_callable() {
     let s = server().await;
     let kid = s.key_for("kid", Role::Kid, "requester").await;
-    let (_, body) = s.rpc(&kid, json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})).await;
-    assert_eq!(names(&body), ["get_activity", "get_guide", "list_instances", "whoami"]);
+    let (_, body) = s
+        .rpc(&kid, json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}))
+        .await;
+    assert_eq!(
+        names(&body),
+        ["get_activity", "get_guide", "list_instances", "whoami"]
+    );
     let r = s.call(&kid, "diagnose", json!({})).await;
     assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("settings.read"), "{r}");
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("settings.read"),
+        "{r}"
+    );
 
     // The owner switches a tool off: gone from the list and refused, for everyone.
-    s.host.app.store().set_tool_switch("get_guide", false).await.unwrap();
-    let (_, body) = s.rpc(&s.owner_key, json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})).await;
+    s.host
+        .app
+        .store()
+        .set_tool_switch("get_guide", false)
+        .await
+        .unwrap();
+    let (_, body) = s
+        .rpc(
+            &s.owner_key,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        )
+        .await;
     assert!(!names(&body).contains(&"get_guide".to_string()));
-    let r = s.call(&s.owner_key, "get_guide", json!({"topic":"setup"})).await;
+    let r = s
+        .call(&s.owner_key, "get_guide", json!({"topic":"setup"}))
+        .await;
     assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("switched off"), "{r}");
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("switched off"),
+        "{r}"
+    );
 }
 
 #[tokio::test]
@@ -97,13 +160,27 @@ async fn activity_is_scoped_to_the_caller() {
     let r = s.call(&alice, "get_activity", json!({})).await;
     assert_eq!(r["isError"], false);
     assert_eq!(r["structuredContent"]["data"]["entries"], json!([]));
-    let r = s.call(&alice, "get_activity", json!({"person": "owner"})).await;
+    let r = s
+        .call(&alice, "get_activity", json!({"person": "owner"}))
+        .await;
     assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("audit.read"));
-    let r = s.call(&s.owner_key, "get_activity", json!({"person": "nobody"})).await;
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("audit.read")
+    );
+    let r = s
+        .call(&s.owner_key, "get_activity", json!({"person": "nobody"}))
+        .await;
     assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("alice"), "{r}");
-    let r = s.call(&s.owner_key, "get_activity", json!({"limit": 0})).await;
+    assert!(
+        r["content"][0]["text"].as_str().unwrap().contains("alice"),
+        "{r}"
+    );
+    let r = s
+        .call(&s.owner_key, "get_activity", json!({"limit": 0}))
+        .await;
     assert_eq!(r["isError"], true);
 }
 
@@ -114,7 +191,9 @@ async fn diagnose_and_list_instances_report_honestly() {
     assert_eq!(r["isError"], false, "{r}");
     assert_eq!(r["structuredContent"]["data"]["store"]["ok"], true);
     assert_eq!(r["structuredContent"]["data"]["instances"], json!([]));
-    let r = s.call(&s.owner_key, "diagnose", json!({"instance_id": "radarr"})).await;
+    let r = s
+        .call(&s.owner_key, "diagnose", json!({"instance_id": "radarr"}))
+        .await;
     assert_eq!(r["isError"], true);
     let r = s.call(&s.owner_key, "list_instances", json!({})).await;
     assert_eq!(r["structuredContent"]["data"]["instances"], json!([]));
@@ -139,18 +218,37 @@ async fn rest_mirror_uses_the_same_rules_and_envelope() {
     let (resp, body) = s.send(get("/api/v1/tools", None)).await;
     assert_eq!(resp.status(), 401);
     assert_eq!(parse(&body)["success"], false);
-    let (resp, body) = s.send(get("/api/v1/tools/whoami/schema", Some(&auth))).await;
+    let (resp, body) = s
+        .send(get("/api/v1/tools/whoami/schema", Some(&auth)))
+        .await;
     assert_eq!(resp.status(), 200);
     assert_eq!(parse(&body)["data"]["type"], "object");
     let (resp, _) = s.send(get("/api/v1/tools/nope", Some(&auth))).await;
     assert_eq!(resp.status(), 404);
 
-    let call = |body: Value| post("/api/v1/tools/call").header(header::AUTHORIZATION, &auth).body(Body::from(body.to_string())).unwrap();
-    let (resp, body) = s.send(call(json!({"tool_name":"whoami","arguments":{}}))).await;
+    let call = |body: Value| {
+        post("/api/v1/tools/call")
+            .header(header::AUTHORIZATION, &auth)
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    let (resp, body) = s
+        .send(call(json!({"tool_name":"whoami","arguments":{}})))
+        .await;
     assert_eq!(resp.status(), 200);
     let body = parse(&body);
-    assert_eq!((body["success"].clone(), body["data"]["data"]["person"]["name"].clone()), (json!(true), json!("owner")));
-    let (resp, body) = s.send(call(json!({"tool_name":"get_activity","arguments":{"limit":"x"}}))).await;
+    assert_eq!(
+        (
+            body["success"].clone(),
+            body["data"]["data"]["person"]["name"].clone()
+        ),
+        (json!(true), json!("owner"))
+    );
+    let (resp, body) = s
+        .send(call(
+            json!({"tool_name":"get_activity","arguments":{"limit":"x"}}),
+        ))
+        .await;
     assert_eq!(resp.status(), 400);
     assert_eq!(parse(&body)["success"], false);
     let (resp, _) = s.send(call(json!({"tool_name":"nope"}))).await;
@@ -166,7 +264,12 @@ async fn rest_mirror_uses_the_same_rules_and_envelope() {
 #[tokio::test]
 async fn tool_list_snapshot() {
     let s = support::server_with(true).await;
-    let (_, body) = s.rpc(&s.owner_key, json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})).await;
+    let (_, body) = s
+        .rpc(
+            &s.owner_key,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        )
+        .await;
     let text = serde_json::to_string_pretty(&body["result"]["tools"]).unwrap() + "\n";
     expect_test::expect_file!["../../../tools.json"].assert_eq(&text);
 }

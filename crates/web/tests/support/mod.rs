@@ -29,13 +29,29 @@ pub async fn server() -> Server {
 pub async fn server_with(allow_destructive: bool) -> Server {
     let store = store::Store::open_in_memory().await.unwrap();
     let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
-    let settings = Settings::new(allow_destructive, None, std::env::temp_dir(), "127.0.0.1:0".into());
+    let settings = Settings::new(
+        allow_destructive,
+        None,
+        std::env::temp_dir(),
+        "127.0.0.1:0".into(),
+    );
     let app = App::new(store, Arc::new(settings), Arc::new(Instances::default()));
     let metrics = Arc::new(Metrics::default());
     let host = Arc::new(Host::new(app, metrics.clone()));
-    let web = Web::new(EdgeConfig { body_limit: 64 * 1024, ..EdgeConfig::default() }, metrics);
+    let web = Web::new(
+        EdgeConfig {
+            body_limit: 64 * 1024,
+            ..EdgeConfig::default()
+        },
+        metrics,
+    );
     web.set_ready(host.clone());
-    Server { router: web::router(web.clone()), web, host, owner_key: issued.secret.expose().to_string() }
+    Server {
+        router: web::router(web.clone()),
+        web,
+        host,
+        owner_key: issued.secret.expose().to_string(),
+    }
 }
 
 impl Server {
@@ -43,7 +59,13 @@ impl Server {
     pub async fn key_for(&self, name: &str, role: domain::Role, grant: &str) -> String {
         let store = self.host.app.store();
         let p = store.add_person(name, role).await.unwrap();
-        store.create_key(p.id, grant, None, None).await.unwrap().secret.expose().to_string()
+        store
+            .create_key(p.id, grant, None, None)
+            .await
+            .unwrap()
+            .secret
+            .expose()
+            .to_string()
     }
 
     pub async fn send(&self, request: Request<Body>) -> (Response<()>, Vec<u8>) {
@@ -52,7 +74,10 @@ impl Server {
 
     /// POST /mcp with a bearer key; returns status and parsed JSON (Null when empty).
     pub async fn rpc(&self, key: &str, body: Value) -> (u16, Value) {
-        let req = post("/mcp").header(header::AUTHORIZATION, format!("Bearer {key}")).body(Body::from(body.to_string())).unwrap();
+        let req = post("/mcp")
+            .header(header::AUTHORIZATION, format!("Bearer {key}"))
+            .body(Body::from(body.to_string()))
+            .unwrap();
         let (resp, bytes) = self.send(req).await;
         (resp.status().as_u16(), parse(&bytes))
     }
@@ -66,7 +91,9 @@ impl Server {
 }
 
 pub fn post(path: &str) -> axum::http::request::Builder {
-    Request::post(path).header(header::HOST, "127.0.0.1:8765").header(header::CONTENT_TYPE, "application/json")
+    Request::post(path)
+        .header(header::HOST, "127.0.0.1:8765")
+        .header(header::CONTENT_TYPE, "application/json")
 }
 
 pub async fn send(router: &Router, request: Request<Body>) -> (Response<()>, Vec<u8>) {
@@ -77,7 +104,12 @@ pub async fn send(router: &Router, request: Request<Body>) -> (Response<()>, Vec
 }
 
 pub fn parse(bytes: &[u8]) -> Value {
-    if bytes.is_empty() { Value::Null } else { serde_json::from_slice(bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into())) }
+    if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into()))
+    }
 }
 
 /// The `_meta` and headers of a 2026-07-28 request.
@@ -86,9 +118,15 @@ pub fn modern(method: &str, id: u64, mut params: Value) -> (Value, Vec<(&'static
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
     });
-    let mut headers = vec![("mcp-protocol-version", "2026-07-28".to_string()), ("mcp-method", method.to_string())];
+    let mut headers = vec![
+        ("mcp-protocol-version", "2026-07-28".to_string()),
+        ("mcp-method", method.to_string()),
+    ];
     if let Some(name) = params.get("name").and_then(Value::as_str) {
         headers.push(("mcp-name", name.to_string()));
     }
-    (serde_json::json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}), headers)
+    (
+        serde_json::json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}),
+        headers,
+    )
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The one test command (README): installs what the tests need (idempotently), builds,
+# runs the Rust suites, starts Marquee servers and drives them with real MCP clients
+# (official conformance suite, Python SDK, Inspector) and curl, stops every process it
+# started by pid, and ends with one line "N passed, N failed".
+#
+#   scripts/test.sh            everything
+#   SKIP_SETUP=1 scripts/test.sh   skip apt/npm/pip installs (they are idempotent anyway)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+export SHARED=${MARQUEE_SHARED:-$ROOT/../shared}
+# Reuse a build outside the clone when there is one (CI runs in a fresh clone).
+if [ -z "${CARGO_TARGET_DIR:-}" ]; then
+  if [ -d /work/shared-cache/target ]; then CARGO_TARGET_DIR=/work/shared-cache/target
+  elif [ -w "$ROOT/.." ]; then CARGO_TARGET_DIR=$(cd "$ROOT/.." && pwd)/shared-cache/target
+  else CARGO_TARGET_DIR=$ROOT/target; fi
+fi
+export CARGO_TARGET_DIR
+export CARGO_TERM_COLOR=never
+
+log() { printf '\n== %s\n' "$*"; }
+
+if [ -z "${SKIP_SETUP:-}" ]; then
+  log "setup: system packages"
+  need=()
+  for p in curl jq python3-venv transmission-daemon transmission-cli qbittorrent-nox; do
+    dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
+  log "setup: MCP client kit (conformance suite, Python SDK, Inspector)"
+  "$SHARED/mcp-clients/install.sh"
+fi
+
+log "build"
+cargo build --workspace --all-targets --quiet
+
+log "rust suites"
+rust_log=$(mktemp)
+set +e
+cargo test --workspace --no-fail-fast 2>&1 | tee "$rust_log"
+rust_rc=${PIPESTATUS[0]}
+set -e
+rust_passed=$(awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="passed;") s+=$(i-1)} END {print s+0}' "$rust_log")
+rust_failed=$(awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="failed;") s+=$(i-1)} END {print s+0}' "$rust_log")
+if [ "$rust_rc" != 0 ] && [ "$rust_failed" = 0 ]; then rust_failed=1; fi
+
+log "end-to-end suites"
+set +e
+"$ROOT/scripts/e2e.sh" "$CARGO_TARGET_DIR/debug/marquee" | tee "$rust_log.e2e"
+e2e_rc=${PIPESTATUS[0]}
+set -e
+e2e_passed=$(awk '/^e2e: [0-9]+ passed/ {print $2}' "$rust_log.e2e" | tail -1)
+e2e_failed=$(awk '/^e2e: [0-9]+ passed/ {print $4}' "$rust_log.e2e" | tail -1)
+e2e_passed=${e2e_passed:-0}; e2e_failed=${e2e_failed:-1}
+if [ "$e2e_rc" != 0 ] && [ "$e2e_failed" = 0 ]; then e2e_failed=1; fi
+
+log "summary"
+echo "rust: $rust_passed passed, $rust_failed failed"
+echo "e2e: $e2e_passed passed, $e2e_failed failed"
+echo "$((rust_passed + e2e_passed)) passed, $((rust_failed + e2e_failed)) failed"
+[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ]
