@@ -23,7 +23,9 @@ struct In {
     fail: bool,
     #[serde(default)]
     panic: bool,
+    /// Read by the core (for the audit entry), not by the tool.
     #[serde(default)]
+    #[allow(dead_code)]
     instance_id: Option<String>,
 }
 
