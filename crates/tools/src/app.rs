@@ -13,6 +13,8 @@ use store::{AuditStatus, NewAudit, Store};
 use crate::{
     context::{Caller, Credential, Ctx},
     contract::{DynTool, Meta, Output, ToolError},
+    discover::Catalogues,
+    downloads::Downloads,
     instances::Instances,
     registry,
     settings::Settings,
@@ -23,6 +25,8 @@ pub(crate) struct Shared {
     pub store: Store,
     pub settings: Arc<Settings>,
     pub instances: Arc<Instances>,
+    pub downloads: Downloads,
+    pub catalogues: Catalogues,
 }
 
 /// The tool host: one per process.
@@ -67,6 +71,8 @@ impl App {
             .collect();
         App {
             shared: Arc::new(Shared {
+                downloads: Downloads::from_instances(&instances),
+                catalogues: Catalogues::from_instances(&instances),
                 store,
                 settings,
                 instances,

@@ -9,6 +9,8 @@ use store::{Authority, Store};
 use crate::{
     app::Shared,
     contract::ToolError,
+    discover::Catalogues,
+    downloads::Downloads,
     instances::{InstanceSpec, Instances},
     settings::Settings,
 };
@@ -56,6 +58,14 @@ impl Ctx {
 
     pub fn instances(&self) -> &Instances {
         &self.shared.instances
+    }
+
+    pub fn downloads(&self) -> &Downloads {
+        &self.shared.downloads
+    }
+
+    pub fn catalogues(&self) -> &Catalogues {
+        &self.shared.catalogues
     }
 
     /// Resolves an optional `instance_id` and checks the caller's grant covers it.

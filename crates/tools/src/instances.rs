@@ -23,7 +23,17 @@ pub struct InstanceSpec {
 impl InstanceSpec {
     /// Whether this build has an adapter for the kind yet.
     pub fn supported(&self) -> bool {
-        false
+        match self.kind {
+            // Catalogues: the discover family (src/discover).
+            InstanceKind::Builtin | InstanceKind::Tmdb | InstanceKind::Musicbrainz => false,
+            // Download clients: the downloads family (src/downloads).
+            InstanceKind::Qbittorrent | InstanceKind::Transmission => false,
+            InstanceKind::Radarr
+            | InstanceKind::Sonarr
+            | InstanceKind::Lidarr
+            | InstanceKind::Readarr => false,
+            InstanceKind::Folder | InstanceKind::Mcp => false,
+        }
     }
 
     /// The URL without userinfo or query, safe to show.

@@ -4,6 +4,8 @@
 mod app;
 mod context;
 pub mod contract;
+pub mod discover;
+pub mod downloads;
 pub mod guides;
 pub mod instances;
 mod registry;
