@@ -1,0 +1,148 @@
+//! The builtin catalogue's answers to the [`Catalogue`] questions it can answer offline.
+
+use async_trait::async_trait;
+use domain::{MediaId, MediaSource, MediaType};
+
+use super::{Builtin, filter::FilmFilter, tables};
+use crate::{
+    BrowseFilters, Catalogue, CertificationInfo, Error, PAGE_SIZE, Page, RegionalRating,
+    ReleaseDate, Result, TimeWindow, TitleDetails, TitleKind, TitleSearch, TitleSummary,
+};
+
+fn movies_only(what: &str, media_type: MediaType) -> Result<()> {
+    match media_type {
+        MediaType::Movie => Ok(()),
+        MediaType::Tv => Err(Error::unsupported(
+            format!("{what} for tv"),
+            MediaSource::Builtin,
+            &[MediaSource::Tmdb],
+        )),
+        other => Err(Error::unsupported(
+            format!("{what} for {other:?}").to_lowercase(),
+            MediaSource::Builtin,
+            &[],
+        )),
+    }
+}
+
+#[async_trait]
+impl Catalogue for Builtin {
+    fn source(&self) -> MediaSource {
+        MediaSource::Builtin
+    }
+
+    async fn search_titles(&self, search: &TitleSearch) -> Result<Page<TitleSummary>> {
+        if search.kind == TitleKind::Tv {
+            return Err(Error::unsupported(
+                "searching tv",
+                MediaSource::Builtin,
+                &[MediaSource::Tmdb],
+            ));
+        }
+        if crate::text::tokens(&search.query).is_empty() {
+            return Err(Error::invalid("query", "it has no words to search for"));
+        }
+        let filter = FilmFilter::years(search.year);
+        let want = (search.page as usize).saturating_mul(PAGE_SIZE);
+        let (docs, total) = self.rank(&search.query, &|f| filter.allows(f), want);
+        self.page(&docs, total, search.page)
+    }
+
+    async fn trending(&self, _: TitleKind, _: TimeWindow, _: u32) -> Result<Page<TitleSummary>> {
+        Err(Error::unsupported(
+            "trending (not knowable offline)",
+            MediaSource::Builtin,
+            &[MediaSource::Tmdb],
+        ))
+    }
+
+    /// Films passing the filters, newest first, then by title.
+    async fn browse(&self, filters: &BrowseFilters) -> Result<Page<TitleSummary>> {
+        let filter = self.resolve(filters)?;
+        let mut docs: Vec<u32> = (0..self.films.len() as u32)
+            .filter(|&i| filter.allows(&self.films[i as usize]))
+            .collect();
+        docs.sort_by(|&a, &b| {
+            let (fa, fb) = (&self.films[a as usize], &self.films[b as usize]);
+            fb.year.cmp(&fa.year).then_with(|| {
+                self.index.folded_titles[a as usize].cmp(&self.index.folded_titles[b as usize])
+            })
+        });
+        self.page(&docs, docs.len(), filters.page)
+    }
+
+    async fn title_details(
+        &self,
+        id: &MediaId,
+        media_type: MediaType,
+        region: &str,
+    ) -> Result<TitleDetails> {
+        movies_only("title details", media_type)?;
+        let i = self.find(id)?;
+        let f = &self.films[i as usize];
+        Ok(TitleDetails {
+            summary: self.summary(i, region),
+            certifications: f
+                .certification
+                .iter()
+                .map(|c| RegionalRating {
+                    region: "US".into(),
+                    rating: c.to_string(),
+                })
+                .collect(),
+            runtime_minutes: f.runtime,
+            cast: f.cast.iter().map(|c| c.to_string()).collect(),
+            directors: f.directors.iter().map(|d| d.to_string()).collect(),
+            release_dates: f
+                .released
+                .iter()
+                .map(|d| ReleaseDate {
+                    region: None,
+                    date: d.to_string(),
+                    kind: None,
+                })
+                .collect(),
+            languages: f.languages.iter().map(|l| l.to_string()).collect(),
+            countries: f.countries.iter().map(|c| c.to_string()).collect(),
+            seasons: None,
+        })
+    }
+
+    /// Films sharing directors, cast and genres with this one (see `Builtin::similar`): computed from the
+    /// data alone, not from what people watched.
+    async fn recommendations(
+        &self,
+        id: &MediaId,
+        media_type: MediaType,
+        page: u32,
+    ) -> Result<Page<TitleSummary>> {
+        movies_only("recommendations", media_type)?;
+        let i = self.find(id)?;
+        let similar = self.similar(i);
+        self.page(&similar, similar.len(), page)
+    }
+
+    async fn certifications(
+        &self,
+        media_type: MediaType,
+        region: &str,
+    ) -> Result<Vec<CertificationInfo>> {
+        movies_only("certification lists", media_type)?;
+        if !region.eq_ignore_ascii_case("US") {
+            return Err(Error::UnknownName {
+                what: "certification region",
+                given: region.to_string(),
+                options: vec!["US".into()],
+                close_matches: false,
+            });
+        }
+        Ok(tables::us_list())
+    }
+
+    async fn genres(&self, media_type: MediaType) -> Result<Vec<String>> {
+        movies_only("genre lists", media_type)?;
+        let mut names: Vec<String> = self.genres.iter().map(|g| g.to_string()).collect();
+        names.sort();
+        Ok(names)
+    }
+}

@@ -1,0 +1,170 @@
+//! Ranking free-text queries over the builtin index, and the "recommendations" it can honestly compute.
+//!
+//! Ranking, best first: the folded title equals the query; every query word is a title word; some query
+//! words are title words; only people (directors, cast) match. A four-digit year in the query may match the
+//! release year instead of a word. Words matched only as a prefix (the last query word, "heat" -> "heathers")
+//! rank after whole words, and titles with fewer other words rank first ("The Godfather" before
+//! "The Godfather Part II"). Remaining ties go to the newer film, then to the title. When no film matches every word,
+//! films matching the most words come back instead.
+
+use std::cmp::Reverse;
+
+use super::{Builtin, index::Bits, load::Film};
+use crate::text::tokens;
+
+/// The sort key of one match, best first: field order is ranking order.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Rank<'a> {
+    /// More query words matched (only differs when no film matched them all).
+    matched: Reverse<usize>,
+    /// 0 exact title, 1 all words in the title, 2 some, 3 people only.
+    tier: u8,
+    /// Words matched in the title only as a prefix.
+    prefix_only: usize,
+    /// Title words the query did not match.
+    other_words: usize,
+    newer: Reverse<i32>,
+    title: &'a str,
+    film: u32,
+}
+
+impl Builtin {
+    /// Positions of films matching `query` and passing `keep`, best first.
+    /// Only the best `want` come back sorted (enough for the page asked); the count is of every match.
+    pub(crate) fn rank(
+        &self,
+        query: &str,
+        keep: &dyn Fn(&Film) -> bool,
+        want: usize,
+    ) -> (Vec<u32>, usize) {
+        let toks = tokens(query);
+        if toks.is_empty() {
+            return (Vec::new(), 0);
+        }
+        let n = toks.len();
+        let hits: Vec<_> = toks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| self.index.lookup(t, i + 1 == n && t.len() >= 2))
+            .collect();
+        let years: Vec<Option<i32>> = toks.iter().map(|t| year_token(t)).collect();
+        let anys: Vec<Bits> = hits
+            .iter()
+            .zip(&years)
+            .map(|(h, y)| {
+                let mut any = h.title.clone();
+                any.or_with(&h.people);
+                if let Some(y) = y {
+                    any.or_with(&self.year_bits(*y));
+                }
+                any
+            })
+            .collect();
+        let mut candidates = anys[0].clone();
+        anys[1..].iter().for_each(|a| candidates.and_with(a));
+        if candidates.is_empty() && n > 1 {
+            anys[1..].iter().for_each(|a| candidates.or_with(a));
+            candidates.or_with(&anys[0]);
+        }
+        let query_folded = toks.join(" ");
+        let without_years = toks
+            .iter()
+            .zip(&years)
+            .filter(|(_, y)| y.is_none())
+            .map(|(t, _)| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+
+        let mut scored: Vec<Rank<'_>> = Vec::new();
+        for d in candidates.ones() {
+            let film = &self.films[d as usize];
+            if !keep(film) {
+                continue;
+            }
+            let (mut matched, mut in_title, mut exact) = (0, 0, 0);
+            for (h, y) in hits.iter().zip(&years) {
+                let by_year = *y == Some(film.year);
+                matched += usize::from(h.title.get(d) || h.people.get(d) || by_year);
+                in_title += usize::from(h.title.get(d) || by_year);
+                exact += usize::from(h.title_exact.get(d) || by_year);
+            }
+            let folded = &*self.index.folded_titles[d as usize];
+            let tier = if folded == query_folded
+                || (folded == without_years && years.contains(&Some(film.year)))
+            {
+                0
+            } else if in_title == n {
+                1
+            } else if in_title > 0 {
+                2
+            } else {
+                3
+            };
+            let other_words =
+                usize::from(self.index.title_words[d as usize]).saturating_sub(in_title);
+            scored.push(Rank {
+                matched: Reverse(matched),
+                tier,
+                prefix_only: in_title - exact,
+                other_words,
+                newer: Reverse(film.year),
+                title: folded,
+                film: d,
+            });
+        }
+        let total = scored.len();
+        if want < total {
+            scored.select_nth_unstable(want);
+            scored.truncate(want);
+        }
+        scored.sort_unstable();
+        (scored.into_iter().map(|s| s.film).collect(), total)
+    }
+
+    /// Films released in `year`.
+    fn year_bits(&self, year: i32) -> Bits {
+        let mut bits = Bits::new(self.films.len());
+        self.films
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.year == year)
+            .for_each(|(i, _)| bits.set(i as u32));
+        bits
+    }
+
+    /// Films like film `of`, computed only from what the data holds: a shared director counts 3,
+    /// a shared cast member 2, a shared genre 1. A film qualifies through a shared person, or by sharing
+    /// every genre of `of`. Ties go to the film closest in year, then to the title. Not from viewing data.
+    pub(crate) fn similar(&self, of: u32) -> Vec<u32> {
+        let f = &self.films[of as usize];
+        let mut scored: Vec<(Reverse<usize>, i32, &str, u32)> = Vec::new();
+        for (i, g) in self.films.iter().enumerate() {
+            if i as u32 == of || (g.title == f.title && g.year == f.year) {
+                continue;
+            }
+            let directors = g
+                .directors
+                .iter()
+                .filter(|d| f.directors.contains(d))
+                .count();
+            let cast = g.cast.iter().filter(|c| f.cast.contains(c)).count();
+            let genres = g.genres.iter().filter(|x| f.genres.contains(x)).count();
+            let all_genres = !f.genres.is_empty() && genres == f.genres.len();
+            if directors + cast == 0 && !all_genres {
+                continue;
+            }
+            let score = 3 * directors + 2 * cast + genres;
+            scored.push((Reverse(score), (g.year - f.year).abs(), &g.title, i as u32));
+        }
+        scored.sort_unstable();
+        scored.into_iter().map(|s| s.3).collect()
+    }
+}
+
+/// A query word that reads as a release year of the data's era.
+fn year_token(t: &str) -> Option<i32> {
+    (t.len() == 4 && t.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| t.parse().ok())
+        .flatten()
+        .filter(|y| (1900..=2100).contains(y))
+}
