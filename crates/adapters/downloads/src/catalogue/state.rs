@@ -1,0 +1,121 @@
+//! The in-memory state of one catalogue: dense rows, an index by info hash, interned strings.
+
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    sync::Arc,
+    time::{Instant, SystemTime},
+};
+
+use domain::InfoHash;
+use serde::Serialize;
+
+use crate::{error::ErrorClass, intern::Interner, model::Torrent};
+
+/// Instance-wide figures the client reports besides its torrents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ServerStats {
+    /// Bytes per second over all torrents, as the client counts them.
+    pub dl_speed: Option<u64>,
+    pub ul_speed: Option<u64>,
+    /// Free bytes in the default download folder.
+    pub free_space: Option<u64>,
+}
+
+/// Why the last refresh failed; the rows stay as the last good refresh left them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RefreshError {
+    pub class: ErrorClass,
+    pub message: String,
+    pub at: SystemTime,
+}
+
+/// Rows live in one dense `Vec` (fast scans, small) with a hash index beside it.
+#[derive(Debug, Default)]
+pub(crate) struct CatalogueState {
+    pub(crate) rows: Vec<Torrent>,
+    index: HashMap<InfoHash, u32>,
+    pub(crate) interner: Interner,
+    /// qBittorrent's categories (name -> save path). Unused for Transmission.
+    pub(crate) categories: BTreeMap<Arc<str>, Option<Arc<str>>>,
+    /// qBittorrent's known tags, used by a torrent or not. Unused for Transmission.
+    pub(crate) tags: BTreeSet<Arc<str>>,
+    pub(crate) server: ServerStats,
+    pub(crate) observed_at: Option<SystemTime>,
+    pub(crate) last_error: Option<RefreshError>,
+    pub(crate) last_attempt: Option<Instant>,
+}
+
+impl CatalogueState {
+    pub(crate) fn get(&self, hash: &InfoHash) -> Option<&Torrent> {
+        self.index.get(hash).map(|&i| &self.rows[i as usize])
+    }
+
+    pub(crate) fn contains(&self, hash: &InfoHash) -> bool {
+        self.index.contains_key(hash)
+    }
+
+    /// Changes the row of `hash`, creating a blank one first when it is new.
+    pub(crate) fn upsert(&mut self, hash: InfoHash, f: impl FnOnce(&mut Torrent, &mut Interner)) {
+        let i = match self.index.get(&hash) {
+            Some(&i) => i as usize,
+            None => {
+                let blank = Torrent::blank(hash, &self.interner.empty, &self.interner.no_tags);
+                self.rows.push(blank);
+                let i = self.rows.len() - 1;
+                self.index.insert(hash, i as u32);
+                i
+            }
+        };
+        f(&mut self.rows[i], &mut self.interner);
+    }
+
+    pub(crate) fn remove(&mut self, hash: &InfoHash) -> bool {
+        let Some(i) = self.index.remove(hash) else {
+            return false;
+        };
+        let i = i as usize;
+        self.rows.swap_remove(i);
+        if let Some(moved) = self.rows.get(i) {
+            self.index.insert(moved.info_hash, i as u32);
+        }
+        true
+    }
+
+    /// Forgets every row and interned string, before a full refresh.
+    pub(crate) fn clear_rows(&mut self) {
+        self.rows.clear();
+        self.index.clear();
+        self.interner.clear();
+    }
+
+    /// Returns memory a full refresh over-allocated.
+    pub(crate) fn shrink(&mut self) {
+        self.rows.shrink_to_fit();
+        self.index.shrink_to_fit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(n: u8) -> InfoHash {
+        InfoHash::from_bytes([n; 20])
+    }
+
+    #[test]
+    fn swap_remove_keeps_the_index_right() {
+        let mut s = CatalogueState::default();
+        for n in 0..5 {
+            s.upsert(h(n), |t, i| t.name = i.str(&format!("t{n}")));
+        }
+        assert!(s.remove(&h(1)));
+        assert!(!s.remove(&h(1)));
+        assert_eq!(s.rows.len(), 4);
+        for n in [0, 2, 3, 4] {
+            assert_eq!(&*s.get(&h(n)).unwrap().name, format!("t{n}"));
+        }
+        assert!(s.remove(&h(4)));
+        assert_eq!(&*s.get(&h(3)).unwrap().name, "t3");
+    }
+}

@@ -1,0 +1,241 @@
+//! Read-only views over cached rows: queries, overviews, categories, tracker-error groups, merges.
+
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    sync::Arc,
+    time::SystemTime,
+};
+
+use domain::{InstanceId, InstanceKind};
+use serde::Serialize;
+
+use super::{RefreshError, ServerStats, TorrentCatalogue};
+use crate::{
+    client::DownloadClient,
+    model::{Categories, Category, CategoryModel, Torrent, TorrentState},
+    query::{Page, TorrentQuery, page_of},
+    tracker_class::TrackerErrorClass,
+};
+
+/// How fresh one catalogue is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SourceStatus {
+    pub instance: InstanceId,
+    pub kind: InstanceKind,
+    pub rows: usize,
+    /// When the last good refresh finished; `None` before the first one.
+    pub observed_at: Option<SystemTime>,
+    /// Set while the latest refresh failed; the rows are then from `observed_at`.
+    pub last_error: Option<RefreshError>,
+}
+
+/// The figures of `downloads_overview` for one instance.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overview {
+    pub status: SourceStatus,
+    pub by_state: BTreeMap<TorrentState, usize>,
+    pub tracker_errors: BTreeMap<TrackerErrorClass, usize>,
+    /// The client's own totals when it reports them, else the sum over rows.
+    pub dl_speed: u64,
+    pub ul_speed: u64,
+    pub free_space: Option<u64>,
+    pub size: u64,
+}
+
+/// Torrents whose trackers complain, grouped by class.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrackerErrorGroup {
+    pub class: TrackerErrorClass,
+    pub count: usize,
+    /// The most frequent messages with their counts, most frequent first (at most 5).
+    pub messages: Vec<(Arc<str>, usize)>,
+}
+
+/// A row of a merged query: the torrent and the instance it lives on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InstanceTorrent {
+    pub instance: InstanceId,
+    #[serde(flatten)]
+    pub torrent: Torrent,
+}
+
+/// A page over several catalogues, with each one's freshness.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MergedPage {
+    #[serde(flatten)]
+    pub page: Page<InstanceTorrent>,
+    pub sources: Vec<SourceStatus>,
+}
+
+impl TorrentCatalogue {
+    /// Filters, sorts and pages the cached rows.
+    pub fn query(&self, q: &TorrentQuery) -> Page<Torrent> {
+        let s = self.state.read();
+        let m = q.matcher();
+        let matched: Vec<(u64, &Torrent)> = s
+            .rows
+            .iter()
+            .filter(|t| m.matches(t))
+            .map(|t| (q.sort_key(t), t))
+            .collect();
+        let (rows, total, next_offset) = page_of(matched, q, |a, b| {
+            a.0.cmp(&b.0).then_with(|| q.compare(a.1, b.1))
+        });
+        let rows: Vec<&Torrent> = rows.into_iter().map(|(_, t)| t).collect();
+        Page {
+            rows: rows.into_iter().cloned().collect(),
+            total,
+            offset: q.offset,
+            next_offset,
+        }
+    }
+
+    pub fn overview(&self) -> Overview {
+        let status = self.status();
+        let s = self.state.read();
+        let mut by_state = BTreeMap::new();
+        let mut tracker_errors = BTreeMap::new();
+        let (mut dl, mut ul, mut size) = (0u64, 0u64, 0u64);
+        for t in &s.rows {
+            *by_state.entry(t.state).or_insert(0) += 1;
+            if let Some(c) = t.tracker_error {
+                *tracker_errors.entry(c).or_insert(0) += 1;
+            }
+            dl += t.dl_speed;
+            ul += t.ul_speed;
+            size += t.size;
+        }
+        let ServerStats {
+            dl_speed,
+            ul_speed,
+            free_space,
+        } = s.server;
+        Overview {
+            status,
+            by_state,
+            tracker_errors,
+            dl_speed: dl_speed.unwrap_or(dl),
+            ul_speed: ul_speed.unwrap_or(ul),
+            free_space,
+            size,
+        }
+    }
+
+    pub fn tracker_error_groups(&self) -> Vec<TrackerErrorGroup> {
+        let s = self.state.read();
+        let mut groups: BTreeMap<TrackerErrorClass, HashMap<Arc<str>, usize>> = BTreeMap::new();
+        for t in &s.rows {
+            if let Some(c) = t.tracker_error {
+                let msg = t.tracker_message.clone().unwrap_or_else(|| Arc::from(""));
+                *groups.entry(c).or_default().entry(msg).or_insert(0) += 1;
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(class, msgs)| {
+                let count = msgs.values().sum();
+                let mut messages: Vec<(Arc<str>, usize)> =
+                    msgs.into_iter().filter(|(m, _)| !m.is_empty()).collect();
+                messages.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                messages.truncate(5);
+                TrackerErrorGroup {
+                    class,
+                    count,
+                    messages,
+                }
+            })
+            .collect()
+    }
+
+    /// The categories as of the last refresh, without a backend call. qBittorrent: its real
+    /// categories. Transmission: the download sub-folders torrents use (see `transmission`).
+    pub fn categories(&self) -> Categories {
+        let s = self.state.read();
+        match &*self.client {
+            DownloadClient::Qbittorrent(_) => Categories {
+                model: CategoryModel::Native,
+                items: s
+                    .categories
+                    .iter()
+                    .map(|(n, p)| Category {
+                        name: n.to_string(),
+                        save_path: p.as_deref().map(str::to_string),
+                    })
+                    .collect(),
+            },
+            DownloadClient::Transmission(c) => {
+                let base = c
+                    .download_dir
+                    .lock()
+                    .clone()
+                    .unwrap_or_else(|| Arc::from(""));
+                let names: BTreeSet<&str> = s
+                    .rows
+                    .iter()
+                    .filter_map(|t| t.category.as_deref())
+                    .collect();
+                let base_s = base.trim_end_matches('/');
+                Categories {
+                    model: CategoryModel::DownloadDirSubfolder {
+                        base: base.to_string(),
+                    },
+                    items: names
+                        .into_iter()
+                        .map(|n| Category {
+                            name: n.to_string(),
+                            save_path: Some(format!("{base_s}/{n}")),
+                        })
+                        .collect(),
+                }
+            }
+        }
+    }
+
+    /// Known tags: qBittorrent's tag list plus every tag in use (Transmission: labels in use).
+    pub fn tags(&self) -> Vec<String> {
+        let s = self.state.read();
+        let mut all: BTreeSet<&str> = s.tags.iter().map(|t| &**t).collect();
+        for t in &s.rows {
+            all.extend(t.tags.iter().map(|x| &**x));
+        }
+        all.into_iter().map(str::to_string).collect()
+    }
+}
+
+/// One query over several catalogues; rows carry their instance id. Ties between the same
+/// torrent on two instances break by instance id.
+pub fn query_merged(catalogues: &[&TorrentCatalogue], q: &TorrentQuery) -> MergedPage {
+    let guards: Vec<_> = catalogues.iter().map(|c| c.state.read()).collect();
+    let m = q.matcher();
+    let mut matched: Vec<(u64, usize, &Torrent)> = Vec::new();
+    for (i, g) in guards.iter().enumerate() {
+        matched.extend(
+            g.rows
+                .iter()
+                .filter(|t| m.matches(t))
+                .map(|t| (q.sort_key(t), i, t)),
+        );
+    }
+    let (rows, total, next_offset) = page_of(matched, q, |a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| q.compare(a.2, b.2))
+            .then_with(|| catalogues[a.1].instance.cmp(&catalogues[b.1].instance))
+    });
+    let rows = rows
+        .into_iter()
+        .map(|(_, i, t)| InstanceTorrent {
+            instance: catalogues[i].instance.clone(),
+            torrent: t.clone(),
+        })
+        .collect();
+    drop(guards);
+    MergedPage {
+        page: Page {
+            rows,
+            total,
+            offset: q.offset,
+            next_offset,
+        },
+        sources: catalogues.iter().map(|c| c.status()).collect(),
+    }
+}

@@ -1,0 +1,235 @@
+//! Filtering, sorting and paging cached rows: never a backend call.
+
+use std::cmp::Ordering;
+
+use serde::Serialize;
+
+use crate::{
+    model::{Torrent, TorrentState},
+    tracker_class::TrackerErrorClass,
+};
+
+/// The largest page a query returns.
+pub const MAX_LIMIT: usize = 200;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortKey {
+    #[default]
+    Name,
+    Size,
+    Progress,
+    Ratio,
+    AddedAt,
+    DlSpeed,
+    UlSpeed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CategoryFilter {
+    /// Torrents without a category.
+    None,
+    /// Torrents in exactly this category.
+    Is(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrackerErrorFilter {
+    /// Any tracker complaint.
+    Any,
+    Class(TrackerErrorClass),
+}
+
+/// A search over one or several catalogues. Every filter is optional; all given ones must hold.
+#[derive(Clone, Debug, Default)]
+pub struct TorrentQuery {
+    /// Any of these states (empty: any state).
+    pub states: Vec<TorrentState>,
+    pub category: Option<CategoryFilter>,
+    /// Carries this tag (exact name).
+    pub tag: Option<String>,
+    /// Case-insensitive substring of the name.
+    pub name_contains: Option<String>,
+    pub tracker_error: Option<TrackerErrorFilter>,
+    pub min_ratio: Option<f64>,
+    pub max_ratio: Option<f64>,
+    pub min_size: Option<u64>,
+    pub max_size: Option<u64>,
+    /// Added at or after (unix seconds).
+    pub added_after: Option<i64>,
+    /// Added strictly before (unix seconds).
+    pub added_before: Option<i64>,
+    pub sort: SortKey,
+    pub descending: bool,
+    /// Rows per page, clamped to 1..=[`MAX_LIMIT`]; 0 means the maximum.
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// One page of results.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Page<T> {
+    pub rows: Vec<T>,
+    /// How many rows matched in all.
+    pub total: usize,
+    pub offset: usize,
+    /// The offset of the next page, when there is one.
+    pub next_offset: Option<usize>,
+}
+
+impl TorrentQuery {
+    pub fn effective_limit(&self) -> usize {
+        if self.limit == 0 {
+            MAX_LIMIT
+        } else {
+            self.limit.min(MAX_LIMIT)
+        }
+    }
+
+    /// The filter part, prepared once per query.
+    pub(crate) fn matcher(&self) -> Matcher<'_> {
+        let needle = self
+            .name_contains
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty());
+        Matcher {
+            q: self,
+            needle_lower: needle.map(str::to_lowercase),
+        }
+    }
+
+    /// The numeric sort field as an order-preserving `u64` (direction applied), so sorting
+    /// compares integers held beside the row pointers instead of reaching into every row.
+    /// 0 for name sorts; equal keys fall back to [`TorrentQuery::compare`].
+    pub(crate) fn sort_key(&self, t: &Torrent) -> u64 {
+        let f = |v: f64| {
+            let bits = v.to_bits();
+            if bits >> 63 == 1 {
+                !bits
+            } else {
+                bits | 1 << 63
+            }
+        };
+        let key = match self.sort {
+            SortKey::Name => return 0,
+            SortKey::Size => t.size,
+            SortKey::Progress => f(t.progress),
+            SortKey::Ratio => f(t.ratio),
+            SortKey::AddedAt => (t.added_at as u64) ^ (1 << 63),
+            SortKey::DlSpeed => t.dl_speed,
+            SortKey::UlSpeed => t.ul_speed,
+        };
+        if self.descending { !key } else { key }
+    }
+
+    pub(crate) fn compare(&self, a: &Torrent, b: &Torrent) -> Ordering {
+        let primary = match self.sort {
+            SortKey::Name => cmp_name(&a.name, &b.name),
+            SortKey::Size => a.size.cmp(&b.size),
+            SortKey::Progress => a.progress.total_cmp(&b.progress),
+            SortKey::Ratio => a.ratio.total_cmp(&b.ratio),
+            SortKey::AddedAt => a.added_at.cmp(&b.added_at),
+            SortKey::DlSpeed => a.dl_speed.cmp(&b.dl_speed),
+            SortKey::UlSpeed => a.ul_speed.cmp(&b.ul_speed),
+        };
+        let primary = if self.descending {
+            primary.reverse()
+        } else {
+            primary
+        };
+        // Ties always break by info hash, ascending, so pages are stable.
+        primary.then_with(|| a.info_hash.cmp(&b.info_hash))
+    }
+}
+
+/// Case-insensitive for ASCII letters, then byte order, so "alpha" and "Alpha" sit together.
+fn cmp_name(a: &str, b: &str) -> Ordering {
+    let la = a.bytes().map(|c| c.to_ascii_lowercase());
+    let lb = b.bytes().map(|c| c.to_ascii_lowercase());
+    la.cmp(lb).then_with(|| a.cmp(b))
+}
+
+pub(crate) struct Matcher<'q> {
+    q: &'q TorrentQuery,
+    needle_lower: Option<String>,
+}
+
+impl Matcher<'_> {
+    pub(crate) fn matches(&self, t: &Torrent) -> bool {
+        let q = self.q;
+        if !q.states.is_empty() && !q.states.contains(&t.state) {
+            return false;
+        }
+        match &q.category {
+            Some(CategoryFilter::None) if t.category.is_some() => return false,
+            Some(CategoryFilter::Is(c)) if t.category.as_deref() != Some(c.as_str()) => {
+                return false;
+            }
+            _ => {}
+        }
+        if let Some(tag) = &q.tag
+            && !t.tags.iter().any(|x| **x == **tag)
+        {
+            return false;
+        }
+        match q.tracker_error {
+            Some(TrackerErrorFilter::Any) if t.tracker_error.is_none() => return false,
+            Some(TrackerErrorFilter::Class(c)) if t.tracker_error != Some(c) => return false,
+            _ => {}
+        }
+        let outside = |v: f64, lo: Option<f64>, hi: Option<f64>| {
+            lo.is_some_and(|lo| v < lo) || hi.is_some_and(|hi| v > hi)
+        };
+        if outside(t.ratio, q.min_ratio, q.max_ratio) {
+            return false;
+        }
+        if q.min_size.is_some_and(|m| t.size < m) || q.max_size.is_some_and(|m| t.size > m) {
+            return false;
+        }
+        if q.added_after.is_some_and(|a| t.added_at < a)
+            || q.added_before.is_some_and(|b| t.added_at >= b)
+        {
+            return false;
+        }
+        match &self.needle_lower {
+            Some(n) => contains_ci(&t.name, n),
+            None => true,
+        }
+    }
+}
+
+/// `needle` is already lowercase. ASCII needles are searched without allocating.
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    if needle.is_ascii() {
+        let (h, n) = (hay.as_bytes(), needle.as_bytes());
+        n.len() <= h.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+    } else {
+        hay.to_lowercase().contains(needle)
+    }
+}
+
+/// Sorts just enough of `matched` to cut the page `[offset, offset + limit)` out of it.
+pub(crate) fn page_of<T>(
+    mut matched: Vec<T>,
+    q: &TorrentQuery,
+    cmp: impl Fn(&T, &T) -> Ordering,
+) -> (Vec<T>, usize, Option<usize>) {
+    let total = matched.len();
+    let limit = q.effective_limit();
+    let start = q.offset.min(total);
+    let end = q.offset.saturating_add(limit).min(total);
+    if end == 0 || start == end {
+        return (Vec::new(), total, None);
+    }
+    if end < total {
+        matched.select_nth_unstable_by(end - 1, &cmp);
+        matched.truncate(end);
+    }
+    matched.sort_unstable_by(&cmp);
+    let rows: Vec<T> = matched.drain(start..).collect();
+    (rows, total, (end < total).then_some(end))
+}
+
+#[cfg(test)]
+mod tests;
