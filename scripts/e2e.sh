@@ -89,6 +89,12 @@ AID=$("$BIN" keys list --data-dir "$DA" 2>/dev/null | awk '$3=="alice"{print $1}
 check "a revoked key is refused at once" "$(code -H "Authorization: Bearer $ALICE" -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$A/mcp")" 401
 check "config check on the embedded default" "$("$BIN" config check --data-dir "$DA" >/dev/null 2>&1; echo $?)" 0
 check "doctor" "$("$BIN" doctor --data-dir "$DA" >/dev/null 2>&1; echo $?)" 0
+printf 'listen = "127.0.0.1:1"\nbogus_key = 1\n[mcp]\nallow_destructive = false\n' > "$W/marquee.toml"
+echo "127.0.0.1:2" > "$W/listen.txt"
+OUT=$(MARQUEE_LISTEN_FILE="$W/listen.txt" MARQUEE_MCP__ALLOW_DESTRUCTIVE=true "$BIN" config check --config "$W/marquee.toml" --data-dir "$DA" 2>/dev/null)
+contains "config: unknown keys are warned about" "$OUT" 'warning: unknown config key "bogus_key"'
+contains "config: MARQUEE_*_FILE and __ nesting override the file" "$OUT" "listen 127.0.0.1:2; allowed hosts localhost, 127.0.0.1, [::1]; allow_destructive true"
+check "config: a missing --config file is an error" "$("$BIN" config check --config "$W/nope.toml" >/dev/null 2>&1; echo $?)" 1
 
 # ---- Official Python SDK over HTTP (legacy and 2026-07-28), stdio and the bridge
 py() { "$KIT/py_client.py" "$@" 2>"$W/py.err"; }
