@@ -1,12 +1,12 @@
-//! The owner's command line: people, keys, grants, tools, doctor and config check.
+//! The owner's command line: people, keys, grants, request quotas, tools, doctor and config check.
 //! Each command prints a clear error and exits non-zero on bad input.
 
 use std::{path::Path, sync::Arc};
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
-use domain::Role;
-use store::{ContentLimits, Store};
+use domain::{MediaType, Role};
+use store::{ContentLimits, QuotaScope, Store};
 
 use crate::config::Loaded;
 
@@ -65,6 +65,44 @@ pub enum GrantsCommand {
     List,
     /// Shows one grant.
     Show { name: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum QuotasCommand {
+    /// Sets request quotas for a role (the default for everyone with it) or for one person
+    /// (replacing the role's quotas of the same media type), e.g. `--role user --movie 5 --days 7`.
+    Set {
+        /// owner and admin are exempt from quotas, so: user or kid.
+        #[arg(long, required_unless_present = "person", conflicts_with = "person")]
+        role: Option<String>,
+        /// A person's name.
+        #[arg(long)]
+        person: Option<String>,
+        /// Movies allowed per window.
+        #[arg(long)]
+        movie: Option<u32>,
+        /// TV seasons allowed per window.
+        #[arg(long)]
+        tv: Option<u32>,
+        /// The window in days: 1, 7 or 30.
+        #[arg(long)]
+        days: u32,
+    },
+    /// Removes a role's or a person's quotas (all, or only --movie / --tv, only of --days).
+    Clear {
+        #[arg(long, required_unless_present = "person", conflicts_with = "person")]
+        role: Option<String>,
+        #[arg(long)]
+        person: Option<String>,
+        #[arg(long)]
+        movie: bool,
+        #[arg(long)]
+        tv: bool,
+        #[arg(long)]
+        days: Option<u32>,
+    },
+    /// Lists every quota.
+    List,
 }
 
 #[derive(Subcommand, Debug)]
@@ -184,6 +222,118 @@ pub async fn keys(cmd: KeysCommand, data_dir: &Path) -> anyhow::Result<()> {
         KeysCommand::Revoke { id } => {
             store.revoke_key(&id).await?;
             println!("revoked {id}");
+        }
+    }
+    Ok(())
+}
+
+/// The scope a quota command names: `--role` or `--person`.
+async fn quota_scope(
+    store: &Store,
+    role: Option<String>,
+    person: Option<String>,
+) -> anyhow::Result<QuotaScope> {
+    match (role, person) {
+        (Some(role), None) => {
+            let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+            if role.is_admin() {
+                bail!("owners and admins are exempt from quotas; set them for user or kid");
+            }
+            Ok(QuotaScope::Role { role })
+        }
+        (None, Some(name)) => {
+            let p = store.person_by_name(&name).await?.with_context(|| {
+                format!("no person named \"{name}\"; `marquee people list` shows them")
+            })?;
+            Ok(QuotaScope::Person {
+                person: p.id,
+                name: p.name,
+            })
+        }
+        _ => bail!("name exactly one of --role or --person"),
+    }
+}
+
+fn scope_text(scope: &QuotaScope) -> String {
+    match scope {
+        QuotaScope::Role { role } => format!("role {role}"),
+        QuotaScope::Person { name, .. } => format!("person {name}"),
+    }
+}
+
+/// "1 movie", "3 tv seasons".
+fn units_text(media_type: MediaType, units: u32) -> String {
+    let noun = match (media_type, units) {
+        (MediaType::Tv, 1) => "tv season",
+        (MediaType::Tv, _) => "tv seasons",
+        (_, 1) => "movie",
+        _ => "movies",
+    };
+    format!("{units} {noun}")
+}
+
+pub async fn quotas(cmd: QuotasCommand, data_dir: &Path) -> anyhow::Result<()> {
+    let store = open(data_dir).await?;
+    match cmd {
+        QuotasCommand::Set {
+            role,
+            person,
+            movie,
+            tv,
+            days,
+        } => {
+            if movie.is_none() && tv.is_none() {
+                bail!("say what to limit: --movie N and/or --tv N (seasons)");
+            }
+            if !store::QUOTA_WINDOWS.contains(&days) {
+                bail!("--days must be 1, 7 or 30, got {days}");
+            }
+            let scope = quota_scope(&store, role, person).await?;
+            for (media_type, units) in [(MediaType::Movie, movie), (MediaType::Tv, tv)] {
+                if let Some(units) = units {
+                    store.set_quota(&scope, media_type, units, days).await?;
+                    println!(
+                        "quota set: {}: {} per {days} day{}",
+                        scope_text(&scope),
+                        units_text(media_type, units),
+                        if days == 1 { "" } else { "s" }
+                    );
+                }
+            }
+        }
+        QuotasCommand::Clear {
+            role,
+            person,
+            movie,
+            tv,
+            days,
+        } => {
+            let scope = quota_scope(&store, role, person).await?;
+            let types: Vec<Option<MediaType>> = match (movie, tv) {
+                (true, false) => vec![Some(MediaType::Movie)],
+                (false, true) => vec![Some(MediaType::Tv)],
+                _ => vec![None],
+            };
+            let mut removed = 0;
+            for t in types {
+                removed += store.clear_quotas(&scope, t, days).await?;
+            }
+            println!("{removed} quota(s) of {} removed", scope_text(&scope));
+        }
+        QuotasCommand::List => {
+            let rules = store.quota_rules().await?;
+            if rules.is_empty() {
+                println!("no quotas: requests are unlimited (owners and admins always are)");
+            }
+            for r in rules {
+                println!(
+                    "{:<24} {} per {} day{}",
+                    scope_text(&r.scope),
+                    units_text(r.media_type, r.units),
+                    r.window_days,
+                    if r.window_days == 1 { "" } else { "s" }
+                );
+            }
         }
     }
     Ok(())

@@ -52,6 +52,9 @@ enum Command {
     /// Grants (presets and named grants).
     #[command(subcommand)]
     Grants(admin::GrantsCommand),
+    /// Request quotas per role and per person.
+    #[command(subcommand)]
+    Quotas(admin::QuotasCommand),
     /// Tools.
     #[command(subcommand)]
     Tools(admin::ToolsCommand),
@@ -104,6 +107,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::People(c) => admin::people(c, &cli.data_dir).await,
         Command::Keys(c) => admin::keys(c, &cli.data_dir).await,
         Command::Grants(c) => admin::grants(c, &cli.data_dir).await,
+        Command::Quotas(c) => admin::quotas(c, &cli.data_dir).await,
         Command::Tools(c) => admin::tools(c, loaded, &cli.data_dir).await,
         Command::Doctor => admin::doctor(loaded, &cli.data_dir).await,
         Command::Config(ConfigCommand::Check) => admin::config_check(loaded, &cli.data_dir),

@@ -6,17 +6,31 @@ use std::{collections::BTreeMap, path::Path, process::Command};
 use serde_json::Value;
 
 fn workspace_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().parent().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
 }
 
 /// Normal (non-dev) dependencies of every workspace package.
 fn dependencies() -> BTreeMap<String, Vec<String>> {
     let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .current_dir(workspace_root())
         .output()
         .expect("cargo metadata runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
     meta["packages"]
         .as_array()
@@ -50,7 +64,9 @@ fn dependencies_point_one_way() {
     }
     // Adapters never see MCP, HTTP serving, SQL or policy.
     for pkg in deps.keys().filter(|p| p.starts_with("adapters-")) {
-        for banned in ["rmcp", "mcp", "axum", "sqlx", "policy", "store", "tools", "web"] {
+        for banned in [
+            "rmcp", "mcp", "axum", "sqlx", "policy", "store", "tools", "web",
+        ] {
             assert!(!uses(pkg, banned), "{pkg} depends on {banned}");
         }
     }
@@ -59,12 +75,21 @@ fn dependencies_point_one_way() {
         assert!(!uses("policy", banned), "policy depends on {banned}");
         assert!(!uses("domain", banned), "domain depends on {banned}");
     }
-    assert!(!uses("store", "policy") && !uses("store", "tools"), "store points the wrong way");
-    assert!(!uses("tools", "web") && !uses("tools", "mcp"), "tools points the wrong way");
+    assert!(
+        !uses("store", "policy") && !uses("store", "tools"),
+        "store points the wrong way"
+    );
+    assert!(
+        !uses("tools", "web") && !uses("tools", "mcp"),
+        "tools points the wrong way"
+    );
     assert!(!uses("httpx", "domain") || !uses("domain", "httpx"));
     // Only the binary uses anyhow.
     for pkg in deps.keys().filter(|p| *p != "marquee" && *p != "bench") {
-        assert!(!uses(pkg, "anyhow"), "{pkg} uses anyhow; only the binary may");
+        assert!(
+            !uses(pkg, "anyhow"),
+            "{pkg} uses anyhow; only the binary may"
+        );
     }
 }
 
@@ -90,13 +115,22 @@ fn every_file_says_what_it_is_for_and_stays_small() {
     let mut problems = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        let rel = f.strip_prefix(workspace_root()).unwrap().display().to_string();
+        let rel = f
+            .strip_prefix(workspace_root())
+            .unwrap()
+            .display()
+            .to_string();
         if !text.trim_start().starts_with("//!") {
             problems.push(format!("{rel}: does not start with a //! line"));
         }
-        let code_lines = text.lines().take_while(|l| !l.contains("#[cfg(test)]")).count();
+        let code_lines = text
+            .lines()
+            .take_while(|l| !l.contains("#[cfg(test)]"))
+            .count();
         if code_lines > 600 && !rel.contains("/tests/") {
-            problems.push(format!("{rel}: {code_lines} lines before its tests; split it"));
+            problems.push(format!(
+                "{rel}: {code_lines} lines before its tests; split it"
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

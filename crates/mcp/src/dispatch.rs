@@ -5,7 +5,7 @@
 //! version and client capabilities, the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
 //! headers must agree with the body, results carry `resultType`, lists `ttlMs`/`cacheScope`.
 
-use rmcp::model::{ErrorCode, Implementation};
+use rmcp::model::{ErrorCode, Implementation, ResultType};
 use serde_json::{Map, Value, json};
 
 use crate::{ToolHost, version};
@@ -37,7 +37,7 @@ pub struct Headers<'a> {
 #[derive(Debug)]
 pub struct Reply {
     pub status: u16,
-    pub body: Option<Value>,
+    pub body: Option<Vec<u8>>,
     /// The JSON-RPC method, for metrics (`-` when there was none).
     pub method: String,
 }
@@ -54,11 +54,10 @@ impl Reply {
         if let Some(data) = data {
             error["data"] = data;
         }
-        let mut body = json!({ "jsonrpc": "2.0", "error": error });
-        body["id"] = id.unwrap_or(Value::Null);
+        let body = json!({ "jsonrpc": "2.0", "id": id.unwrap_or(Value::Null), "error": error });
         Reply {
             status,
-            body: Some(body),
+            body: Some(serde_json::to_vec(&body).unwrap_or_default()),
             method: "-".into(),
         }
     }
@@ -137,38 +136,33 @@ pub async fn dispatch<H: ToolHost>(
     };
     let era = match classify(&method, &params, &headers) {
         Ok(era) => era,
-        Err(mut reply) => {
-            if let Some(body) = reply.body.as_mut() {
-                body["id"] = id;
-            }
+        Err(r) => {
+            let mut reply = Reply::error(r.status, Some(id), r.code, &r.message, r.data);
             reply.method = method;
             return reply;
         }
     };
     let outcome = route(host, caller, era, &method, params).await;
+    let id_text = serde_json::to_string(&id).unwrap_or_else(|_| "null".into());
     let (status, body) = match outcome {
-        Ok(mut result) => {
+        Ok(Answer::Object(mut result)) => {
             if era == Era::Modern {
                 result
                     .entry("resultType")
                     .or_insert_with(|| "complete".into());
             }
-            (200, json!({ "jsonrpc": "2.0", "id": id, "result": result }))
+            let result = serde_json::to_string(&result).unwrap_or_default();
+            (200, envelope(&id_text, &result))
         }
+        Ok(Answer::Raw(result)) => (200, envelope(&id_text, &result)),
         Err(e) => {
             let status = if era == Era::Modern && e.code == ErrorCode::METHOD_NOT_FOUND {
                 404
             } else {
                 200
             };
-            let mut error = json!({ "code": e.code.0, "message": e.message });
-            if let Some(data) = e.data {
-                error["data"] = data;
-            }
-            (
-                status,
-                json!({ "jsonrpc": "2.0", "id": id, "error": error }),
-            )
+            let reply = Reply::error(status, Some(id), e.code, &e.message, e.data);
+            (status, reply.body.unwrap_or_default())
         }
     };
     Reply {
@@ -178,16 +172,40 @@ pub async fn dispatch<H: ToolHost>(
     }
 }
 
+/// `{"jsonrpc":"2.0","id":…,"result":…}` from already-serialized parts.
+fn envelope(id: &str, result: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + id.len() + 40);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(result.as_bytes());
+    out.push(b'}');
+    out
+}
+
+/// A request refused before routing (headers, `_meta`, version).
+struct Rejection {
+    status: u16,
+    code: ErrorCode,
+    message: String,
+    data: Option<Value>,
+}
+
+impl Rejection {
+    fn new(status: u16, code: ErrorCode, message: &str, data: Option<Value>) -> Rejection {
+        Rejection {
+            status,
+            code,
+            message: message.to_owned(),
+            data,
+        }
+    }
+}
+
 /// Decides the era and checks the headers and `_meta` that era requires.
-fn classify(method: &str, params: &Map<String, Value>, h: &Headers<'_>) -> Result<Era, Reply> {
+fn classify(method: &str, params: &Map<String, Value>, h: &Headers<'_>) -> Result<Era, Rejection> {
     if let Some(why) = h.malformed {
-        return Err(Reply::error(
-            400,
-            None,
-            ErrorCode::HEADER_MISMATCH,
-            why,
-            None,
-        ));
+        return Err(Rejection::new(400, ErrorCode::HEADER_MISMATCH, why, None));
     }
     let meta = params.get("_meta").and_then(Value::as_object);
     let meta_version = meta
@@ -209,13 +227,7 @@ fn classify(method: &str, params: &Map<String, Value>, h: &Headers<'_>) -> Resul
                 let msg = format!(
                     "invalid request: MCP-Protocol-Version header ({header}) does not match params.protocolVersion ({body_version})"
                 );
-                return Err(Reply::error(
-                    400,
-                    None,
-                    ErrorCode::INVALID_REQUEST,
-                    &msg,
-                    None,
-                ));
+                return Err(Rejection::new(400, ErrorCode::INVALID_REQUEST, &msg, None));
             }
             return Ok(Era::Legacy);
         }
@@ -223,22 +235,15 @@ fn classify(method: &str, params: &Map<String, Value>, h: &Headers<'_>) -> Resul
             let msg = format!(
                 "invalid params: request _meta is missing or has malformed required fields: {META_VERSION}, {META_CAPABILITIES}"
             );
-            return Err(Reply::error(
-                400,
-                None,
-                ErrorCode::INVALID_PARAMS,
-                &msg,
-                None,
-            ));
+            return Err(Rejection::new(400, ErrorCode::INVALID_PARAMS, &msg, None));
         }
         if let Some(header) = h.protocol_version
             && !version::is_known(header)
         {
             let msg = format!("unsupported MCP-Protocol-Version: {header}");
             let data = json!({ "supported": version::all_versions(), "requested": header });
-            return Err(Reply::error(
+            return Err(Rejection::new(
                 400,
-                None,
                 ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
                 &msg,
                 Some(data),
@@ -249,25 +254,13 @@ fn classify(method: &str, params: &Map<String, Value>, h: &Headers<'_>) -> Resul
     match h.protocol_version {
         None => {
             let msg = "request _meta protocolVersion requires the MCP-Protocol-Version header";
-            return Err(Reply::error(
-                400,
-                None,
-                ErrorCode::HEADER_MISMATCH,
-                msg,
-                None,
-            ));
+            return Err(Rejection::new(400, ErrorCode::HEADER_MISMATCH, msg, None));
         }
         Some(header) if header != meta_version => {
             let msg = format!(
                 "MCP-Protocol-Version header ({header}) does not match request _meta protocolVersion ({meta_version})"
             );
-            return Err(Reply::error(
-                400,
-                None,
-                ErrorCode::HEADER_MISMATCH,
-                &msg,
-                None,
-            ));
+            return Err(Rejection::new(400, ErrorCode::HEADER_MISMATCH, &msg, None));
         }
         Some(_) => {}
     }
@@ -277,9 +270,8 @@ fn classify(method: &str, params: &Map<String, Value>, h: &Headers<'_>) -> Resul
             "unsupported protocol version {meta_version}; per-request _meta speaks {}",
             version::MODERN_VERSIONS.join(", ")
         );
-        return Err(Reply::error(
+        return Err(Rejection::new(
             400,
-            None,
             ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
             &msg,
             Some(data),
@@ -289,13 +281,7 @@ fn classify(method: &str, params: &Map<String, Value>, h: &Headers<'_>) -> Resul
         let msg = format!(
             "invalid params: request _meta is missing or has malformed required fields: {META_CAPABILITIES}"
         );
-        return Err(Reply::error(
-            400,
-            None,
-            ErrorCode::INVALID_PARAMS,
-            &msg,
-            None,
-        ));
+        return Err(Rejection::new(400, ErrorCode::INVALID_PARAMS, &msg, None));
     }
     check_standard_headers(method, params, h)?;
     Ok(Era::Modern)
@@ -306,16 +292,8 @@ fn check_standard_headers(
     method: &str,
     params: &Map<String, Value>,
     h: &Headers<'_>,
-) -> Result<(), Reply> {
-    let mismatch = |msg: String| {
-        Err(Reply::error(
-            400,
-            None,
-            ErrorCode::HEADER_MISMATCH,
-            &msg,
-            None,
-        ))
-    };
+) -> Result<(), Rejection> {
+    let mismatch = |msg: String| Err(Rejection::new(400, ErrorCode::HEADER_MISMATCH, &msg, None));
     match h.mcp_method {
         None => return mismatch("missing required Mcp-Method header".into()),
         Some(v) if v != method => {
@@ -382,7 +360,13 @@ impl RpcError {
     }
 }
 
-type Outcome = Result<Map<String, Value>, RpcError>;
+/// A result: an object to serialize, or JSON text already serialized.
+enum Answer {
+    Object(Map<String, Value>),
+    Raw(String),
+}
+
+type Outcome = Result<Answer, RpcError>;
 
 async fn route<H: ToolHost>(
     host: &H,
@@ -392,20 +376,30 @@ async fn route<H: ToolHost>(
     params: Map<String, Value>,
 ) -> Outcome {
     match (method, era) {
-        ("initialize", Era::Legacy) => Ok(initialize(host, &params)),
-        ("ping", Era::Legacy) => Ok(Map::new()),
-        ("server/discover", Era::Modern) => Ok(discover(host)),
+        ("initialize", Era::Legacy) => Ok(Answer::Object(initialize(host, &params))),
+        ("ping", Era::Legacy) => Ok(Answer::Object(Map::new())),
+        ("server/discover", Era::Modern) => Ok(Answer::Object(discover(host))),
         ("tools/list", _) => {
             let tools = host.list_tools(caller).await.map_err(|e| {
                 tracing::error!(error = %e, "tools/list failed");
                 RpcError::internal()
             })?;
-            let mut out = Map::new();
-            out.insert(
-                "tools".into(),
-                serde_json::to_value(&*tools).unwrap_or_default(),
-            );
-            Ok(with_ttl(out, era))
+            // Each definition was serialized once; a list is a concatenation.
+            let mut text =
+                String::with_capacity(tools.iter().map(|t| t.json().len() + 1).sum::<usize>() + 80);
+            text.push_str("{\"tools\":[");
+            for (i, t) in tools.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(t.json());
+            }
+            text.push(']');
+            if era == Era::Modern {
+                text.push_str(&format!(",\"ttlMs\":{LIST_TTL_MS},\"cacheScope\":\"private\",\"resultType\":\"complete\""));
+            }
+            text.push('}');
+            Ok(Answer::Raw(text))
         }
         ("tools/call", _) => call_tool(host, caller, era, params).await,
         ("resources/list", _) => {
@@ -414,7 +408,7 @@ async fn route<H: ToolHost>(
                 "resources".into(),
                 serde_json::to_value(host.list_resources(caller)).unwrap_or_default(),
             );
-            Ok(with_ttl(out, era))
+            Ok(Answer::Object(with_ttl(out, era)))
         }
         ("resources/templates/list", _) => {
             let mut out = Map::new();
@@ -423,7 +417,7 @@ async fn route<H: ToolHost>(
                 "resourceTemplates".into(),
                 serde_json::to_value(templates).unwrap_or_default(),
             );
-            Ok(with_ttl(out, era))
+            Ok(Answer::Object(with_ttl(out, era)))
         }
         ("resources/read", _) => read_resource(host, caller, era, &params).await,
         _ => Err(RpcError::new(
@@ -520,10 +514,12 @@ async fn call_tool<H: ToolHost>(
         ));
     }
     match host.call_tool(caller, &name, arguments).await {
-        Ok(result) => match serde_json::to_value(result) {
-            Ok(Value::Object(map)) => Ok(map),
-            _ => Err(RpcError::internal()),
-        },
+        Ok(mut result) => {
+            result.result_type = (era == Era::Modern).then_some(ResultType::COMPLETE);
+            serde_json::to_string(&result)
+                .map(Answer::Raw)
+                .map_err(|_| RpcError::internal())
+        }
         Err(e) => Err(RpcError {
             code: e.code,
             message: e.message.into_owned(),
@@ -546,7 +542,7 @@ async fn read_resource<H: ToolHost>(
     };
     match host.read_resource(caller, uri).await {
         Ok(Some(result)) => match serde_json::to_value(result) {
-            Ok(Value::Object(map)) => Ok(map),
+            Ok(Value::Object(map)) => Ok(Answer::Object(map)),
             _ => Err(RpcError::internal()),
         },
         Ok(None) => {

@@ -167,8 +167,7 @@ fn render(reply: Reply) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     match reply.body {
         None => status.into_response(),
-        Some(body) => {
-            let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        Some(bytes) => {
             let mut r = Response::new(Body::from(bytes));
             *r.status_mut() = status;
             r.headers_mut().insert(

@@ -26,6 +26,28 @@ pub struct ServerIdentity {
     pub instructions: String,
 }
 
+/// A tool definition and its JSON, serialized once: `tools/list` concatenates these.
+#[derive(Debug)]
+pub struct ListedTool {
+    tool: Tool,
+    json: String,
+}
+
+impl ListedTool {
+    pub fn new(tool: Tool) -> ListedTool {
+        let json = serde_json::to_string(&tool).unwrap_or_else(|_| "{}".into());
+        ListedTool { tool, json }
+    }
+
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+}
+
 /// A failure of the host itself (its store is down, say): answered as a JSON-RPC internal
 /// error with a generic message; the detail goes to the log only.
 #[derive(Debug, thiserror::Error)]
@@ -58,7 +80,7 @@ pub trait ToolHost: Send + Sync + 'static {
     fn list_tools(
         &self,
         caller: &Self::Caller,
-    ) -> impl Future<Output = Result<Arc<[Arc<Tool>]>, HostError>> + Send;
+    ) -> impl Future<Output = Result<Arc<[Arc<ListedTool>]>, HostError>> + Send;
 
     /// Runs one tool. `Err` only for what cannot be routed (unknown tool: -32602);
     /// a tool that ran and failed is an `isError` result.

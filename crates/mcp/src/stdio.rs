@@ -85,7 +85,7 @@ impl<H: ToolHost> ServerHandler for InProcess<H> {
             .await
             .map_err(internal)?;
         Ok(ListToolsResult::with_all_items(
-            tools.iter().map(|t| (**t).clone()).collect(),
+            tools.iter().map(|t| t.tool().clone()).collect(),
         ))
     }
 

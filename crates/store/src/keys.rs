@@ -3,6 +3,8 @@
 //! A key reads `mq_<key id>_<secret>`: a 10-character lowercase key id that finds the row, and a
 //! 40-character secret. Only a verifier (hex SHA-256 of a versioned prefix and the whole key) is stored.
 
+use std::sync::Arc;
+
 use domain::{PersonId, Secret};
 use rand::{Rng, distr::Alphanumeric};
 use sha2::{Digest, Sha256};
@@ -209,11 +211,31 @@ impl Store {
 
     /// Verifies a presented key and returns the live authority behind it: `None` when the key is
     /// malformed, unknown, wrong, revoked or expired, or its grant expired. One indexed SELECT,
-    /// no writes; the verifier comparison runs in constant time.
+    /// no writes, and none at all while the database is unchanged since the last read of this key
+    /// (see `fresh.rs`); the verifier comparison and the expiry checks run on every call.
     pub async fn authenticate(&self, presented: &str) -> Result<Option<Authority>, Error> {
         let Some(key_id) = parse_key_id(presented) else {
             return Ok(None);
         };
+        let token = self.fresh().token();
+        let cached = token.and_then(|t| self.fresh().key(t, key_id));
+        let row = match cached {
+            Some(row) => row,
+            None => {
+                let Some(row) = self.load_key_row(key_id).await? else {
+                    return Ok(None);
+                };
+                let row = Arc::new(row);
+                if let Some(t) = token {
+                    self.fresh().put_key(t, key_id, row.clone());
+                }
+                row
+            }
+        };
+        Ok(row.check(presented, now_ms()))
+    }
+
+    async fn load_key_row(&self, key_id: &str) -> Result<Option<KeyRow>, Error> {
         let sql = format!(
             "SELECT c.verifier, c.revoked_at, c.expires_at AS key_expires_at, \
              {PERSON_COLUMNS}, {GRANT_COLUMNS} FROM credentials c \
@@ -227,29 +249,40 @@ impl Store {
         else {
             return Ok(None);
         };
-        let stored: String = row.try_get("verifier")?;
+        Ok(Some(KeyRow {
+            verifier: row.try_get("verifier")?,
+            revoked_at: row.try_get("revoked_at")?,
+            expires_at: row.try_get("key_expires_at")?,
+            authority: Authority {
+                person: person_from_row(&row)?,
+                key_id: key_id.to_owned(),
+                grant: grant_from_row(&row)?,
+            },
+        }))
+    }
+}
+
+/// What the database says about one key, as read (or cached) for `authenticate`.
+#[derive(Debug)]
+pub(crate) struct KeyRow {
+    verifier: String,
+    revoked_at: Option<i64>,
+    expires_at: Option<i64>,
+    authority: Authority,
+}
+
+impl KeyRow {
+    /// The authority behind the key, if `presented` matches and nothing has expired by `now`.
+    fn check(&self, presented: &str, now: i64) -> Option<Authority> {
         let matches: bool = verifier(presented)
             .as_bytes()
-            .ct_eq(stored.as_bytes())
+            .ct_eq(self.verifier.as_bytes())
             .into();
-        if !matches {
-            return Ok(None);
+        let key_dead = self.revoked_at.is_some() || self.expires_at.is_some_and(|at| at <= now);
+        if !matches || key_dead || self.authority.grant.is_expired(now) {
+            return None;
         }
-        let now = now_ms();
-        let revoked: Option<i64> = row.try_get("revoked_at")?;
-        let expires: Option<i64> = row.try_get("key_expires_at")?;
-        if revoked.is_some() || expires.is_some_and(|at| at <= now) {
-            return Ok(None);
-        }
-        let grant = grant_from_row(&row)?;
-        if grant.is_expired(now) {
-            return Ok(None);
-        }
-        Ok(Some(Authority {
-            person: person_from_row(&row)?,
-            key_id: key_id.to_owned(),
-            grant,
-        }))
+        Some(self.authority.clone())
     }
 }
 

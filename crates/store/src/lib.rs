@@ -1,4 +1,5 @@
-//! The store: people, credentials, grants, tool switches and audit, on SQLite through sqlx.
+//! The store: people, credentials, grants, tool switches, audit, requests and quotas, on SQLite
+//! through sqlx.
 //!
 //! Every SQL statement lives in this crate behind a typed method, so a PostgreSQL backend can
 //! come later without touching callers. SQL stays portable where that is cheap: no SQLite-only
@@ -7,9 +8,12 @@
 mod audit;
 mod bootstrap;
 mod error;
+mod fresh;
 mod grants;
 mod keys;
 mod people;
+mod quotas;
+mod requests;
 mod switches;
 
 use std::{
@@ -29,6 +33,8 @@ pub use error::Error;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authority, IssuedKey, KeyInfo};
 pub use people::{ContentLimits, Person};
+pub use quotas::{Allowance, Fit, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope};
+pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
 
 /// The schema, embedded at build time and applied at every open (already applied steps are skipped).
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -45,6 +51,8 @@ pub struct Store {
     pool: SqlitePool,
     /// The database file, for diagnostics; `None` for an in-memory store.
     path: Option<Arc<Path>>,
+    /// Per-request reads answered from memory while the database is unchanged.
+    fresh: Arc<fresh::Fresh<keys::KeyRow>>,
 }
 
 impl Store {
@@ -67,6 +75,8 @@ impl Store {
             .busy_timeout(BUSY_TIMEOUT);
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
+            // A local file does not drop connections; the liveness ping would double every query.
+            .test_before_acquire(false)
             .connect_with(options)
             .await?;
         Store::prepare(pool, Some(path.into())).await
@@ -90,7 +100,14 @@ impl Store {
 
     async fn prepare(pool: SqlitePool, path: Option<Arc<Path>>) -> Result<Store, Error> {
         MIGRATOR.run(&pool).await?;
-        let store = Store { pool, path };
+        let shm = path
+            .as_ref()
+            .map(|p| PathBuf::from(format!("{}-shm", p.display())));
+        let store = Store {
+            pool,
+            path,
+            fresh: Arc::new(fresh::Fresh::new(shm)),
+        };
         store.seed_builtin_grants().await?;
         Ok(store)
     }
@@ -104,6 +121,10 @@ impl Store {
     /// The database file, or `None` for an in-memory store.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
+    }
+
+    pub(crate) fn fresh(&self) -> &fresh::Fresh<keys::KeyRow> {
+        &self.fresh
     }
 
     /// The pool, for this crate's modules only: SQL never leaves the crate.

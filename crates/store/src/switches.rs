@@ -1,6 +1,6 @@
 //! Tool switches: the owner can switch any tool off; a switched-off tool is neither listed nor callable.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::Arc};
 
 use sqlx::Row;
 
@@ -9,13 +9,24 @@ use crate::{Error, Store, now_ms};
 impl Store {
     /// Every tool the owner has switched, by name. A tool missing here has never been switched
     /// and keeps its default.
-    pub async fn tool_switches(&self) -> Result<HashMap<String, bool>, Error> {
+    /// Answered from memory while the database is unchanged (see `fresh.rs`).
+    pub async fn tool_switches(&self) -> Result<Arc<HashMap<String, bool>>, Error> {
+        let token = self.fresh().token();
+        if let Some(cached) = token.and_then(|t| self.fresh().switches(t)) {
+            return Ok(cached);
+        }
         let rows = sqlx::query("SELECT tool_name, enabled FROM tool_switches")
             .fetch_all(self.pool())
             .await?;
-        rows.iter()
+        let switches: HashMap<String, bool> = rows
+            .iter()
             .map(|row| Ok((row.try_get("tool_name")?, row.try_get("enabled")?)))
-            .collect()
+            .collect::<Result<_, Error>>()?;
+        let switches = Arc::new(switches);
+        if let Some(t) = token {
+            self.fresh().put_switches(t, switches.clone());
+        }
+        Ok(switches)
     }
 
     /// Switches `tool` on or off. The name is not checked against the tool registry: the store

@@ -3,7 +3,7 @@
 
 use std::{collections::HashMap, panic::AssertUnwindSafe, sync::Arc};
 
-use domain::Secret;
+use domain::{KindFamily, Secret};
 use futures::FutureExt;
 use policy::{Action, Decision, Effect, Switches};
 use serde_json::{Map, Value};
@@ -34,6 +34,8 @@ pub struct App {
     shared: Arc<Shared>,
     tools: Vec<Box<dyn DynTool>>,
     by_name: HashMap<&'static str, usize>,
+    /// Families whose instances a tool needs (see `registry::families`).
+    families: HashMap<&'static str, KindFamily>,
 }
 
 /// A tool as a caller may see it.
@@ -79,6 +81,7 @@ impl App {
             }),
             tools,
             by_name,
+            families: registry::families(),
         }
     }
 
@@ -159,10 +162,18 @@ impl App {
             capabilities: &grant.capabilities,
             instances: grant.instances.as_deref(),
         };
+        let instances = &self.shared.instances;
+        let family_present = |family: KindFamily| {
+            instances.all().iter().any(|i| {
+                i.kind.family() == family
+                    && grant.instances.as_ref().is_none_or(|g| g.contains(&i.id))
+            })
+        };
         Ok(self
             .tools
             .iter()
             .map(|t| t.meta())
+            .filter(|m| self.families.get(m.name).is_none_or(|f| family_present(*f)))
             .filter(|m| {
                 let s = Switches {
                     allow_destructive,

@@ -25,9 +25,9 @@ impl InstanceSpec {
     pub fn supported(&self) -> bool {
         match self.kind {
             // Catalogues: the discover family (src/discover).
-            InstanceKind::Builtin | InstanceKind::Tmdb | InstanceKind::Musicbrainz => false,
+            InstanceKind::Builtin | InstanceKind::Tmdb | InstanceKind::Musicbrainz => true,
             // Download clients: the downloads family (src/downloads).
-            InstanceKind::Qbittorrent | InstanceKind::Transmission => false,
+            InstanceKind::Qbittorrent | InstanceKind::Transmission => true,
             InstanceKind::Radarr
             | InstanceKind::Sonarr
             | InstanceKind::Lidarr

@@ -9,6 +9,7 @@ pub mod downloads;
 pub mod guides;
 pub mod instances;
 mod registry;
+pub mod requests;
 mod server;
 pub mod settings;
 

@@ -1,12 +1,17 @@
 //! The one closed registry: every tool this build has, each declared in its own file.
 //! Adding a tool is one file and one line here.
 
-use crate::{contract::DynTool, discover, downloads, server};
+use std::collections::HashMap;
+
+use domain::KindFamily;
+
+use crate::{contract::DynTool, discover, downloads, requests, server};
 
 pub fn all() -> Vec<Box<dyn DynTool>> {
     let mut all = server_tools();
     all.extend(downloads::tools());
     all.extend(discover::tools());
+    all.extend(requests::tools());
     all
 }
 
@@ -18,4 +23,18 @@ fn server_tools() -> Vec<Box<dyn DynTool>> {
         Box::new(server::list_instances::ListInstances),
         Box::new(server::get_activity::GetActivity),
     ]
+}
+
+/// Tools that act on one family of backends, by name: they are listed only while an instance
+/// of that family is configured and covered by the caller's grant (a household without a
+/// torrent client should not pay context for fifteen torrent tools).
+pub fn families() -> HashMap<&'static str, KindFamily> {
+    let mut out = HashMap::new();
+    for t in downloads::tools() {
+        out.insert(t.meta().name, KindFamily::Download);
+    }
+    for t in discover::tools() {
+        out.insert(t.meta().name, KindFamily::Catalogue);
+    }
+    out
 }

@@ -4,7 +4,7 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use mcp::{
-    HostError, ServerIdentity, ToolHost,
+    HostError, ListedTool, ServerIdentity, ToolHost,
     model::{
         CallToolResult, ContentBlock, ErrorData, JsonObject, ReadResourceResult, Resource,
         ResourceContents, ResourceTemplate, Tool, ToolAnnotations,
@@ -22,7 +22,7 @@ pub struct Host {
     identity: ServerIdentity,
     metrics: Arc<Metrics>,
     /// MCP definitions of every tool, built once.
-    defs: HashMap<&'static str, Arc<Tool>>,
+    defs: HashMap<&'static str, Arc<ListedTool>>,
 }
 
 impl Host {
@@ -30,7 +30,7 @@ impl Host {
         let defs = app
             .all_tools()
             .iter()
-            .map(|v| (v.meta.name, Arc::new(definition(v))))
+            .map(|v| (v.meta.name, Arc::new(ListedTool::new(definition(v)))))
             .collect();
         let identity = ServerIdentity {
             name: "marquee".into(),
@@ -47,8 +47,8 @@ impl Host {
     }
 
     /// The MCP definition of one tool, whoever asks.
-    pub fn definition(&self, name: &str) -> Option<&Arc<Tool>> {
-        self.defs.get(name)
+    pub fn definition(&self, name: &str) -> Option<&Tool> {
+        self.defs.get(name).map(|d| d.tool())
     }
 
     pub fn metrics(&self) -> &Metrics {
@@ -117,7 +117,7 @@ impl ToolHost for Host {
             .map_err(|e| HostError(e.to_string()))
     }
 
-    async fn list_tools(&self, caller: &Caller) -> Result<Arc<[Arc<Tool>]>, HostError> {
+    async fn list_tools(&self, caller: &Caller) -> Result<Arc<[Arc<ListedTool>]>, HostError> {
         let names = self
             .app
             .visible(caller)

@@ -97,7 +97,7 @@ async fn list(State(web): State<Web>, parts: Parts) -> Result<Response, ApiError
     let tools: Vec<Value> = names
         .iter()
         .filter_map(|n| host.definition(n))
-        .map(|t| definition_json(t))
+        .map(definition_json)
         .collect();
     let message = format!("{} tools available to you", tools.len());
     Ok(Json(envelope(true, &message, json!({ "tools": tools }))).into_response())
@@ -116,7 +116,7 @@ async fn find(
         .iter()
         .find(|n| **n == name)
         .and_then(|n| host.definition(n))
-        .map(|t| definition_json(t))
+        .map(definition_json)
         .ok_or_else(|| {
             ApiError::NotFound(format!(
                 "no tool named \"{}\" is available to you; GET /api/v1/tools lists them",

@@ -114,7 +114,23 @@ async fn the_grant_decides_what_is_listed_and_callable() {
         .await;
     assert_eq!(
         names(&body),
-        ["get_activity", "get_guide", "list_instances", "whoami"]
+        [
+            "browse_titles",
+            "check_request_status",
+            "get_activity",
+            "get_guide",
+            "get_recommendations",
+            "get_request_options",
+            "get_title_details",
+            "get_trending",
+            "list_instances",
+            "list_requests",
+            "request_media",
+            "search_collections",
+            "search_music",
+            "search_titles",
+            "whoami"
+        ]
     );
     let r = s.call(&kid, "diagnose", json!({})).await;
     assert_eq!(r["isError"], true);
@@ -214,7 +230,17 @@ async fn rest_mirror_uses_the_same_rules_and_envelope() {
     assert_eq!(resp.status(), 200);
     let body = parse(&body);
     assert_eq!(body["success"], true);
-    assert_eq!(body["data"]["tools"].as_array().unwrap().len(), 5);
+    // The mirror lists exactly what tools/list shows the same caller.
+    let (_, listed) = s
+        .rpc(
+            &s.owner_key,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        )
+        .await;
+    assert_eq!(
+        body["data"]["tools"].as_array().unwrap().len(),
+        names(&listed).len()
+    );
     let (resp, body) = s.send(get("/api/v1/tools", None)).await;
     assert_eq!(resp.status(), 401);
     assert_eq!(parse(&body)["success"], false);
@@ -259,17 +285,42 @@ async fn rest_mirror_uses_the_same_rules_and_envelope() {
     assert_eq!(parse(&body)["openapi"], "3.1.0");
 }
 
-/// The full tool list (names, schemas, annotations) as the owner sees it with destructive
-/// tools on. A change here is a contract change: review it, then `UPDATE_EXPECT=1`.
+/// The full tool list (names, schemas, annotations): every tool this build has, as MCP
+/// definitions, whatever is configured. A change here is a contract change: review it, then
+/// `UPDATE_EXPECT=1`.
 #[tokio::test]
 async fn tool_list_snapshot() {
     let s = support::server_with(true).await;
+    let all: Vec<Value> = s
+        .host
+        .app
+        .all_tools()
+        .iter()
+        .map(|t| serde_json::to_value(s.host.definition(t.meta.name).unwrap()).unwrap())
+        .collect();
+    let text = serde_json::to_string_pretty(&all).unwrap() + "\n";
+    expect_test::expect_file!["../../../tools.json"].assert_eq(&text);
+}
+
+/// A family's tools are listed only while one of its instances is configured: the embedded
+/// default has the builtin catalogue but no torrent client.
+#[tokio::test]
+async fn tools_of_unconfigured_families_are_not_listed() {
+    let s = server().await;
     let (_, body) = s
         .rpc(
             &s.owner_key,
             json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
         )
         .await;
-    let text = serde_json::to_string_pretty(&body["result"]["tools"]).unwrap() + "\n";
-    expect_test::expect_file!["../../../tools.json"].assert_eq(&text);
+    let listed = names(&body);
+    assert!(
+        !listed
+            .iter()
+            .any(|n| n == "find_torrents" || n == "pause_torrents"),
+        "{listed:?}"
+    );
+    assert!(listed.iter().any(|n| n == "whoami") && listed.iter().any(|n| n == "search_titles"));
+    let r = s.call(&s.owner_key, "find_torrents", json!({})).await;
+    assert_eq!(r["isError"], true, "{r}");
 }

@@ -1,11 +1,18 @@
 //! Benchmark of the builtin catalogue: load time, and search latency against a naive reference
 //! (a linear substring scan over lowercased titles) measured in the same run.
 //!
+//! Memory: heap bytes held by one loaded catalogue (a counting global allocator) and the process's
+//! resident set (VmRSS) before and after that first load.
+//!
 //! Run: `cargo run --profile bench -p adapters-catalogue --example bench_builtin`
 
 use std::time::{Duration, Instant};
 
 use adapters_catalogue::{Builtin, Catalogue, TitleKind, TitleSearch};
+use cap::Cap;
+
+#[global_allocator]
+static ALLOC: Cap<std::alloc::System> = Cap::new(std::alloc::System, usize::MAX);
 
 const QUERIES: [&str; 16] = [
     "heat",
@@ -27,11 +34,20 @@ const QUERIES: [&str; 16] = [
 ];
 
 fn main() {
+    let (heap0, rss0) = (ALLOC.allocated(), rss_kib());
+    let builtin = Builtin::load().expect("data loads");
+    let (heap1, rss1) = (ALLOC.allocated(), rss_kib());
+    println!(
+        "memory: heap held {:.2} MiB; VmRSS {:.1} -> {:.1} MiB (+{:.1} MiB)",
+        (heap1 - heap0) as f64 / 1048576.0,
+        rss0 as f64 / 1024.0,
+        rss1 as f64 / 1024.0,
+        rss1.saturating_sub(rss0) as f64 / 1024.0
+    );
     let mut loads: Vec<Duration> = (0..5)
         .map(|_| Builtin::load().expect("data loads").load_time())
         .collect();
     loads.sort();
-    let builtin = Builtin::load().expect("data loads");
     println!("films: {}", builtin.len());
     println!(
         "load: min {:?}, median {:?}, max {:?}",
@@ -92,6 +108,18 @@ fn reference_titles(builtin: &Builtin, rt: &tokio::runtime::Runtime) -> Vec<Stri
         page += 1;
     }
     out
+}
+
+/// The process's resident set in KiB, from /proc/self/status (0 where there is none).
+fn rss_kib() -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 fn percentiles(v: &mut [Duration]) -> (Duration, Duration) {

@@ -2,9 +2,11 @@
 //! One test binary (modules below) keeps linking cheap.
 
 mod audit;
+mod fresh;
 mod keys;
 mod open;
 mod people;
+mod requests;
 mod switches;
 
 use std::path::Path;

@@ -62,7 +62,20 @@ async fn reopening_is_idempotent_and_keeps_data() {
             .fetch_one(&mut conn)
             .await
             .unwrap();
-        assert_eq!(applied, 1);
+        let shipped = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "sql")
+            })
+            .count();
+        assert_eq!(
+            applied as usize, shipped,
+            "each migration applied exactly once"
+        );
     }
 }
 

@@ -1,19 +1,41 @@
-//! Discover and request: catalogue search, details and recommendations within each person's
-//! content limits, and requests with quotas.
+//! Discover: catalogue search, browsing, trending, details and recommendations, each answered
+//! within the caller's content limits (`limits.rs`), with media named by `media_source` +
+//! `media_id` (`identity.rs`) and catalogues picked per question (`catalogues.rs`).
 
-use crate::{contract::DynTool, instances::Instances};
+pub mod browse_titles;
+mod catalogues;
+pub mod get_recommendations;
+pub mod get_title_details;
+pub mod get_trending;
+pub(crate) mod identity;
+pub(crate) mod limits;
+pub(crate) mod lookup;
+mod ratings;
+pub(crate) mod render;
+pub mod search_collections;
+pub mod search_music;
+pub mod search_titles;
 
-/// The catalogue instances (builtin, TMDB, MusicBrainz), built once at start.
-#[derive(Default)]
-pub struct Catalogues {}
+pub use catalogues::Catalogues;
+pub(crate) use catalogues::pick;
 
-impl Catalogues {
-    pub fn from_instances(_instances: &Instances) -> Catalogues {
-        Catalogues {}
-    }
+use crate::contract::DynTool;
+
+/// What diagnose says about discovery: the book source that does not exist yet.
+pub(crate) fn notes() -> Vec<String> {
+    // Readarr lookup comes with the library issue; until then there is no search_books.
+    vec!["no book source yet: search_books comes with a Readarr (library) backend; books cannot be searched or requested".into()]
 }
 
 /// This family's tools, for the one registry.
 pub fn tools() -> Vec<Box<dyn DynTool>> {
-    vec![]
+    vec![
+        Box::new(search_titles::SearchTitles),
+        Box::new(search_collections::SearchCollections),
+        Box::new(search_music::SearchMusic),
+        Box::new(get_trending::GetTrending),
+        Box::new(browse_titles::BrowseTitles),
+        Box::new(get_title_details::GetTitleDetails),
+        Box::new(get_recommendations::GetRecommendations),
+    ]
 }

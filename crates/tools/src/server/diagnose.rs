@@ -66,7 +66,16 @@ impl Tool for Diagnose {
             "allow_destructive": settings.allow_destructive(),
             "warnings": settings.warnings(),
         });
-        let checks = futures::future::join_all(chosen.iter().map(|s| probe(s))).await;
+        let mut checks = futures::future::join_all(chosen.iter().map(|s| probe(s))).await;
+        let broken = ctx.catalogues().problems();
+        for c in &mut checks {
+            if let Some(why) = c["id"].as_str().and_then(|id| broken.get(id)) {
+                c["ok"] = json!(false);
+                c["detail"] = json!(why);
+            }
+        }
+        let mut notes = crate::discover::notes();
+        notes.extend(crate::requests::notes(ctx).await?);
         let bad: Vec<&str> = checks
             .iter()
             .filter(|c| c["ok"] == json!(false))
@@ -89,7 +98,7 @@ impl Tool for Diagnose {
                     format!(" ({})", bad.join(", "))
                 }
             ),
-            json!({ "store": store, "config": config, "instances": checks }),
+            json!({ "store": store, "config": config, "instances": checks, "notes": notes }),
         );
         for w in settings.warnings() {
             out = out.warn(w);

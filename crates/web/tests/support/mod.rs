@@ -35,7 +35,19 @@ pub async fn server_with(allow_destructive: bool) -> Server {
         std::env::temp_dir(),
         "127.0.0.1:0".into(),
     );
-    let app = App::new(store, Arc::new(settings), Arc::new(Instances::default()));
+    // As the embedded default: the builtin catalogue, no torrent client, no library.
+    let builtin = tools::InstanceSpec {
+        id: "builtin".into(),
+        kind: domain::InstanceKind::Builtin,
+        url: None,
+        path: None,
+        username: None,
+        password: None,
+        api_key: None,
+        default: true,
+    };
+    let instances = Instances::new(vec![builtin]).unwrap();
+    let app = App::new(store, Arc::new(settings), Arc::new(instances));
     let metrics = Arc::new(Metrics::default());
     let host = Arc::new(Host::new(app, metrics.clone()));
     let web = Web::new(
@@ -128,5 +140,113 @@ pub fn modern(method: &str, id: u64, mut params: Value) -> (Value, Vec<(&'static
     (
         serde_json::json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}),
         headers,
+    )
+}
+
+/// A server over these instances (e.g. real download daemons), with destructive tools on or off.
+pub async fn server_for(instances: Vec<tools::InstanceSpec>, allow_destructive: bool) -> Server {
+    let store = store::Store::open_in_memory().await.unwrap();
+    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let settings = Settings::new(
+        allow_destructive,
+        None,
+        std::env::temp_dir(),
+        "127.0.0.1:0".into(),
+    );
+    let instances = Instances::new(instances).unwrap();
+    let app = App::new(store, Arc::new(settings), Arc::new(instances));
+    let metrics = Arc::new(Metrics::default());
+    let host = Arc::new(Host::new(app, metrics.clone()));
+    let web = Web::new(EdgeConfig::default(), metrics);
+    web.set_ready(host.clone());
+    Server {
+        router: web::router(web.clone()),
+        web,
+        host,
+        owner_key: issued.secret.expose().to_string(),
+    }
+}
+
+// Discover and requests: servers with catalogue instances, on any store.
+
+/// An instance as the config would declare it.
+pub fn instance(
+    id: &str,
+    kind: domain::InstanceKind,
+    url: Option<&str>,
+    api_key: Option<&str>,
+) -> tools::InstanceSpec {
+    tools::InstanceSpec {
+        id: id.into(),
+        kind,
+        url: url.map(|u| u.parse().unwrap()),
+        path: None,
+        username: Some("tests@marquee.invalid".into()),
+        password: None,
+        api_key: api_key.map(domain::Secret::new),
+        default: false,
+    }
+}
+
+/// The builtin catalogue, as the embedded default declares it.
+pub fn builtin() -> tools::InstanceSpec {
+    instance("builtin", domain::InstanceKind::Builtin, None, None)
+}
+
+/// A Marquee on `store` (in memory, or a file with a pool of connections) with these instances.
+pub async fn server_on(store: store::Store, instances: Vec<tools::InstanceSpec>) -> Server {
+    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let settings = Settings::new(false, None, std::env::temp_dir(), "127.0.0.1:0".into());
+    let instances = Instances::new(instances).unwrap();
+    let app = App::new(store, Arc::new(settings), Arc::new(instances));
+    let metrics = Arc::new(Metrics::default());
+    let host = Arc::new(Host::new(app, metrics.clone()));
+    let web = Web::new(
+        EdgeConfig {
+            body_limit: 64 * 1024,
+            ..EdgeConfig::default()
+        },
+        metrics,
+    );
+    web.set_ready(host.clone());
+    Server {
+        router: web::router(web.clone()),
+        web,
+        host,
+        owner_key: issued.secret.expose().to_string(),
+    }
+}
+
+/// A Marquee on an in-memory store with these instances.
+pub async fn server_with_instances(instances: Vec<tools::InstanceSpec>) -> Server {
+    server_on(store::Store::open_in_memory().await.unwrap(), instances).await
+}
+
+impl Server {
+    /// A key for a new person with content limits.
+    pub async fn key_with_limits(
+        &self,
+        name: &str,
+        role: domain::Role,
+        grant: &str,
+        limits: store::ContentLimits,
+    ) -> String {
+        let key = self.key_for(name, role, grant).await;
+        let store = self.host.app.store();
+        let p = store.person_by_name(name).await.unwrap().unwrap();
+        store.set_limits(p.id, &limits).await.unwrap();
+        key
+    }
+}
+
+/// A tool result's parts: is it an error, its summary, its data.
+pub fn outcome(result: &Value) -> (bool, String, Value) {
+    (
+        result["isError"].as_bool().unwrap(),
+        result["structuredContent"]["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        result["structuredContent"]["data"].clone(),
     )
 }

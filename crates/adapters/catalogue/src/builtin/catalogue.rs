@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use domain::{MediaId, MediaSource, MediaType};
 
-use super::{Builtin, filter::FilmFilter, tables};
+use super::{Builtin, films::List, filter::FilmFilter, tables};
 use crate::{
     BrowseFilters, Catalogue, CertificationInfo, Error, PAGE_SIZE, Page, RegionalRating,
     ReleaseDate, Result, TimeWindow, TitleDetails, TitleKind, TitleSearch, TitleSummary,
@@ -60,12 +60,13 @@ impl Catalogue for Builtin {
     async fn browse(&self, filters: &BrowseFilters) -> Result<Page<TitleSummary>> {
         let filter = self.resolve(filters)?;
         let mut docs: Vec<u32> = (0..self.films.len() as u32)
-            .filter(|&i| filter.allows(&self.films[i as usize]))
+            .filter(|&i| filter.allows(self.films.get(i)))
             .collect();
         docs.sort_by(|&a, &b| {
-            let (fa, fb) = (&self.films[a as usize], &self.films[b as usize]);
-            fb.year.cmp(&fa.year).then_with(|| {
-                self.index.folded_titles[a as usize].cmp(&self.index.folded_titles[b as usize])
+            let (fa, fb) = (self.films.get(a), self.films.get(b));
+            fb.year().cmp(&fa.year()).then_with(|| {
+                let titles = &self.index.folded_titles;
+                titles.get(a).cmp(titles.get(b))
             })
         });
         self.page(&docs, docs.len(), filters.page)
@@ -79,22 +80,22 @@ impl Catalogue for Builtin {
     ) -> Result<TitleDetails> {
         movies_only("title details", media_type)?;
         let i = self.find(id)?;
-        let f = &self.films[i as usize];
+        let f = self.films.get(i);
         Ok(TitleDetails {
             summary: self.summary(i, region),
             certifications: f
-                .certification
+                .certification()
                 .iter()
                 .map(|c| RegionalRating {
                     region: "US".into(),
                     rating: c.to_string(),
                 })
                 .collect(),
-            runtime_minutes: f.runtime,
-            cast: f.cast.iter().map(|c| c.to_string()).collect(),
-            directors: f.directors.iter().map(|d| d.to_string()).collect(),
+            runtime_minutes: f.runtime(),
+            cast: f.names(List::Cast).map(str::to_string).collect(),
+            directors: f.names(List::Directors).map(str::to_string).collect(),
             release_dates: f
-                .released
+                .released()
                 .iter()
                 .map(|d| ReleaseDate {
                     region: None,
@@ -102,8 +103,8 @@ impl Catalogue for Builtin {
                     kind: None,
                 })
                 .collect(),
-            languages: f.languages.iter().map(|l| l.to_string()).collect(),
-            countries: f.countries.iter().map(|c| c.to_string()).collect(),
+            languages: f.names(List::Languages).map(str::to_string).collect(),
+            countries: f.names(List::Countries).map(str::to_string).collect(),
             seasons: None,
         })
     }

@@ -2,19 +2,23 @@
 
 use domain::{MediaSource, MediaType};
 
-use super::{Builtin, load::Film, tables};
+use super::{
+    Builtin,
+    films::{Film, List},
+    tables,
+};
 use crate::{BrowseFilters, Error, Result, text::close_matches, text::fold};
 
 /// Resolved filters: every name checked against the data.
 #[derive(Default)]
 pub(crate) struct FilmFilter {
-    genres: Vec<u16>,
+    genres: Vec<u32>,
     year_from: Option<i32>,
     year_to: Option<i32>,
-    /// Any of these language names, spelled as in the data.
-    languages: Option<Vec<Box<str>>>,
-    /// Any of these country names, spelled as in the data.
-    countries: Option<Vec<Box<str>>>,
+    /// Any of these language names (ids of names spelled as in the data).
+    languages: Option<Vec<u32>>,
+    /// Any of these country names (ids of names spelled as in the data).
+    countries: Option<Vec<u32>>,
     /// Highest US certification rank allowed; unrated films do not pass.
     max_certification: Option<u32>,
     runtime_min: Option<u32>,
@@ -22,30 +26,27 @@ pub(crate) struct FilmFilter {
 }
 
 impl FilmFilter {
-    pub fn allows(&self, f: &Film) -> bool {
-        self.genres.iter().all(|g| f.genres.contains(g))
-            && self.year_from.is_none_or(|y| f.year >= y)
-            && self.year_to.is_none_or(|y| f.year <= y)
-            && self
-                .languages
-                .as_ref()
-                .is_none_or(|ls| f.languages.iter().any(|l| ls.contains(l)))
-            && self
-                .countries
-                .as_ref()
-                .is_none_or(|cs| f.countries.iter().any(|c| cs.contains(c)))
+    pub fn allows(&self, f: Film<'_>) -> bool {
+        let any_of = |ids: &Option<Vec<u32>>, which| {
+            ids.as_ref()
+                .is_none_or(|ids| f.list(which).iter().any(|x| ids.contains(x)))
+        };
+        self.genres.iter().all(|g| f.genres().contains(g))
+            && self.year_from.is_none_or(|y| f.year() >= y)
+            && self.year_to.is_none_or(|y| f.year() <= y)
+            && any_of(&self.languages, List::Languages)
+            && any_of(&self.countries, List::Countries)
             && self.max_certification.is_none_or(|max| {
-                f.certification
-                    .as_deref()
+                f.certification()
                     .and_then(tables::us_order)
                     .is_some_and(|o| o <= max)
             })
             && self
                 .runtime_min
-                .is_none_or(|m| f.runtime.is_some_and(|r| r >= m))
+                .is_none_or(|m| f.runtime().is_some_and(|r| r >= m))
             && self
                 .runtime_max
-                .is_none_or(|m| f.runtime.is_some_and(|r| r <= m))
+                .is_none_or(|m| f.runtime().is_some_and(|r| r <= m))
     }
 
     pub fn years(year: Option<i32>) -> FilmFilter {
@@ -103,12 +104,12 @@ impl Builtin {
         let languages = filters
             .original_language
             .as_deref()
-            .map(|l| self.names("language", l, tables::language_names(l), |f| &f.languages))
+            .map(|l| self.names("language", l, tables::language_names(l), List::Languages))
             .transpose()?;
         let countries = filters
             .country
             .as_deref()
-            .map(|c| self.names("country", c, tables::country_names(c), |f| &f.countries))
+            .map(|c| self.names("country", c, tables::country_names(c), List::Countries))
             .transpose()?;
         let max_certification = match &filters.certification {
             None => None,
@@ -143,12 +144,12 @@ impl Builtin {
         })
     }
 
-    fn genre_id(&self, name: &str) -> Result<u16> {
+    fn genre_id(&self, name: &str) -> Result<u32> {
         let folded = fold(name);
         self.genres
             .iter()
             .position(|g| fold(g) == folded)
-            .map(|i| i as u16)
+            .map(|i| i as u32)
             .ok_or_else(|| Error::UnknownName {
                 what: "genre",
                 given: name.to_string(),
@@ -158,33 +159,37 @@ impl Builtin {
     }
 
     /// The names a language or country filter accepts, spelled as in the data: those of an ISO code,
-    /// or the data's spellings of the given name (case and accents aside).
+    /// or the data's spellings of the given name (case and accents aside). As ids of the data's names.
     fn names(
         &self,
         what: &'static str,
         given: &str,
         by_code: Option<&[&str]>,
-        of: impl Fn(&Film) -> &Vec<Box<str>>,
-    ) -> Result<Vec<Box<str>>> {
-        if let Some(names) = by_code {
-            return Ok(names.iter().map(|n| Box::from(*n)).collect());
-        }
-        let mut all: Vec<&str> = self
+        which: List,
+    ) -> Result<Vec<u32>> {
+        let mut ids: Vec<u32> = self
             .films
             .iter()
-            .flat_map(|f| of(f).iter().map(|n| &**n))
+            .flat_map(|f| f.list(which).iter().copied())
             .collect();
-        all.sort_unstable();
-        all.dedup();
+        ids.sort_unstable();
+        ids.dedup();
+        let name = |id: &u32| self.films.name(*id);
+        if let Some(names) = by_code {
+            ids.retain(|id| names.contains(&name(id)));
+            return Ok(ids);
+        }
         let folded = fold(given);
-        let spellings: Vec<Box<str>> = all
+        let spellings: Vec<u32> = ids
             .iter()
-            .filter(|n| fold(n) == folded)
-            .map(|n| Box::from(*n))
+            .copied()
+            .filter(|id| fold(name(id)) == folded)
             .collect();
         if !spellings.is_empty() {
             return Ok(spellings);
         }
+        let mut all: Vec<&str> = ids.iter().map(name).collect();
+        all.sort_unstable();
         Err(Error::UnknownName {
             what,
             given: given.to_string(),

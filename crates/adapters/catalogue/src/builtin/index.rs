@@ -1,9 +1,10 @@
 //! The inverted index of the builtin catalogue: folded tokens of titles and of people's names
 //! (directors and cast), each with its postings, plus a sorted vocabulary for prefix lookups.
 
-use std::collections::HashMap;
-
-use super::load::Film;
+use super::{
+    films::{Films, List},
+    strs::{Interner, Strs},
+};
 use crate::text::fold;
 
 /// A set of film positions, one bit each: 17,470 films fit in 273 words, so set algebra is cheap.
@@ -51,12 +52,6 @@ impl Bits {
     }
 }
 
-#[derive(Default)]
-struct Postings {
-    title: Vec<u32>,
-    people: Vec<u32>,
-}
-
 /// Which films one query token hits, and where.
 pub(crate) struct TokenHits {
     /// The token is a whole word of the title.
@@ -67,48 +62,84 @@ pub(crate) struct TokenHits {
     pub people: Bits,
 }
 
+/// Where a posting was found; title postings sort before people postings.
+const TITLE: u64 = 0;
+const PEOPLE: u64 = 1 << 31;
+
 pub(crate) struct Index {
-    terms: HashMap<Box<str>, Postings>,
-    /// Every term, sorted, for prefix lookups.
-    sorted: Vec<Box<str>>,
+    /// Every term, sorted, so exact and prefix lookups are binary searches.
+    terms: Strs,
+    /// Term `t`'s title postings are `postings[starts[2t]..starts[2t + 1]]`, its people postings run on
+    /// to `starts[2t + 2]`.
+    starts: Box<[u32]>,
+    /// Film positions, ascending within each list.
+    postings: Box<[u32]>,
     /// Each film's folded title, for exact-title matches.
-    pub folded_titles: Vec<Box<str>>,
+    pub folded_titles: Strs,
     /// Each title's words that are not stop words ("the", "of", ...), to favour focused matches.
-    pub title_words: Vec<u8>,
+    pub title_words: Box<[u8]>,
     len: usize,
 }
 
 impl Index {
-    pub fn build(films: &[Film]) -> Index {
-        let mut terms: HashMap<Box<str>, Postings> = HashMap::with_capacity(60_000);
-        let mut folded_titles = Vec::with_capacity(films.len());
+    pub fn build(films: &Films) -> Index {
+        let mut vocab = Interner::new();
+        // (term << 32 | where | film), sorted below into postings lists.
+        let mut found: Vec<u64> = Vec::with_capacity(films.len() * 20);
+        let mut folded_titles = Strs::default();
         let mut title_words = Vec::with_capacity(films.len());
         for (i, film) in films.iter().enumerate() {
-            let i = i as u32;
-            let folded = fold(&film.title);
+            let i = i as u64;
+            let folded = fold(film.title());
             for t in folded.split(' ').filter(|t| !t.is_empty()) {
-                push_unique(&mut postings(&mut terms, t).title, i);
+                found.push(u64::from(vocab.intern(t)) << 32 | TITLE | i);
             }
             let words = folded
                 .split(' ')
                 .filter(|t| !t.is_empty() && !STOP_WORDS.contains(t))
                 .count();
             title_words.push(words.min(255) as u8);
-            folded_titles.push(folded.into_boxed_str());
-            for name in film.directors.iter().chain(&film.cast) {
+            folded_titles.push(&folded);
+            for name in film.names(List::Directors).chain(film.names(List::Cast)) {
                 let folded = fold(name);
                 for t in folded.split(' ').filter(|t| !t.is_empty()) {
-                    push_unique(&mut postings(&mut terms, t).people, i);
+                    found.push(u64::from(vocab.intern(t)) << 32 | PEOPLE | i);
                 }
             }
         }
-        let mut sorted: Vec<Box<str>> = terms.keys().cloned().collect();
-        sorted.sort_unstable();
+        // Renumber terms in sorted order, then group postings by term.
+        let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| vocab.get(a).cmp(vocab.get(b)));
+        let mut rank = vec![0u32; order.len()];
+        let mut terms = Strs::default();
+        for (r, &id) in order.iter().enumerate() {
+            rank[id as usize] = r as u32;
+            terms.push(vocab.get(id));
+        }
+        drop((vocab, order));
+        terms.shrink_to_fit();
+        for p in &mut found {
+            *p = u64::from(rank[(*p >> 32) as usize]) << 32 | (*p & 0xffff_ffff);
+        }
+        drop(rank);
+        found.sort_unstable();
+        found.dedup();
+        let mut starts = vec![0u32; terms.len() * 2 + 1];
+        for p in &found {
+            starts[((p >> 32) * 2 + (p >> 31 & 1)) as usize + 1] += 1;
+        }
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        let postings = found.iter().map(|p| (p & 0x7fff_ffff) as u32).collect();
+        drop(found);
+        folded_titles.shrink_to_fit();
         Index {
             terms,
-            sorted,
+            starts: starts.into_boxed_slice(),
+            postings,
             folded_titles,
-            title_words,
+            title_words: title_words.into_boxed_slice(),
             len: films.len(),
         }
     }
@@ -120,26 +151,39 @@ impl Index {
             title: Bits::new(self.len),
             people: Bits::new(self.len),
         };
-        if let Some(p) = self.terms.get(token) {
-            p.title.iter().for_each(|&i| hits.title_exact.set(i));
-            p.people.iter().for_each(|&i| hits.people.set(i));
+        let mut t = self.terms.lower_bound(token);
+        if (t as usize) < self.terms.len() && self.terms.get(t) == token {
+            self.title_postings(t)
+                .iter()
+                .for_each(|&i| hits.title_exact.set(i));
+            self.people_postings(t)
+                .iter()
+                .for_each(|&i| hits.people.set(i));
+            t += 1;
         }
         hits.title.or_with(&hits.title_exact);
         if prefix {
-            let start = self.sorted.partition_point(|t| &**t < token);
-            for term in self.sorted[start..]
-                .iter()
-                .take_while(|t| t.starts_with(token))
-            {
-                if **term == *token {
-                    continue;
-                }
-                let p = &self.terms[term];
-                p.title.iter().for_each(|&i| hits.title.set(i));
-                p.people.iter().for_each(|&i| hits.people.set(i));
+            while (t as usize) < self.terms.len() && self.terms.get(t).starts_with(token) {
+                self.title_postings(t)
+                    .iter()
+                    .for_each(|&i| hits.title.set(i));
+                self.people_postings(t)
+                    .iter()
+                    .for_each(|&i| hits.people.set(i));
+                t += 1;
             }
         }
         hits
+    }
+
+    fn title_postings(&self, t: u32) -> &[u32] {
+        let t = t as usize * 2;
+        &self.postings[self.starts[t] as usize..self.starts[t + 1] as usize]
+    }
+
+    fn people_postings(&self, t: u32) -> &[u32] {
+        let t = t as usize * 2 + 1;
+        &self.postings[self.starts[t] as usize..self.starts[t + 1] as usize]
     }
 
     pub fn len(&self) -> usize {
@@ -147,24 +191,10 @@ impl Index {
     }
 }
 
-/// The postings of `term`, allocating its key only the first time it is seen.
-fn postings<'a>(terms: &'a mut HashMap<Box<str>, Postings>, term: &str) -> &'a mut Postings {
-    if !terms.contains_key(term) {
-        terms.insert(term.into(), Postings::default());
-    }
-    terms.get_mut(term).expect("inserted above")
-}
-
 /// Words that do not make a title match less focused.
 const STOP_WORDS: [&str; 14] = [
     "a", "an", "and", "de", "des", "du", "in", "la", "le", "les", "of", "on", "the", "to",
 ];
-
-fn push_unique(v: &mut Vec<u32>, i: u32) {
-    if v.last() != Some(&i) {
-        v.push(i);
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,15 @@
-//! Loading the shipped film data: the gzipped CSV embedded in the binary, parsed into [`Film`]s.
+//! Loading the shipped film data: the gzipped CSV embedded in the binary, parsed into compact [`Films`].
 //!
 //! The data is `data/movies.csv.gz`, a copy of the CC0 Wikidata extract in `shared/data/movies.csv`
 //! (17,470 films 1940-2014): imdb_id, title, year, certification_us, runtime_min, genres, released,
 //! directors, cast_top5, languages, countries; list fields are ", "-separated.
 
-use std::io::Read;
+use std::{borrow::Cow, io::Read};
 
+use super::{
+    films::{Films, NONE, Row},
+    strs::Interner,
+};
 use crate::{Error, Result};
 
 /// The embedded data set.
@@ -13,146 +17,127 @@ pub(crate) const MOVIES_CSV_GZ: &[u8] = include_bytes!("../../data/movies.csv.gz
 
 const HEADER: &str = "imdb_id,title,year,certification_us,runtime_min,genres,released,directors,cast_top5,languages,countries";
 
-/// One film of the data set. Genres are indices into the catalogue's genre table.
-#[derive(Debug)]
-pub(crate) struct Film {
-    /// "tt0113277": the builtin id and the IMDb id.
-    pub imdb_id: Box<str>,
-    pub title: Box<str>,
-    pub year: i32,
-    /// US certification; None when the data has none (unrated).
-    pub certification: Option<Box<str>>,
-    pub runtime: Option<u32>,
-    pub genres: Vec<u16>,
-    /// YYYY-MM-DD.
-    pub released: Option<Box<str>>,
-    pub directors: Vec<Box<str>>,
-    pub cast: Vec<Box<str>>,
-    pub languages: Vec<Box<str>>,
-    pub countries: Vec<Box<str>>,
-}
-
-/// Films plus the genre names their indices point into.
+/// Films plus the genre names their genre indices point into.
 pub(crate) struct Loaded {
-    pub films: Vec<Film>,
+    pub films: Films,
     pub genres: Vec<Box<str>>,
 }
 
-/// Decompresses and parses a gzipped CSV in the data set's layout.
-pub(crate) fn load_gz(gz: &[u8]) -> Result<Loaded> {
+/// Decompresses a gzipped CSV.
+pub(crate) fn decompress(gz: &[u8]) -> Result<String> {
     let mut text = String::with_capacity(gz.len() * 3);
     flate2::read::GzDecoder::new(gz)
         .read_to_string(&mut text)
         .map_err(|e| Error::invalid("builtin catalogue data", format!("cannot decompress: {e}")))?;
-    parse_csv(&text)
+    Ok(text)
 }
 
 /// Parses CSV text in the data set's layout.
 pub(crate) fn parse_csv(text: &str) -> Result<Loaded> {
-    let mut rows = CsvRows {
-        rest: text,
-        fields: Vec::with_capacity(11),
-    };
-    match rows.next_row() {
-        Some(header) if header.join(",") == HEADER => {}
-        _ => {
-            return Err(Error::invalid(
-                "builtin catalogue data",
-                "unexpected header",
-            ));
-        }
+    let invalid = |why: String| Error::invalid("builtin catalogue data", why);
+    let mut rows = CsvRows { rest: text };
+    let mut f: Vec<Cow<'_, str>> = Vec::with_capacity(11);
+    if !rows.next_row(&mut f) || f.join(",") != HEADER {
+        return Err(invalid("unexpected header".into()));
     }
-    let mut films = Vec::with_capacity(18_000);
+    let mut strs = Interner::new();
+    let mut films = Vec::with_capacity(text.len() / 160);
+    let mut lists = Vec::with_capacity(text.len() / 12);
     let mut genres: Vec<Box<str>> = Vec::new();
     let mut line = 1;
-    while let Some(f) = rows.next_row() {
+    while rows.next_row(&mut f) {
         line += 1;
         if f.len() != 11 {
-            return Err(Error::invalid(
-                "builtin catalogue data",
-                format!("row {line} has {} fields", f.len()),
-            ));
+            return Err(invalid(format!("row {line} has {} fields", f.len())));
         }
-        let year = f[2].parse().map_err(|_| {
-            Error::invalid(
-                "builtin catalogue data",
-                format!("row {line} has year \"{}\"", f[2]),
-            )
-        })?;
-        let genre_ids = list(&f[5])
-            .map(|g| match genres.iter().position(|x| **x == *g) {
-                Some(i) => i as u16,
+        let year = f[2]
+            .parse()
+            .map_err(|_| invalid(format!("row {line} has year \"{}\"", f[2])))?;
+        let start = lists.len();
+        let mut ends = [0; 5];
+        for (end, field) in ends[..4].iter_mut().zip([7, 8, 9, 10]) {
+            lists.extend(list(&f[field]).map(|n| strs.intern(n)));
+            *end = lists.len() - start;
+        }
+        lists.extend(
+            list(&f[5]).map(|g| match genres.iter().position(|x| **x == *g) {
+                Some(i) => i as u32,
                 None => {
-                    genres.push(g);
-                    (genres.len() - 1) as u16
+                    genres.push(g.into());
+                    (genres.len() - 1) as u32
                 }
-            })
-            .collect();
-        films.push(Film {
-            imdb_id: f[0].clone().into_boxed_str(),
-            title: f[1].clone().into_boxed_str(),
+            }),
+        );
+        ends[4] = lists.len() - start;
+        let ends = ends.map(|e| u16::try_from(e).unwrap_or(u16::MAX));
+        if usize::from(ends[4]) != lists.len() - start {
+            return Err(invalid(format!("row {line} has too many names")));
+        }
+        let mut optional = |s: &str| if s.is_empty() { NONE } else { strs.intern(s) };
+        let (certification, released) = (optional(&f[3]), optional(&f[6]));
+        films.push(Row {
+            imdb_id: strs.intern(&f[0]),
+            title: strs.intern(&f[1]),
             year,
-            certification: non_empty(&f[3]),
+            certification,
             runtime: f[4].parse().ok(),
-            genres: genre_ids,
-            released: non_empty(&f[6]),
-            directors: list(&f[7]).collect(),
-            cast: list(&f[8]).collect(),
-            languages: list(&f[9]).collect(),
-            countries: list(&f[10]).collect(),
+            released,
+            lists: u32::try_from(start).map_err(|_| invalid("too many names".into()))?,
+            ends,
         });
     }
+    let mut films = Films {
+        rows: films,
+        lists,
+        strs: strs.into_strs(),
+    };
+    films.shrink_to_fit();
     Ok(Loaded { films, genres })
 }
 
-fn non_empty(s: &str) -> Option<Box<str>> {
-    (!s.is_empty()).then(|| s.into())
+fn list(s: &str) -> impl Iterator<Item = &str> {
+    s.split(", ").map(str::trim).filter(|x| !x.is_empty())
 }
 
-fn list(s: &str) -> impl Iterator<Item = Box<str>> + '_ {
-    s.split(", ")
-        .map(str::trim)
-        .filter(|x| !x.is_empty())
-        .map(Box::from)
-}
-
-/// A minimal RFC 4180 reader: quoted fields, doubled quotes, CRLF or LF line ends.
+/// A minimal RFC 4180 reader: quoted fields, doubled quotes, CRLF or LF line ends. Fields borrow the
+/// text unless they hold doubled quotes.
 struct CsvRows<'a> {
     rest: &'a str,
-    fields: Vec<String>,
 }
 
-impl CsvRows<'_> {
-    fn next_row(&mut self) -> Option<Vec<String>> {
+impl<'a> CsvRows<'a> {
+    /// Reads the next row into `fields`; false at the end.
+    fn next_row(&mut self, fields: &mut Vec<Cow<'a, str>>) -> bool {
         if self.rest.is_empty() {
-            return None;
+            return false;
         }
-        self.fields.clear();
-        let bytes = self.rest.as_bytes();
+        fields.clear();
+        let rest = self.rest;
+        let bytes = rest.as_bytes();
         let mut i = 0;
         loop {
-            let mut field = String::new();
             if bytes.get(i) == Some(&b'"') {
                 i += 1;
+                let mut field = Cow::Borrowed("");
                 loop {
-                    let end = self.rest[i..].find('"').map_or(bytes.len(), |p| i + p);
-                    field.push_str(&self.rest[i..end]);
+                    let end = rest[i..].find('"').map_or(bytes.len(), |p| i + p);
+                    append(&mut field, &rest[i..end]);
                     i = end + 1;
                     if bytes.get(i) == Some(&b'"') {
-                        field.push('"');
+                        field.to_mut().push('"');
                         i += 1;
                     } else {
                         break;
                     }
                 }
+                fields.push(field);
             } else {
-                let end = self.rest[i..]
+                let end = rest[i..]
                     .find([',', '\n', '\r'])
                     .map_or(bytes.len(), |p| i + p);
-                field.push_str(&self.rest[i..end]);
+                fields.push(Cow::Borrowed(&rest[i..end]));
                 i = end;
             }
-            self.fields.push(field);
             match bytes.get(i) {
                 Some(b',') => i += 1,
                 Some(b'\r') if bytes.get(i + 1) == Some(&b'\n') => {
@@ -169,14 +154,24 @@ impl CsvRows<'_> {
                 }
             }
         }
-        self.rest = &self.rest[i.min(bytes.len())..];
-        Some(std::mem::take(&mut self.fields))
+        self.rest = &rest[i.min(bytes.len())..];
+        true
+    }
+}
+
+/// Appends `part` to a field, borrowing while the field is only that one slice of the text.
+fn append<'a>(field: &mut Cow<'a, str>, part: &'a str) {
+    if field.is_empty() {
+        *field = Cow::Borrowed(part);
+    } else {
+        field.to_mut().push_str(part);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtin::films::List;
 
     #[test]
     fn parses_quotes_and_lists() {
@@ -186,15 +181,20 @@ mod tests {
         );
         let loaded = parse_csv(&csv).unwrap();
         assert_eq!(loaded.films.len(), 2);
-        let f = &loaded.films[0];
-        assert_eq!(&*f.title, "Say \"Hi\", Bob");
-        assert_eq!(f.certification.as_deref(), Some("PG"));
-        assert_eq!(f.cast.len(), 2);
+        let f = loaded.films.get(0);
+        assert_eq!(f.title(), "Say \"Hi\", Bob");
+        assert_eq!(f.certification(), Some("PG"));
+        assert_eq!(f.names(List::Cast).collect::<Vec<_>>(), ["B", "C"]);
+        assert_eq!(f.released(), Some("1999-01-02"));
         assert_eq!(loaded.genres.len(), 2);
-        let g = &loaded.films[1];
+        let g = loaded.films.get(1);
         assert_eq!(
-            (g.certification.is_none(), g.runtime, g.genres.clone()),
-            (true, None, vec![1])
+            (g.certification(), g.runtime(), g.genres()),
+            (None, None, &[1][..])
+        );
+        assert_eq!(
+            g.list(List::Directors).len() + g.list(List::Countries).len(),
+            0
         );
     }
 

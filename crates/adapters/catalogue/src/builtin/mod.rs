@@ -6,30 +6,35 @@
 //! [`Error::Unsupported`] naming TMDB: trending, TV, collections, votes, providers, keywords, companies.
 
 mod catalogue;
+mod films;
 mod filter;
 mod index;
 mod load;
 mod search;
+mod strs;
 mod tables;
 
 use std::{
-    collections::HashMap,
     sync::{Arc, OnceLock},
     time::{Duration, Instant},
 };
 
 use domain::{MediaId, MediaSource, MediaType};
 
-use self::{index::Index, load::Film};
+use self::{
+    films::{Film, Films, List},
+    index::Index,
+};
 use crate::{Certification, Error, PAGE_SIZE, Page, Result, TitleSummary};
 
 /// The offline catalogue. Cheap to share: load it once ([`Builtin::shared`]) and hand out the `Arc`.
 pub struct Builtin {
-    films: Vec<Film>,
+    films: Films,
     /// Genre names; films hold indices into this.
     genres: Vec<Box<str>>,
     index: Index,
-    by_id: HashMap<Box<str>, u32>,
+    /// Film positions sorted by IMDb id (stable: the last of equal ids answers).
+    by_id: Box<[u32]>,
     /// How long loading took, for the start-up log and the benchmark.
     load_time: Duration,
 }
@@ -62,14 +67,17 @@ impl Builtin {
     /// Loads a gzipped CSV in the shipped data's layout (tests use small ones).
     pub fn from_gz(gz: &[u8]) -> Result<Builtin> {
         let started = Instant::now();
-        let loaded = load::load_gz(gz)?;
+        // The text goes last: while it is held, glibc's malloc still serves (and returns) large
+        // temporaries by mmap rather than leaving them as holes in the heap.
+        let text = load::decompress(gz)?;
+        let loaded = load::parse_csv(&text)?;
         let index = Index::build(&loaded.films);
-        let by_id = loaded
-            .films
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.imdb_id.clone(), i as u32))
-            .collect();
+        let mut by_id: Box<[u32]> = (0..loaded.films.len() as u32).collect();
+        by_id.sort_by(|&a, &b| {
+            let films = &loaded.films;
+            films.get(a).imdb_id().cmp(films.get(b).imdb_id())
+        });
+        drop(text);
         let load_time = started.elapsed();
         tracing::debug!(
             films = loaded.films.len(),
@@ -90,7 +98,7 @@ impl Builtin {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.films.is_empty()
+        self.films.len() == 0
     }
 
     pub fn load_time(&self) -> Duration {
@@ -98,24 +106,26 @@ impl Builtin {
     }
 
     fn summary(&self, i: u32, region: &str) -> TitleSummary {
-        let f = &self.films[i as usize];
+        let f = self.films.get(i);
+        let languages = f.list(List::Languages);
         TitleSummary {
-            id: MediaId::new(MediaSource::Builtin, &*f.imdb_id),
+            id: MediaId::new(MediaSource::Builtin, f.imdb_id()),
             media_type: MediaType::Movie,
-            title: f.title.to_string(),
-            year: Some(f.year),
+            title: f.title().to_string(),
+            year: Some(f.year()),
             certification: us_certification(f, region),
             genres: f
-                .genres
+                .genres()
                 .iter()
                 .map(|g| self.genres[*g as usize].to_string())
                 .collect(),
             overview: None,
-            original_language: (f.languages.len() == 1).then(|| f.languages[0].to_string()),
+            original_language: (languages.len() == 1)
+                .then(|| self.films.name(languages[0]).to_string()),
             vote_average: None,
             vote_count: None,
             poster_url: None,
-            external_ids: vec![MediaId::new(MediaSource::Imdb, &*f.imdb_id)],
+            external_ids: vec![MediaId::new(MediaSource::Imdb, f.imdb_id())],
         }
     }
 
@@ -145,9 +155,14 @@ impl Builtin {
         if !matches!(id.media_source, MediaSource::Builtin | MediaSource::Imdb) {
             return Err(Error::foreign_id(id, MediaSource::Builtin));
         }
-        self.by_id
-            .get(id.media_id.trim())
-            .copied()
+        let key = id.media_id.trim();
+        let after = self
+            .by_id
+            .partition_point(|&i| self.films.get(i).imdb_id() <= key);
+        after
+            .checked_sub(1)
+            .map(|at| self.by_id[at])
+            .filter(|&i| self.films.get(i).imdb_id() == key)
             .ok_or_else(|| Error::NotFound {
                 what: "title",
                 id: id.to_string(),
@@ -156,11 +171,11 @@ impl Builtin {
     }
 }
 
-fn us_certification(f: &Film, region: &str) -> Certification {
+fn us_certification(f: Film<'_>, region: &str) -> Certification {
     if !region.eq_ignore_ascii_case("US") {
         return Certification::NotFetched;
     }
-    match &f.certification {
+    match f.certification() {
         Some(c) => Certification::Rated {
             region: "US".into(),
             rating: c.to_string(),

@@ -9,7 +9,11 @@
 
 use std::cmp::Reverse;
 
-use super::{Builtin, index::Bits, load::Film};
+use super::{
+    Builtin,
+    films::{Film, List},
+    index::Bits,
+};
 use crate::text::tokens;
 
 /// The sort key of one match, best first: field order is ranking order.
@@ -34,7 +38,7 @@ impl Builtin {
     pub(crate) fn rank(
         &self,
         query: &str,
-        keep: &dyn Fn(&Film) -> bool,
+        keep: &dyn Fn(Film<'_>) -> bool,
         want: usize,
     ) -> (Vec<u32>, usize) {
         let toks = tokens(query);
@@ -77,20 +81,20 @@ impl Builtin {
 
         let mut scored: Vec<Rank<'_>> = Vec::new();
         for d in candidates.ones() {
-            let film = &self.films[d as usize];
+            let film = self.films.get(d);
             if !keep(film) {
                 continue;
             }
             let (mut matched, mut in_title, mut exact) = (0, 0, 0);
             for (h, y) in hits.iter().zip(&years) {
-                let by_year = *y == Some(film.year);
+                let by_year = *y == Some(film.year());
                 matched += usize::from(h.title.get(d) || h.people.get(d) || by_year);
                 in_title += usize::from(h.title.get(d) || by_year);
                 exact += usize::from(h.title_exact.get(d) || by_year);
             }
-            let folded = &*self.index.folded_titles[d as usize];
+            let folded = self.index.folded_titles.get(d);
             let tier = if folded == query_folded
-                || (folded == without_years && years.contains(&Some(film.year)))
+                || (folded == without_years && years.contains(&Some(film.year())))
             {
                 0
             } else if in_title == n {
@@ -107,7 +111,7 @@ impl Builtin {
                 tier,
                 prefix_only: in_title - exact,
                 other_words,
-                newer: Reverse(film.year),
+                newer: Reverse(film.year()),
                 title: folded,
                 film: d,
             });
@@ -127,7 +131,7 @@ impl Builtin {
         self.films
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.year == year)
+            .filter(|(_, f)| f.year() == year)
             .for_each(|(i, _)| bits.set(i as u32));
         bits
     }
@@ -136,25 +140,30 @@ impl Builtin {
     /// a shared cast member 2, a shared genre 1. A film qualifies through a shared person, or by sharing
     /// every genre of `of`. Ties go to the film closest in year, then to the title. Not from viewing data.
     pub(crate) fn similar(&self, of: u32) -> Vec<u32> {
-        let f = &self.films[of as usize];
+        let f = self.films.get(of);
+        let shared = |g: Film<'_>, which| {
+            let mine = f.list(which);
+            g.list(which).iter().filter(|x| mine.contains(x)).count()
+        };
         let mut scored: Vec<(Reverse<usize>, i32, &str, u32)> = Vec::new();
         for (i, g) in self.films.iter().enumerate() {
-            if i as u32 == of || (g.title == f.title && g.year == f.year) {
+            if i as u32 == of || (g.title_id() == f.title_id() && g.year() == f.year()) {
                 continue;
             }
-            let directors = g
-                .directors
-                .iter()
-                .filter(|d| f.directors.contains(d))
-                .count();
-            let cast = g.cast.iter().filter(|c| f.cast.contains(c)).count();
-            let genres = g.genres.iter().filter(|x| f.genres.contains(x)).count();
-            let all_genres = !f.genres.is_empty() && genres == f.genres.len();
+            let directors = shared(g, List::Directors);
+            let cast = shared(g, List::Cast);
+            let genres = shared(g, List::Genres);
+            let all_genres = !f.genres().is_empty() && genres == f.genres().len();
             if directors + cast == 0 && !all_genres {
                 continue;
             }
             let score = 3 * directors + 2 * cast + genres;
-            scored.push((Reverse(score), (g.year - f.year).abs(), &g.title, i as u32));
+            scored.push((
+                Reverse(score),
+                (g.year() - f.year()).abs(),
+                g.title(),
+                i as u32,
+            ));
         }
         scored.sort_unstable();
         scored.into_iter().map(|s| s.3).collect()

@@ -1,0 +1,129 @@
+//! Reads that run on every request (a key's authority, the tool switches), answered from
+//! memory while the database is unchanged, and re-read the moment it is not.
+//!
+//! In WAL mode every committed write transaction, by any process, bumps the change counter in
+//! the WAL-index header at the start of `marquee.db-shm` (SQLite's documented `walformat`:
+//! iVersion, unused, iChange, isInit, bigEndCksum, szPage, mxFrame, nPage, aFrameCksum,
+//! aSalt, aCksum; 48 bytes). A cached answer is kept with the header it was read under and
+//! used only while the header (and the file's identity) is byte-for-byte the same. The header
+//! is read before the database, so a commit racing the read can only cause a re-read. Without
+//! a readable WAL index (an in-memory store) nothing is cached.
+
+use std::{collections::HashMap, io::Read, os::unix::fs::MetadataExt, path::PathBuf, sync::Arc};
+
+use parking_lot::Mutex;
+
+/// Bytes of the WAL-index header that identify the database's state.
+const HEADER: usize = 48;
+/// Cached keys at most; past this the cache starts over (unknown keys are never cached).
+const MAX_KEYS: usize = 4096;
+
+/// The database state a cached answer belongs to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Token {
+    inode: u64,
+    header: [u8; HEADER],
+}
+
+#[derive(Debug)]
+pub(crate) struct Fresh<K> {
+    /// `marquee.db-shm`, or `None` when nothing may be cached.
+    shm: Option<PathBuf>,
+    state: Mutex<State<K>>,
+}
+
+#[derive(Debug)]
+struct State<K> {
+    token: Option<Token>,
+    keys: HashMap<String, Arc<K>>,
+    switches: Option<Arc<HashMap<String, bool>>>,
+}
+
+impl<K> Fresh<K> {
+    pub(crate) fn new(shm: Option<PathBuf>) -> Fresh<K> {
+        Fresh {
+            shm,
+            state: Mutex::new(State {
+                token: None,
+                keys: HashMap::new(),
+                switches: None,
+            }),
+        }
+    }
+
+    /// The current state of the database, or `None` when it cannot be told (then don't cache).
+    pub(crate) fn token(&self) -> Option<Token> {
+        let path = self.shm.as_ref()?;
+        let mut file = std::fs::File::open(path).ok()?;
+        let inode = file.metadata().ok()?.ino();
+        let mut header = [0u8; HEADER];
+        file.read_exact(&mut header).ok()?;
+        // isInit (byte 12) is 1 once SQLite has written a valid header.
+        (header[12] == 1).then_some(Token { inode, header })
+    }
+
+    /// Drops everything cached under another state; returns the state guard.
+    fn at(&self, token: Token) -> parking_lot::MutexGuard<'_, State<K>> {
+        let mut state = self.state.lock();
+        if state.token != Some(token) {
+            state.token = Some(token);
+            state.keys.clear();
+            state.switches = None;
+        }
+        state
+    }
+
+    pub(crate) fn key(&self, token: Token, key_id: &str) -> Option<Arc<K>> {
+        self.at(token).keys.get(key_id).cloned()
+    }
+
+    pub(crate) fn put_key(&self, token: Token, key_id: &str, row: Arc<K>) {
+        let mut state = self.at(token);
+        if state.keys.len() >= MAX_KEYS {
+            state.keys.clear();
+        }
+        state.keys.insert(key_id.to_owned(), row);
+    }
+
+    pub(crate) fn switches(&self, token: Token) -> Option<Arc<HashMap<String, bool>>> {
+        self.at(token).switches.clone()
+    }
+
+    pub(crate) fn put_switches(&self, token: Token, switches: Arc<HashMap<String, bool>>) {
+        self.at(token).switches = Some(switches);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Store;
+
+    #[tokio::test]
+    async fn the_token_is_stable_between_commits_and_changes_with_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).await.unwrap();
+        store.bootstrap_owner("owner").await.unwrap();
+        let a = store.fresh().token();
+        assert!(
+            a.is_some(),
+            "a file store in WAL mode has a readable WAL index"
+        );
+        store.people().await.unwrap();
+        assert_eq!(store.fresh().token(), a, "reads do not change it");
+        store.set_tool_switch("whoami", false).await.unwrap();
+        let b = store.fresh().token();
+        assert!(b.is_some() && b != a);
+        store.set_tool_switch("whoami", false).await.unwrap();
+        assert_ne!(
+            store.fresh().token(),
+            b,
+            "every commit changes it, even one that rewrites the same value"
+        );
+        let memory = Store::open_in_memory().await.unwrap();
+        assert_eq!(
+            memory.fresh().token(),
+            None,
+            "nothing is cached without a WAL index"
+        );
+    }
+}

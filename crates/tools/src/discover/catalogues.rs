@@ -1,0 +1,254 @@
+//! The catalogue instances (builtin, TMDB, MusicBrainz) built once at start, and how a tool picks
+//! one: the named `instance_id`, or, when omitted, the default catalogue if it can answer the
+//! question, else the default instance of a kind that can.
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use adapters_catalogue::{
+    Builtin, Catalogue, MusicBrainz, MusicBrainzConfig, Tmdb, TmdbAuth, TmdbConfig,
+};
+use domain::{InstanceKind, KindFamily};
+use tokio::sync::OnceCell;
+
+use super::ratings::RatingCache;
+use crate::{
+    context::Ctx,
+    contract::ToolError,
+    instances::{InstanceSpec, Instances},
+};
+
+/// The builtin catalogue, loaded once per process however many instances name it.
+static BUILTIN: OnceCell<Result<Arc<Builtin>, String>> = OnceCell::const_new();
+
+async fn builtin() -> Result<Arc<Builtin>, String> {
+    BUILTIN
+        .get_or_init(|| async {
+            match tokio::task::spawn_blocking(Builtin::shared).await {
+                Ok(Ok(b)) => {
+                    tracing::info!(films = b.len(), load_time = ?b.load_time(), "builtin catalogue loaded");
+                    Ok(b)
+                }
+                Ok(Err(e)) => Err(format!("the builtin catalogue data did not load: {e}")),
+                Err(e) => Err(format!("loading the builtin catalogue failed: {e}")),
+            }
+        })
+        .await
+        .clone()
+}
+
+enum Source {
+    Ready(Arc<dyn Catalogue>),
+    /// Loaded on first use (and warmed at start when a runtime is running).
+    Builtin,
+    /// Could not be built from its config; the reason, for every call and for diagnose.
+    Broken(String),
+}
+
+/// One catalogue instance.
+pub(crate) struct Entry {
+    pub id: String,
+    source: Source,
+    /// Ratings read from details for rows that came without one.
+    pub ratings: RatingCache,
+}
+
+impl Entry {
+    pub async fn catalogue(&self) -> Result<Arc<dyn Catalogue>, ToolError> {
+        match &self.source {
+            Source::Ready(c) => Ok(c.clone()),
+            Source::Builtin => builtin()
+                .await
+                .map(|b| b as Arc<dyn Catalogue>)
+                .map_err(|e| ToolError::new("backend_unavailable", e)),
+            Source::Broken(why) => Err(ToolError::new(
+                "backend_misconfigured",
+                format!(
+                    "the catalogue instance \"{}\" cannot be used: {why}",
+                    self.id
+                ),
+            )),
+        }
+    }
+}
+
+/// The catalogue instances, in config order.
+#[derive(Default)]
+pub struct Catalogues {
+    entries: Vec<Entry>,
+}
+
+/// A TMDB credential: `password` (or `password_file`) holds a read-access token, `api_key` a v3
+/// key, or a read-access token when it has a token's shape (a JWT: "eyJ…" in three dotted parts).
+fn tmdb_auth(spec: &InstanceSpec) -> Option<TmdbAuth> {
+    if let Some(token) = spec.password.as_ref().filter(|t| !t.is_empty()) {
+        return Some(TmdbAuth::ReadToken(token.clone()));
+    }
+    let key = spec.api_key.as_ref().filter(|k| !k.is_empty())?;
+    let jwt = key.expose().starts_with("eyJ") && key.expose().split('.').count() == 3;
+    Some(if jwt {
+        TmdbAuth::ReadToken(key.clone())
+    } else {
+        TmdbAuth::ApiKey(key.clone())
+    })
+}
+
+fn build(spec: &InstanceSpec) -> Source {
+    match spec.kind {
+        InstanceKind::Builtin => Source::Builtin,
+        InstanceKind::Tmdb => {
+            let Some(auth) = tmdb_auth(spec) else {
+                return Source::Broken(
+                    "a tmdb instance needs api_key (a v3 key) or password (a read-access token)"
+                        .into(),
+                );
+            };
+            let mut config = TmdbConfig::new(auth);
+            if let Some(url) = &spec.url {
+                config.base_url = url.clone();
+            }
+            match Tmdb::new(config) {
+                Ok(t) => Source::Ready(Arc::new(t)),
+                Err(e) => Source::Broken(e.to_string()),
+            }
+        }
+        InstanceKind::Musicbrainz => {
+            // MusicBrainz asks clients to name a contact in the User-Agent: `username` holds it.
+            let mut config = MusicBrainzConfig {
+                contact: spec.username.clone(),
+                ..MusicBrainzConfig::default()
+            };
+            if let Some(url) = &spec.url {
+                config.base_url = url.clone();
+            }
+            match MusicBrainz::new(config) {
+                Ok(m) => Source::Ready(Arc::new(m)),
+                Err(e) => Source::Broken(e.to_string()),
+            }
+        }
+        other => Source::Broken(format!("{other} is not a catalogue")),
+    }
+}
+
+impl Catalogues {
+    pub fn from_instances(instances: &Instances) -> Catalogues {
+        let entries: Vec<Entry> = instances
+            .all()
+            .iter()
+            .filter(|s| s.kind.family() == KindFamily::Catalogue)
+            .map(|spec| Entry {
+                id: spec.id.clone(),
+                source: build(spec),
+                ratings: RatingCache::new(Duration::from_secs(6 * 3600)),
+            })
+            .collect();
+        if entries.iter().any(|e| matches!(e.source, Source::Builtin))
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async {
+                let _ = builtin().await;
+            });
+        }
+        Catalogues { entries }
+    }
+
+    pub(crate) fn entry(&self, id: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    /// Why each broken instance cannot be used, for diagnose.
+    pub fn problems(&self) -> HashMap<String, String> {
+        self.entries
+            .iter()
+            .filter_map(|e| match &e.source {
+                Source::Broken(why) => Some((e.id.clone(), why.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Picks the catalogue for a question only instances of `kinds` can answer (`what` names it).
+pub(crate) fn pick<'c>(
+    ctx: &'c Ctx,
+    instance_id: Option<&str>,
+    kinds: &[InstanceKind],
+    what: &str,
+) -> Result<&'c Entry, ToolError> {
+    let names = |ks: &[InstanceKind]| {
+        ks.iter()
+            .map(|k| k.as_str())
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    let spec = match instance_id {
+        Some(id) => {
+            let spec = ctx.instance(KindFamily::Catalogue, Some(id))?;
+            if !kinds.contains(&spec.kind) {
+                return Err(unsupported_here(ctx, spec, kinds, what));
+            }
+            spec
+        }
+        None => {
+            let all = ctx.instances().all();
+            let family_default = ctx.instances().resolve(KindFamily::Catalogue, None).ok();
+            // Only kinds that can answer, and (with an instance-bound grant) only covered instances.
+            let covered = ctx.caller.authority.grant.instances.as_deref();
+            let fits = |s: &&InstanceSpec| {
+                kinds.contains(&s.kind) && covered.is_none_or(|c| c.contains(&s.id))
+            };
+            let chosen = family_default
+                .filter(fits)
+                .or_else(|| all.iter().filter(fits).find(|s| s.default))
+                .or_else(|| all.iter().find(fits));
+            let Some(chosen) = chosen else {
+                let reason = if all.iter().any(|s| kinds.contains(&s.kind)) {
+                    "your grant covers none; ask the owner for a grant that does"
+                } else {
+                    "none is configured; add one under [[instances]] in marquee.toml"
+                };
+                return Err(ToolError::new(
+                    "unsupported",
+                    format!("{what} needs a {} catalogue and {reason}", names(kinds)),
+                ));
+            };
+            ctx.instance(KindFamily::Catalogue, Some(&chosen.id))?
+        }
+    };
+    ctx.catalogues().entry(&spec.id).ok_or_else(|| {
+        ToolError::new(
+            "unknown_instance",
+            format!("the catalogue instance \"{}\" is not loaded", spec.id),
+        )
+    })
+}
+
+fn unsupported_here(
+    ctx: &Ctx,
+    spec: &InstanceSpec,
+    kinds: &[InstanceKind],
+    what: &str,
+) -> ToolError {
+    let able: Vec<&str> = ctx
+        .instances()
+        .all()
+        .iter()
+        .filter(|s| kinds.contains(&s.kind))
+        .map(|s| s.id.as_str())
+        .collect();
+    let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    let hint = if able.is_empty() {
+        format!(
+            "it needs a {} instance and none is configured",
+            kinds.join(" or ")
+        )
+    } else {
+        format!("use instance_id {}", able.join(" or "))
+    };
+    ToolError::new(
+        "unsupported",
+        format!(
+            "the {} catalogue \"{}\" cannot answer {what}; {hint}",
+            spec.kind, spec.id
+        ),
+    )
+}

@@ -1,0 +1,91 @@
+//! `get_recommendations`: titles like one title, within the caller's content limits.
+
+use domain::{Capability, MediaSource};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{
+    identity::{self, TitleType},
+    limits::{Gate, pass_titles},
+    lookup, pick, render,
+};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct GetRecommendations;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Where the id comes from, as a discovery row gave it; always with media_id.
+    #[schemars(required)]
+    pub media_source: Option<MediaSource>,
+    /// The id within media_source; always with media_source.
+    #[schemars(required)]
+    pub media_id: Option<String>,
+    /// movie or tv.
+    pub media_type: TitleType,
+    /// Page, from 1 (default 1).
+    #[serde(default)]
+    pub page: Option<u32>,
+    /// The catalogue to read, as list_instances shows it (default: one that answers media_source).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for GetRecommendations {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "get_recommendations",
+        title: "Recommendations",
+        description: "Titles like the one named by media_source + media_id: TMDB's recommendations, or for the builtin catalogue films sharing directors, cast and genres. Titles this account's content limits forbid are left out and counted.",
+        effect: Effect::Read,
+        capability: Capability::Discover,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let page_no = render::page(input.page)?;
+        let limited = Gate::for_caller_would_filter(ctx);
+        // A limited person may only ask about a title they may see.
+        let (entry, id, context) = if limited {
+            let looked = lookup::title(
+                ctx,
+                input.media_source,
+                input.media_id,
+                input.media_type,
+                input.instance_id.as_deref(),
+            )
+            .await?;
+            let context = format!("like {}", lookup::label(&looked.details));
+            (looked.entry, looked.details.summary.id, context)
+        } else {
+            let id = identity::required(input.media_source, input.media_id)?;
+            identity::check_type(&id, input.media_type.media_type())?;
+            let what = format!("{} ids", id.media_source);
+            let entry = pick(
+                ctx,
+                input.instance_id.as_deref(),
+                identity::kinds_for(id.media_source),
+                &what,
+            )?;
+            let context = format!("like {id}");
+            (entry, id, context)
+        };
+        let catalogue = entry.catalogue().await?;
+        let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
+        let page = catalogue
+            .recommendations(&id, input.media_type.media_type(), page_no)
+            .await
+            .map_err(|e| render::catalogue_error(e, &entry.id))?;
+        let passed = pass_titles(&mut gate, page.items.clone()).await?;
+        Ok(render::titles_output(
+            &entry.id,
+            &context,
+            &page,
+            &passed.rows,
+            passed.hidden,
+            gate.is_some(),
+        ))
+    }
+}

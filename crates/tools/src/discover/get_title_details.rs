@@ -1,0 +1,88 @@
+//! `get_title_details`: one title's full record (ratings per region, runtime, cast, directors,
+//! release dates, seasons), or exactly "That title is not available for this account." when the
+//! caller's content limits forbid it.
+
+use domain::{Capability, MediaSource};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{
+    identity::TitleType,
+    lookup::{self, details_data, label},
+    render::{media_type_str, rating_fields},
+};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct GetTitleDetails;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Where the id comes from (builtin, tmdb, imdb, ...), as a discovery row gave it; always with media_id.
+    #[schemars(required)]
+    pub media_source: Option<MediaSource>,
+    /// The id within media_source (e.g. "603" for tmdb, "tt0113277" for builtin); always with media_source.
+    #[schemars(required)]
+    pub media_id: Option<String>,
+    /// movie or tv.
+    pub media_type: TitleType,
+    /// The catalogue to read, as list_instances shows it (default: one that answers media_source).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for GetTitleDetails {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "get_title_details",
+        title: "Title details",
+        description: "Reads one title named by media_source + media_id: ratings per region, runtime, genres, cast, directors, release dates, languages, countries and (TV) the number of seasons.",
+        effect: Effect::Read,
+        capability: Capability::Discover,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let looked = lookup::title(
+            ctx,
+            input.media_source,
+            input.media_id,
+            input.media_type,
+            input.instance_id.as_deref(),
+        )
+        .await?;
+        let d = &looked.details;
+        let (rating, region) = rating_fields(&d.summary.certification);
+        let mut facts = vec![media_type_str(d.summary.media_type).to_string()];
+        match (rating.as_str(), region.as_str()) {
+            (Some("unrated"), _) => facts.push("unrated".into()),
+            (Some(r), Some(g)) => facts.push(format!("rated {r} ({g})")),
+            _ => {}
+        }
+        if let Some(m) = d.runtime_minutes {
+            facts.push(format!("{m} min"));
+        }
+        if let Some(s) = d.seasons {
+            facts.push(format!("{s} season{}", if s == 1 { "" } else { "s" }));
+        }
+        if !d.directors.is_empty() {
+            facts.push(format!("by {}", d.directors.join(", ")));
+        }
+        let summary = format!(
+            "{}: {}; read from {}.",
+            label(d),
+            facts.join(", "),
+            looked.entry.id
+        );
+        let id = &d.summary.id;
+        let mut data = details_data(&looked.entry.id, d);
+        data["content_limits_applied"] = looked.limited.into();
+        Ok(Output::new(summary, data).next(format!(
+            "get_request_options {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"}}",
+            id.media_source,
+            id.media_id,
+            media_type_str(d.summary.media_type)
+        )))
+    }
+}

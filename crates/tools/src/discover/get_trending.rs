@@ -1,0 +1,82 @@
+//! `get_trending`: what is trending today or this week (TMDB), within the caller's content limits.
+
+use adapters_catalogue::TimeWindow;
+use domain::{Capability, InstanceKind};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{
+    identity::TitleScope,
+    limits::{Gate, pass_titles},
+    pick, render,
+};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct GetTrending;
+
+/// The trending window.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Window {
+    Day,
+    Week,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// movie, tv or any (default any).
+    #[serde(default)]
+    pub media_type: Option<TitleScope>,
+    /// day or week (default week).
+    #[serde(default)]
+    pub window: Option<Window>,
+    /// Page, from 1 (default 1).
+    #[serde(default)]
+    pub page: Option<u32>,
+    /// The catalogue to read, as list_instances shows it (default: a TMDB instance).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for GetTrending {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "get_trending",
+        title: "Trending titles",
+        description: "Lists the movies and shows trending today or this week, from TMDB (the offline catalogue cannot know). Titles this account's content limits forbid are left out and counted.",
+        effect: Effect::Read,
+        capability: Capability::Discover,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let entry = pick(
+            ctx,
+            input.instance_id.as_deref(),
+            &[InstanceKind::Tmdb],
+            "trending titles",
+        )?;
+        let catalogue = entry.catalogue().await?;
+        let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
+        let (window, label) = match input.window.unwrap_or(Window::Week) {
+            Window::Day => (TimeWindow::Day, "trending today"),
+            Window::Week => (TimeWindow::Week, "trending this week"),
+        };
+        let scope = input.media_type.unwrap_or(TitleScope::Any);
+        let page = catalogue
+            .trending(scope.kind(), window, render::page(input.page)?)
+            .await
+            .map_err(|e| render::catalogue_error(e, &entry.id))?;
+        let passed = pass_titles(&mut gate, page.items.clone()).await?;
+        Ok(render::titles_output(
+            &entry.id,
+            label,
+            &page,
+            &passed.rows,
+            passed.hidden,
+            gate.is_some(),
+        ))
+    }
+}

@@ -1,0 +1,422 @@
+//! Content limits: the gate every discovery answer passes for a limited person. It drops what
+//! the limits forbid and counts it (never saying which), reads a rating from the title's details
+//! when a row came without one (bounded), and fails the call when limits or ratings cannot be
+//! read: a limited person never gets an unchecked list. Owners and admins are never filtered.
+
+use std::{collections::HashMap, sync::Arc};
+
+use adapters_catalogue::{
+    Catalogue, Certification, CertificationCeiling, Error as CatalogueError, MusicItem,
+    TitleDetails, TitleSummary,
+};
+use domain::MediaType;
+use futures::{StreamExt, stream};
+use store::ContentLimits;
+
+use super::{
+    catalogues::Entry,
+    ratings::{Ladder, is_unrated_label},
+    render,
+};
+use crate::{context::Ctx, contract::ToolError};
+
+/// Rows whose rating is read from details per call, at most; rows past it are hidden and counted.
+const MAX_RESOLVE: usize = 20;
+/// Details read at once while resolving.
+const RESOLVE_CONCURRENCY: usize = 4;
+
+/// What a details call answers for a title the limits forbid, word for word.
+pub const NOT_AVAILABLE: &str = "That title is not available for this account.";
+
+pub(crate) fn not_available() -> ToolError {
+    ToolError::new("not_available", NOT_AVAILABLE)
+}
+
+fn unreadable(instance: &str, why: impl std::fmt::Display) -> ToolError {
+    ToolError::new(
+        "limits_unreadable",
+        format!(
+            "this account's content limits cannot be checked against the catalogue \"{instance}\" ({why}), so nothing is shown; the owner can adjust the limits with `marquee people set-limits`"
+        ),
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Allow,
+    Hide,
+    /// The row's rating for the limits' region is not known yet.
+    NeedRating,
+}
+
+/// Rows that passed, and how many were hidden.
+pub(crate) struct Filtered<T> {
+    pub rows: Vec<T>,
+    pub hidden: u32,
+}
+
+/// A limited person's gate on one catalogue.
+pub(crate) struct Gate<'e> {
+    limits: ContentLimits,
+    /// The rating region, upper case ("US" when the limits name none).
+    pub region: String,
+    entry: &'e Entry,
+    catalogue: Arc<dyn Catalogue>,
+    /// Ladders read so far, per media type.
+    ladders: HashMap<MediaType, Arc<Ladder>>,
+    blocked: Vec<String>,
+}
+
+/// Lower-case letters and digits only: "Sci-Fi" and "sci fi" compare equal.
+fn fold(s: &str) -> String {
+    let f: String = s
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    match f.as_str() {
+        "scifi" | "sf" => "sciencefiction".into(),
+        _ => f,
+    }
+}
+
+/// True when a row's genre is a blocked one, or a combined genre ("War & Politics") holds it.
+fn genre_blocked(blocked: &[String], genre: &str) -> bool {
+    let whole = fold(genre);
+    let parts = genre
+        .split(['&', '/', ','])
+        .flat_map(|p| p.split(" and "))
+        .map(fold);
+    std::iter::once(whole)
+        .chain(parts)
+        .any(|g| !g.is_empty() && blocked.contains(&g))
+}
+
+/// The region's rating the row carries, if it is for `region`.
+fn for_region<'c>(cert: &'c Certification, region: &str) -> Option<Option<&'c str>> {
+    match cert {
+        Certification::Rated { region: r, rating } if r.eq_ignore_ascii_case(region) => {
+            Some((!is_unrated_label(rating)).then_some(rating.as_str()))
+        }
+        Certification::Unrated { region: None } => Some(None),
+        Certification::Unrated { region: Some(r) } if r.eq_ignore_ascii_case(region) => Some(None),
+        _ => None,
+    }
+}
+
+impl<'e> Gate<'e> {
+    /// The caller's gate on `entry`, or `None` when nothing is filtered (admins, owners, no limits).
+    pub fn for_caller(
+        ctx: &Ctx,
+        entry: &'e Entry,
+        catalogue: Arc<dyn Catalogue>,
+    ) -> Option<Gate<'e>> {
+        if !Gate::for_caller_would_filter(ctx) {
+            return None;
+        }
+        let person = &ctx.caller.authority.person;
+        let limits = person.limits.clone();
+        let region = limits
+            .rating_region
+            .as_deref()
+            .map(|r| r.trim().to_ascii_uppercase())
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "US".into());
+        Some(Gate {
+            blocked: limits.blocked_genres.iter().map(|g| fold(g)).collect(),
+            limits,
+            region,
+            entry,
+            catalogue,
+            ladders: HashMap::new(),
+        })
+    }
+
+    /// Whether the caller's answers pass a gate at all.
+    pub fn for_caller_would_filter(ctx: &Ctx) -> bool {
+        let person = &ctx.caller.authority.person;
+        !person.role.is_admin() && !person.limits.is_unlimited()
+    }
+
+    fn cap_name(&self, media_type: MediaType) -> Option<&str> {
+        match media_type {
+            MediaType::Movie => self.limits.max_movie_cert.as_deref(),
+            MediaType::Tv => self.limits.max_tv_rating.as_deref(),
+            _ => None,
+        }
+    }
+
+    async fn ladder(&mut self, media_type: MediaType) -> Result<Arc<Ladder>, ToolError> {
+        if let Some(l) = self.ladders.get(&media_type) {
+            return Ok(l.clone());
+        }
+        let ladder = match self
+            .catalogue
+            .certifications(media_type, &self.region)
+            .await
+        {
+            Ok(list) => Ladder::from_list(&self.region, &list),
+            Err(CatalogueError::Unsupported { .. }) if self.region == "US" => {
+                Ladder::us_fallback(media_type).ok_or_else(|| {
+                    unreadable(&self.entry.id, "it has no rating list for this media type")
+                })?
+            }
+            Err(e @ CatalogueError::Backend { .. }) => {
+                return Err(render::catalogue_error(e, &self.entry.id));
+            }
+            Err(e) => return Err(unreadable(&self.entry.id, e)),
+        };
+        let ladder = Arc::new(ladder);
+        self.ladders.insert(media_type, ladder.clone());
+        Ok(ladder)
+    }
+
+    /// The cap for a media type as (spelling, rank); fails closed when it is not on the region's list.
+    async fn cap(&mut self, media_type: MediaType) -> Result<Option<(String, u32)>, ToolError> {
+        let Some(cap) = self.cap_name(media_type).map(str::to_owned) else {
+            return Ok(None);
+        };
+        let ladder = self.ladder(media_type).await?;
+        match (ladder.rank(&cap), ladder.spelling(&cap)) {
+            (Some(rank), Some(spelling)) => Ok(Some((spelling.to_string(), rank))),
+            _ => Err(unreadable(
+                &self.entry.id,
+                format!(
+                    "the limit \"{cap}\" is not a {} rating; valid: {}",
+                    ladder.region,
+                    ladder.names().join(", ")
+                ),
+            )),
+        }
+    }
+
+    async fn verdict(
+        &mut self,
+        media_type: MediaType,
+        genres: &[String],
+        cert: &Certification,
+    ) -> Result<Verdict, ToolError> {
+        if genres.iter().any(|g| genre_blocked(&self.blocked, g)) {
+            return Ok(Verdict::Hide);
+        }
+        let cap = self.cap(media_type).await?;
+        if cap.is_none() && !self.limits.block_unrated {
+            return Ok(Verdict::Allow);
+        }
+        let Some(rating) = for_region(cert, &self.region) else {
+            return Ok(Verdict::NeedRating);
+        };
+        Ok(match (rating, cap) {
+            (None, _) if self.limits.block_unrated => Verdict::Hide,
+            (None, _) => Verdict::Allow,
+            (Some(_), None) => Verdict::Allow,
+            (Some(rating), Some((_, max))) => {
+                let ladder = self.ladder(media_type).await?;
+                match ladder.rank(rating) {
+                    Some(rank) if rank <= max => Verdict::Allow,
+                    // Stricter than the cap, or a rating the region's list does not know.
+                    _ => Verdict::Hide,
+                }
+            }
+        })
+    }
+
+    /// The ceiling to push into an upstream query for this media type, when there is a cap.
+    pub async fn ceiling(
+        &mut self,
+        media_type: MediaType,
+    ) -> Result<Option<CertificationCeiling>, ToolError> {
+        Ok(self
+            .cap(media_type)
+            .await?
+            .map(|(max, _)| CertificationCeiling {
+                region: self.region.clone(),
+                max,
+            }))
+    }
+
+    /// The rank of a rating on the region's ladder (for combining a caller's ceiling with the cap).
+    pub async fn rank(
+        &mut self,
+        media_type: MediaType,
+        rating: &str,
+    ) -> Result<Option<u32>, ToolError> {
+        Ok(self.ladder(media_type).await?.rank(rating))
+    }
+
+    /// Drops forbidden rows; rows without a rating for the region get it from details first.
+    pub async fn titles(
+        &mut self,
+        rows: Vec<TitleSummary>,
+    ) -> Result<Filtered<TitleSummary>, ToolError> {
+        let mut slots: Vec<Option<TitleSummary>> = Vec::with_capacity(rows.len());
+        let mut unresolved: Vec<usize> = Vec::new();
+        let mut hidden = 0;
+        for mut row in rows {
+            if for_region(&row.certification, &self.region).is_none()
+                && let Some(cached) = self
+                    .entry
+                    .ratings
+                    .get(&row.id, row.media_type, &self.region)
+            {
+                row.certification = cached;
+            }
+            match self
+                .verdict(row.media_type, &row.genres, &row.certification)
+                .await?
+            {
+                Verdict::Allow => slots.push(Some(row)),
+                Verdict::Hide => {
+                    hidden += 1;
+                    slots.push(None);
+                }
+                Verdict::NeedRating => {
+                    unresolved.push(slots.len());
+                    slots.push(Some(row));
+                }
+            }
+        }
+        for &i in unresolved.iter().skip(MAX_RESOLVE) {
+            slots[i] = None;
+            hidden += 1;
+        }
+        let asks: Vec<(usize, TitleSummary)> = unresolved
+            .iter()
+            .take(MAX_RESOLVE)
+            .filter_map(|&i| slots[i].clone().map(|r| (i, r)))
+            .collect();
+        let catalogue = self.catalogue.clone();
+        let region = self.region.clone();
+        let answers: Vec<(usize, TitleSummary, Result<TitleDetails, CatalogueError>)> =
+            stream::iter(asks)
+                .map(|(i, row)| {
+                    let catalogue = catalogue.clone();
+                    let region = region.clone();
+                    async move {
+                        let details = catalogue
+                            .title_details(&row.id, row.media_type, &region)
+                            .await;
+                        (i, row, details)
+                    }
+                })
+                .buffered(RESOLVE_CONCURRENCY)
+                .collect()
+                .await;
+        for (i, mut row, details) in answers {
+            let details = match details {
+                Ok(d) => d,
+                Err(CatalogueError::NotFound { .. }) => {
+                    slots[i] = None;
+                    hidden += 1;
+                    continue;
+                }
+                Err(e) => return Err(render::catalogue_error(e, &self.entry.id)),
+            };
+            let cert = details.summary.certification;
+            self.entry
+                .ratings
+                .put(&row.id, row.media_type, &self.region, cert.clone());
+            row.certification = cert;
+            match self
+                .verdict(row.media_type, &row.genres, &row.certification)
+                .await?
+            {
+                Verdict::Allow => slots[i] = Some(row),
+                Verdict::Hide => {
+                    slots[i] = None;
+                    hidden += 1;
+                }
+                Verdict::NeedRating => {
+                    return Err(unreadable(
+                        &self.entry.id,
+                        format!("it does not rate titles for the region {}", self.region),
+                    ));
+                }
+            }
+        }
+        Ok(Filtered {
+            rows: slots.into_iter().flatten().collect(),
+            hidden,
+        })
+    }
+
+    /// Whether a title's details pass; a rating that cannot be read fails the call.
+    pub async fn allows(&mut self, details: &TitleDetails) -> Result<bool, ToolError> {
+        let s = &details.summary;
+        match self
+            .verdict(s.media_type, &s.genres, &s.certification)
+            .await?
+        {
+            Verdict::Allow => Ok(true),
+            Verdict::Hide => Ok(false),
+            Verdict::NeedRating => Err(unreadable(
+                &self.entry.id,
+                format!("it does not rate titles for the region {}", self.region),
+            )),
+        }
+    }
+
+    /// Music carries no ratings: blocked genres (tags) hide a row, and so does "block unrated".
+    pub fn music(&self, rows: Vec<MusicItem>) -> Filtered<MusicItem> {
+        let before = rows.len();
+        let rows: Vec<MusicItem> = rows
+            .into_iter()
+            .filter(|_| !self.limits.block_unrated)
+            .filter(|m| !m.genres.iter().any(|g| genre_blocked(&self.blocked, g)))
+            .collect();
+        Filtered {
+            hidden: (before - rows.len()) as u32,
+            rows,
+        }
+    }
+}
+
+/// Titles through an optional gate: unchanged (nothing hidden) when the caller is not limited.
+pub(crate) async fn pass_titles(
+    gate: &mut Option<Gate<'_>>,
+    rows: Vec<TitleSummary>,
+) -> Result<Filtered<TitleSummary>, ToolError> {
+    match gate {
+        Some(g) => g.titles(rows).await,
+        None => Ok(Filtered { rows, hidden: 0 }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn genres_fold_and_combined_genres_are_caught() {
+        let blocked: Vec<String> = ["Horror", "War", "Sci-Fi"]
+            .iter()
+            .map(|g| fold(g))
+            .collect();
+        assert!(genre_blocked(&blocked, "horror"));
+        assert!(genre_blocked(&blocked, "War & Politics"));
+        assert!(genre_blocked(&blocked, "Science Fiction"));
+        assert!(genre_blocked(&blocked, "Sci-Fi & Fantasy"));
+        assert!(!genre_blocked(&blocked, "Warriors"));
+        assert!(!genre_blocked(&blocked, "Animation"));
+    }
+
+    #[test]
+    fn a_rating_counts_only_for_the_limits_region() {
+        let us = Certification::Rated {
+            region: "US".into(),
+            rating: "PG".into(),
+        };
+        assert_eq!(for_region(&us, "US"), Some(Some("PG")));
+        assert_eq!(for_region(&us, "GB"), None);
+        let nr = Certification::Rated {
+            region: "US".into(),
+            rating: "NR".into(),
+        };
+        assert_eq!(for_region(&nr, "US"), Some(None));
+        assert_eq!(for_region(&Certification::NotFetched, "US"), None);
+        assert_eq!(
+            for_region(&Certification::Unrated { region: None }, "DE"),
+            Some(None)
+        );
+    }
+}

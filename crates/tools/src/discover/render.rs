@@ -1,0 +1,241 @@
+//! How discovery answers read: rows that carry `media_source` + `media_id`, list summaries that
+//! say what was read where and how many titles the limits hid, and catalogue errors as
+//! `ToolError`s with stable codes.
+
+use adapters_catalogue::{Certification, Error as CatalogueError, MusicItem, Page, TitleSummary};
+use domain::{MediaId, MediaType};
+use serde_json::{Map, Value, json};
+
+use crate::contract::ToolError;
+
+/// Longest overview shown in a list row, in characters.
+const OVERVIEW_CHARS: usize = 280;
+
+pub(crate) fn media_type_str(t: MediaType) -> &'static str {
+    match t {
+        MediaType::Movie => "movie",
+        MediaType::Tv => "tv",
+        MediaType::Music => "music",
+        MediaType::Book => "book",
+    }
+}
+
+fn id_object(id: &MediaId) -> Value {
+    json!({ "media_source": id.media_source, "media_id": id.media_id })
+}
+
+/// Drops null fields and empty lists, so rows stay short in the model's context.
+fn compact(v: Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(_, v)| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()))
+                .collect::<Map<String, Value>>(),
+        ),
+        other => other,
+    }
+}
+
+fn short(text: &Option<String>) -> Option<String> {
+    text.as_ref().map(|t| {
+        if t.chars().count() > OVERVIEW_CHARS {
+            let cut: String = t.chars().take(OVERVIEW_CHARS).collect();
+            format!("{}…", cut.trim_end())
+        } else {
+            t.clone()
+        }
+    })
+}
+
+/// The rating as shown: `{rating, rating_region}`, "unrated", or nothing when not read.
+pub(crate) fn rating_fields(c: &Certification) -> (Value, Value) {
+    match c {
+        Certification::Rated { region, rating } => (json!(rating), json!(region)),
+        Certification::Unrated { region } => (json!("unrated"), json!(region)),
+        Certification::NotFetched => (Value::Null, Value::Null),
+    }
+}
+
+pub(crate) fn title_row(t: &TitleSummary) -> Value {
+    let (rating, rating_region) = rating_fields(&t.certification);
+    compact(json!({
+        "media_source": t.id.media_source,
+        "media_id": t.id.media_id,
+        "media_type": media_type_str(t.media_type),
+        "title": t.title,
+        "year": t.year,
+        "rating": rating,
+        "rating_region": rating_region,
+        "genres": t.genres,
+        "overview": short(&t.overview),
+        "original_language": t.original_language,
+        "vote_average": t.vote_average,
+        "vote_count": t.vote_count,
+        "poster_url": t.poster_url,
+        // The builtin catalogue's imdb id repeats its own id: only other ids are worth the space.
+        "external_ids": t
+            .external_ids
+            .iter()
+            .filter(|e| e.media_id != t.id.media_id)
+            .map(id_object)
+            .collect::<Vec<_>>(),
+    }))
+}
+
+pub(crate) fn music_row(m: &MusicItem) -> Value {
+    compact(json!({
+        "media_source": m.id.media_source,
+        "media_id": m.id.media_id,
+        "media_type": media_type_str(m.media_type),
+        "kind": m.kind,
+        "title": m.title,
+        "artist": m.artist,
+        "year": m.year,
+        "type": m.type_name,
+        "genres": m.genres,
+        "disambiguation": m.disambiguation,
+        "country": m.country,
+        "length_ms": m.length_ms,
+        "score": m.score,
+    }))
+}
+
+/// " 3 titles were hidden by this account's content limits." (empty for none).
+pub(crate) fn hidden_sentence(hidden: u32) -> String {
+    match hidden {
+        0 => String::new(),
+        1 => " 1 title was hidden by this account's content limits.".into(),
+        n => format!(" {n} titles were hidden by this account's content limits."),
+    }
+}
+
+/// The data of a list answer.
+pub(crate) fn list_data<T>(
+    instance: &str,
+    page: &Page<T>,
+    rows: Vec<Value>,
+    hidden: u32,
+    limited: bool,
+) -> Value {
+    json!({
+        "instance_id": instance,
+        "page": page.page,
+        "total_pages": page.total_pages,
+        "total_results_upstream": page.total_results,
+        "results": rows,
+        "hidden_by_limits": hidden,
+        "content_limits_applied": limited,
+    })
+}
+
+/// A list answer's summary: what was found where, or that nothing matched, and what was hidden.
+pub(crate) fn list_summary<T>(
+    noun: &str,
+    context: &str,
+    instance: &str,
+    page: &Page<T>,
+    shown: usize,
+    hidden: u32,
+) -> String {
+    let hidden_text = hidden_sentence(hidden);
+    if shown == 0 {
+        return if hidden > 0 {
+            format!("No {noun}s to show {context} from {instance}:{hidden_text}")
+        } else if page.page > 1 && page.total_results > 0 {
+            format!(
+                "No more {noun}s {context} in {instance}: page {} is past the last page ({}).",
+                page.page, page.total_pages
+            )
+        } else {
+            format!(
+                "No {noun}s match {context} in {instance}; the catalogue was read and has none."
+            )
+        };
+    }
+    let more = if page.page < page.total_pages {
+        format!("; more with page {}", page.page + 1)
+    } else {
+        String::new()
+    };
+    format!(
+        "{shown} {noun}{} {context} from {instance} (page {} of {}{more}).{hidden_text}",
+        if shown == 1 { "" } else { "s" },
+        page.page,
+        page.total_pages.max(1),
+    )
+}
+
+/// A catalogue failure as a tool error with a stable code and one sentence to act on.
+pub(crate) fn catalogue_error(e: CatalogueError, instance: &str) -> ToolError {
+    match e {
+        CatalogueError::Unsupported {
+            ref supported_by, ..
+        } => {
+            let sources: Vec<&str> = supported_by.iter().map(|s| s.as_str()).collect();
+            ToolError::new("unsupported", e.to_string())
+                .with_data(json!({ "instance_id": instance, "supported_sources": sources }))
+        }
+        CatalogueError::UnknownName { ref options, .. } => {
+            let options = options.clone();
+            ToolError::invalid(e.to_string()).with_data(json!({ "options": options }))
+        }
+        CatalogueError::NotFound { .. } => ToolError::new("not_found", e.to_string()),
+        CatalogueError::InvalidArgument { .. } => ToolError::invalid(e.to_string()),
+        CatalogueError::Backend { ref error, .. } => {
+            let code = match error {
+                httpx::Error::Unreachable { .. } | httpx::Error::Timeout => "backend_unreachable",
+                httpx::Error::Unauthorized { .. } => "backend_unauthorized",
+                httpx::Error::RateLimited { .. } => "backend_rate_limited",
+                _ => "backend_error",
+            };
+            tracing::warn!(instance, error = %e, "catalogue call failed");
+            ToolError::new(
+                code,
+                format!(
+                    "the catalogue \"{instance}\" could not be read: {e}; run diagnose to check it"
+                ),
+            )
+            .with_data(json!({ "instance_id": instance }))
+        }
+    }
+}
+
+/// `page` as given (default 1), refusing 0.
+pub(crate) fn page(page: Option<u32>) -> Result<u32, ToolError> {
+    match page {
+        None => Ok(1),
+        Some(0) => Err(ToolError::invalid(
+            "invalid argument \"page\": pages start at 1",
+        )),
+        Some(p) => Ok(p),
+    }
+}
+
+/// A title list answer: rows, counts, the instance read, and what the limits hid.
+pub(crate) fn titles_output(
+    instance: &str,
+    context: &str,
+    page: &Page<TitleSummary>,
+    rows: &[TitleSummary],
+    hidden: u32,
+    limited: bool,
+) -> crate::contract::Output {
+    let summary = list_summary("title", context, instance, page, rows.len(), hidden);
+    let data = list_data(
+        instance,
+        page,
+        rows.iter().map(title_row).collect(),
+        hidden,
+        limited,
+    );
+    let out = crate::contract::Output::new(summary, data);
+    match rows.first() {
+        Some(first) => out.next(format!(
+            "get_title_details {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"}}",
+            first.id.media_source,
+            first.id.media_id,
+            media_type_str(first.media_type)
+        )),
+        None => out,
+    }
+}

@@ -1,0 +1,122 @@
+//! `search_music`: artists, release groups (albums, EPs, singles) or recordings on MusicBrainz.
+//! Music carries no ratings: a person's blocked genres apply to its tags, and "block unrated"
+//! hides it all.
+
+use adapters_catalogue::{MusicKind, MusicSearch, ReleaseType};
+use domain::{Capability, InstanceKind};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{limits::Gate, pick, render};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct SearchMusic;
+
+/// What to look for.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Artist,
+    ReleaseGroup,
+    Recording,
+}
+
+/// A release group's primary type.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Release {
+    Album,
+    Ep,
+    Single,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Words of the name or title ("Radiohead", "OK Computer").
+    pub query: String,
+    /// artist, release_group (an album, EP or single) or recording (default artist).
+    #[serde(default)]
+    pub kind: Option<Kind>,
+    /// Release groups only: album, ep or single.
+    #[serde(default)]
+    pub release_type: Option<Release>,
+    /// Page, from 1 (default 1); 25 rows per page.
+    #[serde(default)]
+    pub page: Option<u32>,
+    /// The catalogue to search, as list_instances shows it (default: a MusicBrainz instance).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for SearchMusic {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "search_music",
+        title: "Search music",
+        description: "Searches MusicBrainz for artists, release groups (albums, EPs, singles) or recordings. Rows carry media_source musicbrainz + the MBID. Rows this account's content limits forbid are left out and counted.",
+        effect: Effect::Read,
+        capability: Capability::Discover,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let entry = pick(
+            ctx,
+            input.instance_id.as_deref(),
+            &[InstanceKind::Musicbrainz],
+            "music search",
+        )?;
+        let catalogue = entry.catalogue().await?;
+        let (kind, noun) = match input.kind.unwrap_or(Kind::Artist) {
+            Kind::Artist => (MusicKind::Artist, "artist"),
+            Kind::ReleaseGroup => (MusicKind::ReleaseGroup, "release group"),
+            Kind::Recording => (MusicKind::Recording, "recording"),
+        };
+        let search = MusicSearch {
+            kind,
+            query: input.query.clone(),
+            release_type: input.release_type.map(|r| match r {
+                Release::Album => ReleaseType::Album,
+                Release::Ep => ReleaseType::Ep,
+                Release::Single => ReleaseType::Single,
+            }),
+            page: render::page(input.page)?,
+        };
+        let gate = Gate::for_caller(ctx, entry, catalogue.clone());
+        let page = catalogue
+            .search_music(&search)
+            .await
+            .map_err(|e| render::catalogue_error(e, &entry.id))?;
+        let (rows, hidden) = match &gate {
+            Some(g) => {
+                let f = g.music(page.items.clone());
+                (f.rows, f.hidden)
+            }
+            None => (page.items.clone(), 0),
+        };
+        let mut summary = render::list_summary(
+            noun,
+            &format!("for \"{}\"", input.query.trim()),
+            &entry.id,
+            &page,
+            rows.len(),
+            0,
+        );
+        if hidden > 0 {
+            summary.push_str(&format!(
+                " {hidden} result{} hidden by this account's content limits.",
+                if hidden == 1 { " was" } else { "s were" }
+            ));
+        }
+        let data = render::list_data(
+            &entry.id,
+            &page,
+            rows.iter().map(render::music_row).collect(),
+            hidden,
+            gate.is_some(),
+        );
+        Ok(Output::new(summary, data))
+    }
+}

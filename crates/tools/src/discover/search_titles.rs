@@ -1,0 +1,89 @@
+//! `search_titles`: movies and shows matching words, from a catalogue, within the caller's content limits.
+
+use adapters_catalogue::TitleSearch;
+use domain::{Capability, InstanceKind};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{
+    catalogues::pick,
+    identity::TitleScope,
+    limits::{Gate, pass_titles},
+    render,
+};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct SearchTitles;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Words of the title; the builtin catalogue also matches cast and director names.
+    pub query: String,
+    /// movie, tv or any (default any). The builtin catalogue holds movies only.
+    #[serde(default)]
+    pub media_type: Option<TitleScope>,
+    /// Only titles first released in this year.
+    #[serde(default)]
+    pub year: Option<i32>,
+    /// Page, from 1 (default 1); 20 rows per page.
+    #[serde(default)]
+    pub page: Option<u32>,
+    /// The catalogue to search, as list_instances shows it (default: the default catalogue).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for SearchTitles {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "search_titles",
+        title: "Search titles",
+        description: "Searches a catalogue (builtin offline films, or TMDB movies and shows) for titles matching words, newest and best matches first. Rows carry media_source + media_id for every later call; titles this account's content limits forbid are left out and counted.",
+        effect: Effect::Read,
+        capability: Capability::Discover,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let scope = input.media_type.unwrap_or(TitleScope::Any);
+        let kinds: &[InstanceKind] = if scope == TitleScope::Tv {
+            &[InstanceKind::Tmdb]
+        } else {
+            &[InstanceKind::Builtin, InstanceKind::Tmdb]
+        };
+        let entry = pick(ctx, input.instance_id.as_deref(), kinds, "title search")?;
+        let catalogue = entry.catalogue().await?;
+        let search = TitleSearch {
+            kind: scope.kind(),
+            query: input.query.clone(),
+            year: input.year,
+            page: render::page(input.page)?,
+        };
+        let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
+        let page = catalogue
+            .search_titles(&search)
+            .await
+            .map_err(|e| render::catalogue_error(e, &entry.id))?;
+        let mut rows = page.items.clone();
+        // A year the source could not apply upstream is checked on the rows.
+        if let Some(year) = input
+            .year
+            .filter(|_| page.unapplied_filters.contains(&"year"))
+        {
+            rows.retain(|r| r.year == Some(year));
+        }
+        let limited = gate.is_some();
+        let passed = pass_titles(&mut gate, rows).await?;
+        let context = format!("for \"{}\"", input.query.trim());
+        Ok(render::titles_output(
+            &entry.id,
+            &context,
+            &page,
+            &passed.rows,
+            passed.hidden,
+            limited,
+        ))
+    }
+}

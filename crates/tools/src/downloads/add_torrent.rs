@@ -1,0 +1,159 @@
+//! `add_torrent`: adds a .torrent file, an http(s) URL of one, or a magnet link to a download
+//! instance, into an existing category. The client always checks the data's hashes.
+
+use adapters_downloads::{
+    AddSource, AddStatus, AddTorrent as AddRequest, info_hash_of_magnet, info_hash_of_torrent,
+};
+use domain::{Capability, InfoHash};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{labels, one, outcome::TorrentResult, refresher};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct AddTorrent;
+
+/// The largest .torrent file read from disk.
+const MAX_TORRENT_FILE: u64 = 10 * 1024 * 1024;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// What to add: the absolute path of a .torrent file on the Marquee machine, an http(s) URL of a .torrent file, or a magnet link with a btih info hash.
+    pub source: String,
+    /// The category to file it under, exactly as list_categories shows it (default: none).
+    #[serde(default)]
+    pub category: Option<String>,
+    /// Tags to give it, each already known on the instance (list_categories).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Add it without starting it.
+    #[serde(default)]
+    pub paused: bool,
+    /// The download instance to add it to (default: the default download instance).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for AddTorrent {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "add_torrent",
+        title: "Add a torrent",
+        description: "Adds a torrent to a download instance from a .torrent file path (on the Marquee machine), an http(s) URL or a magnet link, optionally paused, into an existing category with known tags (list_categories; unknown names are refused with the valid ones). The client always verifies the data; an already present torrent is left unchanged. Answers {ok, failed, results}.",
+        effect: Effect::Write,
+        capability: Capability::DownloadsWrite,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let (source, hash) = read_source(&input.source).await?;
+        let tags = labels::tag_list(&input.tags)?;
+        let instance = one(ctx, input.instance_id.as_deref())?;
+        let b = instance.backend()?;
+        refresher::ensure_loaded(&[instance]).await;
+        if let Some(c) = &input.category {
+            labels::require_category(&[instance], c)?;
+        }
+        if !tags.is_empty() {
+            labels::require_tags(&[instance], &tags)?;
+        }
+        let req = AddRequest {
+            source,
+            category: input.category.clone(),
+            tags,
+            paused: input.paused,
+        };
+        let id = instance.id.as_str();
+        let row = match b.client.add(&req).await {
+            Ok(out) => {
+                let h = out.info_hash.or(hash);
+                let refreshed = match h {
+                    Some(h) => b.catalogue.refresh_hashes(&[h]).await,
+                    None => b.catalogue.refresh().await,
+                };
+                if let Err(e) = refreshed {
+                    tracing::debug!(instance = id, error = %e, "re-reading after an add failed");
+                }
+                match out.status {
+                    AddStatus::Added => TorrentResult::done(
+                        h,
+                        id,
+                        "added",
+                        format!(
+                            "added to instance {id}{}",
+                            if input.paused { ", paused" } else { "" }
+                        ),
+                    ),
+                    AddStatus::AlreadyPresent => TorrentResult::done(
+                        h,
+                        id,
+                        "already_present",
+                        format!("instance {id} already had this torrent; nothing was changed"),
+                    ),
+                }
+            }
+            Err(e) => TorrentResult::from_error(hash, id, &e),
+        };
+        let summary = if row.ok {
+            format!("{}.", capital(&row.message))
+        } else {
+            format!("Not added: {}", row.message)
+        };
+        let data = json!({
+            "ok": usize::from(row.ok),
+            "failed": usize::from(!row.ok),
+            "results": [row],
+        });
+        let out = Output::new(summary, data);
+        Ok(match row.info_hash {
+            Some(h) if row.ok => out.next(format!("torrent_detail {{\"info_hash\":\"{h}\"}}")),
+            _ => out,
+        })
+    }
+}
+
+/// Classifies and checks the source before anything is sent: a magnet must name a btih hash,
+/// a URL must be http(s), a file must be a readable, valid .torrent.
+async fn read_source(raw: &str) -> Result<(AddSource, Option<InfoHash>), ToolError> {
+    if raw.starts_with("magnet:") {
+        let h = info_hash_of_magnet(raw).ok_or_else(|| {
+            ToolError::invalid("the magnet link names no btih info hash (xt=urn:btih:...)")
+        })?;
+        return Ok((AddSource::Url(raw.to_string()), Some(h)));
+    }
+    if raw.starts_with("http://") || raw.starts_with("https://") {
+        url::Url::parse(raw)
+            .map_err(|_| ToolError::invalid("source is not a valid http(s) URL"))?;
+        return Ok((AddSource::Url(raw.to_string()), None));
+    }
+    let path = std::path::Path::new(raw);
+    if !path.is_absolute() {
+        return Err(ToolError::invalid(format!(
+            "source \"{raw}\" is neither a magnet link, an http(s) URL nor an absolute path of a .torrent file"
+        )));
+    }
+    let meta = tokio::fs::metadata(path)
+        .await
+        .map_err(|_| ToolError::invalid(format!("no readable file at {raw}")))?;
+    if !meta.is_file() || meta.len() > MAX_TORRENT_FILE {
+        return Err(ToolError::invalid(format!(
+            "{raw} is not a file of at most 10 MiB"
+        )));
+    }
+    let bytes = tokio::fs::read(path)
+        .await
+        .map_err(|_| ToolError::invalid(format!("no readable file at {raw}")))?;
+    let h = info_hash_of_torrent(&bytes)
+        .map_err(|_| ToolError::invalid(format!("{raw} is not a valid .torrent file")))?;
+    Ok((AddSource::File(bytes), Some(h)))
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}

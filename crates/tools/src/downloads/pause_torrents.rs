@@ -1,0 +1,25 @@
+//! `pause_torrents`: stops torrents, named by info hash, on their download instances.
+
+use domain::Capability;
+use policy::Effect;
+
+use super::write::{self, HashesInput, Op};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct PauseTorrents;
+
+impl Tool for PauseTorrents {
+    type Input = HashesInput;
+    const META: Meta = Meta {
+        name: "pause_torrents",
+        title: "Pause torrents",
+        description: "Pauses (stops) torrents named by info hash. Without instance_id each torrent is found on whichever download instance has it. The whole list is validated first (one malformed hash refuses the call); an unknown hash is a per-torrent failure. Answers {ok, failed, results} per torrent.",
+        effect: Effect::Write,
+        capability: Capability::DownloadsWrite,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: HashesInput) -> Result<Output, ToolError> {
+        write::simple(ctx, &input, Op::Pause).await
+    }
+}

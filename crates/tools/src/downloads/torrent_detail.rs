@@ -1,0 +1,125 @@
+//! `torrent_detail`: one torrent read live from its instance: the row, its metadata and its
+//! trackers (URLs redacted), falling back to the cached row when the instance does not answer.
+
+use adapters_downloads::{Error, TrackerEntry};
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{freshness, hashes, lookup, rows};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct TorrentDetail;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The torrent's info hash: 40 hexadecimal characters, as find_torrents shows it.
+    pub info_hash: String,
+    /// The download instance holding it (default: the instance whose catalogue has it).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for TorrentDetail {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "torrent_detail",
+        title: "Torrent detail",
+        description: "Reads one torrent, named by info hash, live from its download instance: state, progress, sizes, ratio, category, tags, save path, the torrent's own metadata (comment, creator, pieces, private flag) and its trackers with their last messages (URLs redacted).",
+        effect: Effect::Read,
+        capability: Capability::DownloadsRead,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let hash = hashes::one(&input.info_hash)?;
+        let source = lookup::instance_of(ctx, hash, input.instance_id.as_deref()).await?;
+        let b = source.backend()?;
+        let id = source.id.as_str();
+        let (detail, trackers) = futures::join!(
+            b.client.torrent_detail(hash),
+            b.client.torrent_trackers(hash)
+        );
+        let detail = match detail {
+            Ok(d) => d,
+            Err(Error::NotFound { .. }) => {
+                return Err(ToolError::new(
+                    "not_found",
+                    format!(
+                        "instance {id} has no torrent with info hash {hash}; find_torrents lists what there is"
+                    ),
+                ));
+            }
+            Err(e) => {
+                // The cached row is better than nothing, said plainly.
+                let Some(t) = b.catalogue.get(&hash) else {
+                    return Err(ToolError::new(
+                        "backend_unavailable",
+                        format!("instance {id} could not be asked about {hash}: {e}"),
+                    ));
+                };
+                let out = Output::new(
+                    format!(
+                        "{} on {id} (cached row: the instance did not answer live).",
+                        t.name
+                    ),
+                    json!({ "torrent": rows::full_row(id, &t), "live": false }),
+                )
+                .warn(format!(
+                    "instance {id} could not be asked live ({e}); this is the cached row"
+                ));
+                return Ok(freshness::stamp(out, &[source]));
+            }
+        };
+        let t = &detail.torrent;
+        let tracker_list: Value = match &trackers {
+            Ok(list) => json!(list.iter().map(tracker).collect::<Vec<_>>()),
+            Err(_) => Value::Null,
+        };
+        let data = json!({
+            "torrent": rows::full_row(id, t),
+            "comment": detail.comment.as_deref().map(httpx::redact),
+            "created_by": detail.created_by,
+            "created_at": detail.created_at.and_then(freshness::unix_rfc3339),
+            "piece_size": detail.piece_size,
+            "pieces": detail.pieces,
+            "private": detail.private,
+            "seeding_seconds": detail.seeding_time,
+            "file_count": detail.file_count,
+            "trackers": tracker_list,
+            "live": true,
+        });
+        let summary = format!(
+            "{} on {id}: {}, {:.1}% of {} bytes, ratio {:.2}{}.",
+            t.name,
+            t.state.as_str(),
+            t.progress * 100.0,
+            t.size,
+            t.ratio,
+            t.tracker_error
+                .map(|c| format!(", tracker error ({})", c.as_str()))
+                .unwrap_or_default()
+        );
+        let mut out = Output::new(summary, data).next("torrent_files");
+        if let Err(e) = trackers {
+            out = out.warn(format!("the trackers of {hash} could not be read: {e}"));
+        }
+        Ok(out)
+    }
+}
+
+fn tracker(t: &TrackerEntry) -> Value {
+    json!({
+        "url": t.url,
+        "host": t.host,
+        "tier": t.tier,
+        "status": t.status,
+        "message": t.message,
+        "error_class": t.error_class,
+        "seeds": t.seeds,
+        "leechers": t.leechers,
+    })
+}

@@ -1,0 +1,101 @@
+//! `torrent_files`: the files of one torrent, read live from its instance, in pages.
+
+use adapters_downloads::Error;
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{hashes, lookup};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct TorrentFiles;
+
+/// The largest page of files.
+const MAX_FILES: u32 = 500;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The torrent's info hash: 40 hexadecimal characters, as find_torrents shows it.
+    pub info_hash: String,
+    /// The download instance holding it (default: the instance whose catalogue has it).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+    /// Files per page, 1 to 500 (default 100).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Where the page starts: 0, or the `next_offset` of the previous page.
+    #[serde(default)]
+    pub offset: u32,
+}
+
+impl Tool for TorrentFiles {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "torrent_files",
+        title: "Torrent files",
+        description: "Lists the files of one torrent, named by info hash, read live from its download instance: path inside the torrent, size, progress, whether it is wanted and its priority. Pages of at most 500 with next_offset.",
+        effect: Effect::Read,
+        capability: Capability::DownloadsRead,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let hash = hashes::one(&input.info_hash)?;
+        let limit = input.limit.unwrap_or(100);
+        if !(1..=MAX_FILES).contains(&limit) {
+            return Err(ToolError::invalid(format!(
+                "limit {limit} is out of range; use 1 to {MAX_FILES}"
+            )));
+        }
+        let source = lookup::instance_of(ctx, hash, input.instance_id.as_deref()).await?;
+        let id = source.id.as_str();
+        let files = match source.backend()?.client.torrent_files(hash).await {
+            Ok(f) => f,
+            Err(Error::NotFound { .. }) => {
+                return Err(ToolError::new(
+                    "not_found",
+                    format!(
+                        "instance {id} has no torrent with info hash {hash}; find_torrents lists what there is"
+                    ),
+                ));
+            }
+            Err(e) => {
+                return Err(ToolError::new(
+                    "backend_unavailable",
+                    format!("instance {id} could not list the files of {hash}: {e}"),
+                ));
+            }
+        };
+        let total = files.len();
+        let start = (input.offset as usize).min(total);
+        let end = start.saturating_add(limit as usize).min(total);
+        let next_offset = (end < total).then_some(end);
+        let page = &files[start..end];
+        let summary = match (total, page.len()) {
+            (0, _) => format!(
+                "The torrent {hash} on {id} lists no files yet (its metadata may still be loading)."
+            ),
+            (_, 0) => format!("The torrent has {total} files; none at offset {start}."),
+            (_, n) => format!(
+                "Files {}-{} of {total} of the torrent {hash} on {id}{}.",
+                start + 1,
+                start + n,
+                next_offset
+                    .map(|o| format!("; offset {o} gives the next page"))
+                    .unwrap_or_default()
+            ),
+        };
+        let data = json!({
+            "instance_id": id,
+            "info_hash": hash,
+            "files": page,
+            "total": total,
+            "offset": start,
+            "next_offset": next_offset,
+        });
+        Ok(Output::new(summary, data))
+    }
+}

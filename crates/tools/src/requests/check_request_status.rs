@@ -1,0 +1,100 @@
+//! `check_request_status`: where a request stands, by its id or by the title it asked for.
+//! Your own requests, or anyone's with requests.manage.
+
+use domain::{Capability, MediaSource};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use store::{RequestQuery, RequestStatus};
+
+use super::{NO_LIBRARY, library_configured, request_label, request_row, sees_all};
+use crate::{Ctx, Meta, Output, Tool, ToolError, discover::identity};
+
+pub struct CheckRequestStatus;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The request's id, as request_media or list_requests gave it. Or name the title instead.
+    #[serde(default)]
+    pub request_id: Option<i64>,
+    /// The requested title's source; always with media_id (instead of request_id).
+    #[serde(default)]
+    pub media_source: Option<MediaSource>,
+    /// The requested title's id; always with media_source (instead of request_id).
+    #[serde(default)]
+    pub media_id: Option<String>,
+}
+
+impl Tool for CheckRequestStatus {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "check_request_status",
+        title: "Check a request",
+        description: "Shows where a request stands (pending, approved, rejected, available, failed), by request_id or by the title's media_source + media_id. Your own requests, or anyone's with requests.manage.",
+        effect: Effect::Read,
+        capability: Capability::Request,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let media = identity::optional(input.media_source, input.media_id)?;
+        let me = ctx.caller.authority.person.id;
+        let all = sees_all(ctx);
+        let requests = match (input.request_id, media) {
+            (Some(_), Some(_)) => {
+                return Err(ToolError::invalid(
+                    "give request_id or media_source + media_id, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(ToolError::invalid(
+                    "give request_id, or media_source + media_id of the requested title; list_requests shows your requests",
+                ));
+            }
+            (Some(id), None) => match ctx.store().request(id).await? {
+                Some(r) if all || r.person == me => vec![r],
+                // Someone else's request is as unknown as a missing one.
+                _ => {
+                    return Err(ToolError::new(
+                        "not_found",
+                        format!("no request {id} of yours; list_requests shows your requests"),
+                    ));
+                }
+            },
+            (None, Some(media)) => {
+                let query = RequestQuery {
+                    person: (!all).then_some(me),
+                    media: Some(media.clone()),
+                    limit: 50,
+                    ..RequestQuery::default()
+                };
+                let found = ctx.store().requests_page(&query).await?;
+                if found.is_empty() {
+                    return Ok(Output::new(
+                        format!(
+                            "No request for {media}{}.",
+                            if all { "" } else { " of yours" }
+                        ),
+                        json!({ "requests": [] }),
+                    )
+                    .next("list_requests {}"));
+                }
+                found
+            }
+        };
+        let waiting = !library_configured(ctx)
+            && requests.iter().any(|r| r.status == RequestStatus::Approved);
+        let parts: Vec<String> = requests
+            .iter()
+            .map(|r| format!("request {} for {} is {}", r.id, request_label(r), r.status))
+            .collect();
+        let mut summary = format!("{}.", parts.join("; "));
+        if waiting {
+            summary.push_str(&format!(" Approved requests wait: {NO_LIBRARY}."));
+        }
+        let rows: Vec<_> = requests.iter().map(|r| request_row(r, true)).collect();
+        Ok(Output::new(summary, json!({ "requests": rows })))
+    }
+}

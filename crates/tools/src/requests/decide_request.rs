@@ -1,0 +1,98 @@
+//! `decide_request`: an admin approves or rejects a pending request. A rejection gives the
+//! requester's quota units back; an approval waits for a library backend while none is configured.
+
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{NO_LIBRARY, library_configured, request_label, request_row};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct DecideRequest;
+
+/// The decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Approve,
+    Reject,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The pending request's id (list_requests {"status":"pending"} shows them).
+    pub request_id: i64,
+    /// approve or reject.
+    pub decision: Decision,
+    /// A short reason, shown to the requester.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// Longest note kept, in characters.
+const MAX_NOTE: usize = 500;
+
+impl Tool for DecideRequest {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "decide_request",
+        title: "Decide a request",
+        description: "Approves or rejects a pending request (admins). A rejection gives the requester's quota back. Approved requests go to the library backend once one is configured; until then they wait as approved.",
+        effect: Effect::Write,
+        capability: Capability::RequestsManage,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let note = input
+            .note
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty());
+        if note.is_some_and(|n| n.chars().count() > MAX_NOTE || n.chars().any(char::is_control)) {
+            return Err(ToolError::invalid(format!(
+                "invalid argument \"note\": at most {MAX_NOTE} characters on one line"
+            )));
+        }
+        let approve = input.decision == Decision::Approve;
+        let decided = ctx
+            .store()
+            .decide_request(
+                input.request_id,
+                ctx.caller.authority.person.id,
+                approve,
+                note,
+            )
+            .await
+            .map_err(|e| match e {
+                store::Error::NotFound(m) => ToolError::new("not_found", m),
+                store::Error::Conflict(m) => ToolError::new("conflict", m),
+                other => other.into(),
+            })?;
+        let mut summary = format!(
+            "Request {} for {} by {} is {}.",
+            decided.id,
+            request_label(&decided),
+            decided.person_name,
+            decided.status
+        );
+        if approve && !library_configured(ctx) {
+            summary.push_str(&format!(" It waits: {NO_LIBRARY}."));
+        }
+        if !approve && decided.units > 0 {
+            summary.push_str(&format!(
+                " {} quota unit{} returned to {}.",
+                decided.units,
+                if decided.units == 1 { " was" } else { "s were" },
+                decided.person_name
+            ));
+        }
+        Ok(Output::new(
+            summary,
+            json!({ "request": request_row(&decided, true) }),
+        ))
+    }
+}

@@ -1,0 +1,171 @@
+//! `get_request_options`: what can be requested of a title (the movie, or which seasons, and what
+//! is already requested), and a quota preview of the selection: its cost, what is left, and when
+//! it would fit. Reserves nothing.
+
+use std::collections::BTreeMap;
+
+use domain::{Capability, MediaSource};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use store::RequestStatus;
+
+use super::{
+    NO_LIBRARY, library_configured, quota_data, quota_sentence, request_row,
+    seasons::{SeasonScope, select},
+};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    discover::{identity::TitleType, lookup, render::media_type_str},
+};
+
+pub struct GetRequestOptions;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Where the id comes from, as a discovery row gave it; always with media_id.
+    #[schemars(required)]
+    pub media_source: Option<MediaSource>,
+    /// The id within media_source; always with media_source.
+    #[schemars(required)]
+    pub media_id: Option<String>,
+    /// movie or tv.
+    pub media_type: TitleType,
+    /// TV only: the seasons to price (default: every season not yet requested).
+    #[serde(default)]
+    pub seasons: Option<Vec<u32>>,
+    /// TV only: all, first or latest, instead of seasons.
+    #[serde(default)]
+    pub season_scope: Option<SeasonScope>,
+    /// The catalogue to read the title from, as list_instances shows it.
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for GetRequestOptions {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "get_request_options",
+        title: "Request options",
+        description: "Before request_media: shows what can be requested of a title (the movie, or its seasons and which are already requested) and previews the request quota for the selection (cost in units, what is left, when it would fit). Reserves nothing.",
+        effect: Effect::Read,
+        capability: Capability::Request,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let looked = lookup::title(
+            ctx,
+            input.media_source,
+            input.media_id,
+            input.media_type,
+            input.instance_id.as_deref(),
+        )
+        .await?;
+        let d = &looked.details;
+        let explicit = input.seasons.is_some() || input.season_scope.is_some();
+        let asked = select(
+            input.media_type,
+            input.seasons.as_deref(),
+            input.season_scope,
+            d.seasons,
+            true,
+        )?;
+        let open = ctx.store().open_requests_for(&d.summary.id).await?;
+        let me = ctx.caller.authority.person.id;
+        let show_people = super::sees_all(ctx);
+        let mut taken: BTreeMap<u32, RequestStatus> = BTreeMap::new();
+        for r in &open {
+            for s in &r.seasons {
+                taken.entry(*s).or_insert(r.status);
+            }
+        }
+        let (selection, units, seasons_view) = if input.media_type == TitleType::Tv {
+            let new: Vec<u32> = asked
+                .iter()
+                .copied()
+                .filter(|s| !taken.contains_key(s))
+                .collect();
+            let view: Vec<_> = (1..=d.seasons.unwrap_or(0))
+                .map(|s| json!({ "season": s, "requested": taken.get(&s).map(|st| st.as_str()) }))
+                .collect();
+            let units = new.len() as u32;
+            (json!(new), units, Some(view))
+        } else {
+            (json!(null), u32::from(open.is_empty()), None)
+        };
+        let quota = ctx
+            .store()
+            .quota_check(me, input.media_type.media_type(), units)
+            .await?;
+        let requestable = units > 0;
+        let label = lookup::label(d);
+        let mut summary = if !requestable && !open.is_empty() {
+            format!("{label} is already requested; nothing more to request.")
+        } else if input.media_type == TitleType::Tv {
+            format!(
+                "{label}: {} season(s) to request{} ({} unit(s)); the quota {}.",
+                units,
+                if explicit {
+                    " as selected"
+                } else {
+                    ", all not yet requested"
+                },
+                units,
+                if quota.fits_now() {
+                    "allows it now"
+                } else {
+                    "does not allow it now"
+                }
+            )
+        } else {
+            format!(
+                "{label} can be requested (1 unit); the quota {}.",
+                if quota.fits_now() {
+                    "allows it now"
+                } else {
+                    "does not allow it now"
+                }
+            )
+        };
+        summary.push_str(&quota_sentence(&quota));
+        let library = if library_configured(ctx) {
+            json!({ "configured": true })
+        } else {
+            json!({ "configured": false, "note": NO_LIBRARY, "profiles": [], "folders": [] })
+        };
+        let data = json!({
+            "media_source": d.summary.id.media_source,
+            "media_id": d.summary.id.media_id,
+            "media_type": media_type_str(d.summary.media_type),
+            "title": d.summary.title,
+            "year": d.summary.year,
+            "instance_id": looked.entry.id,
+            "requestable": requestable,
+            "seasons": seasons_view,
+            "selection": selection,
+            "cost_units": units,
+            "open_requests": open.iter().map(|r| request_row(r, show_people || r.person == me)).collect::<Vec<_>>(),
+            "quota": quota_data(&quota),
+            "library": library,
+        });
+        let mut out = Output::new(summary, data);
+        if requestable && quota.fits_now() {
+            let id = &d.summary.id;
+            let extra = if input.media_type == TitleType::Tv {
+                format!(",\"seasons\":{selection}")
+            } else {
+                String::new()
+            };
+            out = out.next(format!(
+                "request_media {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"{extra}}}",
+                id.media_source,
+                id.media_id,
+                media_type_str(d.summary.media_type)
+            ));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,153 @@
+//! `list_requests`: requests, newest first, paged: your own, or everyone's (optionally one
+//! person's) with requests.manage.
+
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use store::{RequestQuery, RequestStatus};
+
+use super::{request_row, sees_all};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct ListRequests;
+
+/// A request status to filter by.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pending,
+    Approved,
+    Rejected,
+    Available,
+    Failed,
+}
+
+impl Status {
+    fn store(self) -> RequestStatus {
+        match self {
+            Status::Pending => RequestStatus::Pending,
+            Status::Approved => RequestStatus::Approved,
+            Status::Rejected => RequestStatus::Rejected,
+            Status::Available => RequestStatus::Available,
+            Status::Failed => RequestStatus::Failed,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Only requests in this status.
+    #[serde(default)]
+    pub status: Option<Status>,
+    /// Only this person's requests; needs requests.manage for anyone but yourself.
+    #[serde(default)]
+    pub person: Option<String>,
+    /// Requests per page, 1 to 200 (default 20).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Continue after this request id (the previous page's next_before_id).
+    #[serde(default)]
+    pub before_id: Option<i64>,
+}
+
+impl Tool for ListRequests {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "list_requests",
+        title: "List requests",
+        description: "Lists requests, newest first, optionally by status: your own, or everyone's (or one person's) when your grant has requests.manage.",
+        effect: Effect::Read,
+        capability: Capability::Request,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let limit = input.limit.unwrap_or(20);
+        if !(1..=200).contains(&limit) {
+            return Err(ToolError::invalid(format!(
+                "invalid argument \"limit\": {limit} is outside 1 to 200"
+            )));
+        }
+        let me = &ctx.caller.authority.person;
+        let all = sees_all(ctx);
+        let person = match input.person.as_deref() {
+            None if all => None,
+            None => Some(me.id),
+            Some(name) if name == me.name => Some(me.id),
+            Some(_) if !all => {
+                return Err(ToolError::new(
+                    "denied",
+                    "only admins (requests.manage) may list other people's requests; omit person to see your own",
+                ));
+            }
+            Some(name) => match ctx.store().person_by_name(name).await? {
+                Some(p) => Some(p.id),
+                None => {
+                    let names: Vec<String> = ctx
+                        .store()
+                        .people()
+                        .await?
+                        .into_iter()
+                        .map(|p| p.name)
+                        .collect();
+                    return Err(ToolError::invalid(format!(
+                        "unknown person \"{name}\"; people: {}",
+                        names.join(", ")
+                    )));
+                }
+            },
+        };
+        let rows = ctx
+            .store()
+            .requests_page(&RequestQuery {
+                person,
+                status: input.status.map(Status::store),
+                media: None,
+                before_id: input.before_id,
+                limit: limit + 1,
+            })
+            .await?;
+        let more = rows.len() > limit as usize;
+        let rows: Vec<_> = rows.into_iter().take(limit as usize).collect();
+        let next_before_id = if more {
+            rows.last().map(|r| r.id)
+        } else {
+            None
+        };
+        let status = input
+            .status
+            .map(|s| format!("{} ", s.store().as_str()))
+            .unwrap_or_default();
+        let whose = match (person, input.person.as_deref()) {
+            (None, _) => "from everyone".to_string(),
+            (Some(p), _) if p == me.id => "of yours".to_string(),
+            (Some(_), Some(name)) => format!("of {name}'s"),
+            (Some(_), None) => String::new(),
+        };
+        let summary = match rows.len() {
+            0 if input.before_id.is_some() => "No older requests.".to_string(),
+            0 => format!("No {status}requests {whose}."),
+            n => format!(
+                "{n} {status}request{} {whose}, newest first{}.",
+                if n == 1 { "" } else { "s" },
+                if more {
+                    "; more with next_before_id"
+                } else {
+                    ""
+                }
+            ),
+        };
+        let list: Vec<_> = rows.iter().map(|r| request_row(r, true)).collect();
+        let mut out = Output::new(
+            summary,
+            json!({ "requests": list, "next_before_id": next_before_id }),
+        );
+        if let Some(id) = next_before_id {
+            out = out.next(format!("list_requests {{\"before_id\":{id}}}"));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,246 @@
+//! Requests: asking for a movie or seasons of a show, checked against content limits and
+//! quotas (checked and charged atomically in the store), decided by an admin, and handed to a
+//! library backend once one exists. Until then approved requests wait, and answers say so.
+
+pub mod check_request_status;
+pub mod decide_request;
+pub mod get_request_options;
+pub mod list_requests;
+pub mod request_media;
+mod seasons;
+
+use chrono::{SecondsFormat, TimeZone, Utc};
+use domain::KindFamily;
+use serde_json::{Value, json};
+use store::{Fit, MediaRequest, QuotaCheck, QuotaScope};
+
+use crate::{
+    context::Ctx,
+    contract::{DynTool, ToolError},
+    discover::render::media_type_str,
+};
+
+/// This family's tools, for the one registry.
+pub fn tools() -> Vec<Box<dyn DynTool>> {
+    vec![
+        Box::new(get_request_options::GetRequestOptions),
+        Box::new(request_media::RequestMedia),
+        Box::new(check_request_status::CheckRequestStatus),
+        Box::new(list_requests::ListRequests),
+        Box::new(decide_request::DecideRequest),
+    ]
+}
+
+/// What approved requests wait for, while no library backend is configured.
+pub const NO_LIBRARY: &str =
+    "no library backend is configured: approved requests wait until one is";
+
+/// Whether a library backend (Radarr, Sonarr, ...) this build can hand requests to is configured.
+pub(crate) fn library_configured(ctx: &Ctx) -> bool {
+    ctx.instances()
+        .all()
+        .iter()
+        .any(|s| s.kind.family() == KindFamily::Library && s.supported())
+}
+
+/// What diagnose says about requests: approved requests waiting for a library backend.
+pub(crate) async fn notes(ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+    if library_configured(ctx) {
+        return Ok(Vec::new());
+    }
+    let waiting = ctx
+        .store()
+        .count_requests(store::RequestStatus::Approved)
+        .await?;
+    Ok(vec![format!(
+        "{NO_LIBRARY} ({waiting} approved request{} waiting)",
+        if waiting == 1 { "" } else { "s" }
+    )])
+}
+
+pub(crate) fn time(ms: i64) -> String {
+    Utc.timestamp_millis_opt(ms)
+        .single()
+        .map(|t| t.to_rfc3339_opts(SecondsFormat::Millis, true))
+        .unwrap_or_default()
+}
+
+/// Owners, admins and grants with requests.manage see everyone's requests.
+pub(crate) fn sees_all(ctx: &Ctx) -> bool {
+    ctx.caller.is_admin() || ctx.caller.can(domain::Capability::RequestsManage)
+}
+
+/// A request as shown; `show_person` is false for other people's requests seen by a non-admin.
+pub(crate) fn request_row(r: &MediaRequest, show_person: bool) -> Value {
+    let mut v = json!({
+        "request_id": r.id,
+        "media_source": r.media.media_source,
+        "media_id": r.media.media_id,
+        "media_type": media_type_str(r.media_type),
+        "title": r.title,
+        "year": r.year,
+        "status": r.status,
+        "instance_id": r.instance_id,
+        "units": r.units,
+        "created_at": time(r.created_at),
+        "updated_at": time(r.updated_at),
+    });
+    if !r.seasons.is_empty() {
+        v["seasons"] = json!(r.seasons);
+    }
+    if show_person {
+        v["requested_by"] = json!(r.person_name);
+        if let Some(d) = &r.decided_by {
+            v["decided_by"] = json!(d);
+        }
+    }
+    if let Some(n) = &r.decision_note {
+        v["decision_note"] = json!(n);
+    }
+    if let Some(at) = r.decided_at {
+        v["decided_at"] = json!(time(at));
+    }
+    v
+}
+
+/// "Heat (1995)" / "Bluey (2018) seasons 1, 2".
+pub(crate) fn request_label(r: &MediaRequest) -> String {
+    let mut s = match r.year {
+        Some(y) => format!("{} ({y})", r.title),
+        None => r.title.clone(),
+    };
+    if !r.seasons.is_empty() {
+        let list: Vec<String> = r.seasons.iter().map(u32::to_string).collect();
+        s.push_str(&format!(
+            " season{} {}",
+            if r.seasons.len() == 1 { "" } else { "s" },
+            list.join(", ")
+        ));
+    }
+    s
+}
+
+fn unit_noun(media_type: domain::MediaType, n: u32) -> String {
+    let (one, many) = match media_type {
+        domain::MediaType::Tv => ("season", "seasons"),
+        _ => ("movie", "movies"),
+    };
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn fit_time(fit: Fit) -> Value {
+    match fit {
+        Fit::At(at) => json!(time(at)),
+        Fit::Now | Fit::Never => Value::Null,
+    }
+}
+
+/// A quota check as shown: every allowance, the cost, and when it fits.
+pub(crate) fn quota_data(q: &QuotaCheck) -> Value {
+    let allowances: Vec<Value> = q
+        .allowances
+        .iter()
+        .map(|a| {
+            let scope = match &a.rule.scope {
+                QuotaScope::Role { role } => format!("role {role}"),
+                QuotaScope::Person { name, .. } => format!("person {name}"),
+            };
+            json!({
+                "scope": scope,
+                "media_type": media_type_str(a.rule.media_type),
+                "units": a.rule.units,
+                "window_days": a.rule.window_days,
+                "used": a.used,
+                "remaining": a.remaining,
+                "fits_now": a.fit == Fit::Now,
+                "fits_at": fit_time(a.fit),
+            })
+        })
+        .collect();
+    json!({
+        "exempt": q.exempt,
+        "media_type": media_type_str(q.media_type),
+        "requested_units": q.requested_units,
+        "fits_now": q.fits_now(),
+        "never_fits": q.fit == Fit::Never,
+        "earliest_fits_at": fit_time(q.fit),
+        "max_units_now": q.max_units_now,
+        "allowances": allowances,
+    })
+}
+
+/// One sentence on the quotas: "quota: 2 of 5 movies per 7 days left" (empty when unlimited).
+pub(crate) fn quota_sentence(q: &QuotaCheck) -> String {
+    if q.exempt {
+        return " Admins have no request quota.".into();
+    }
+    let parts: Vec<String> = q
+        .allowances
+        .iter()
+        .map(|a| {
+            format!(
+                "{} of {} per {} day{} left",
+                a.remaining,
+                unit_noun(a.rule.media_type, a.rule.units),
+                a.rule.window_days,
+                if a.rule.window_days == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" Quota: {}.", parts.join("; "))
+    }
+}
+
+/// How to make a refused selection fit.
+fn how_to_reduce(q: &QuotaCheck) -> String {
+    let max = q.max_units_now.unwrap_or(0);
+    let later = match q.fit {
+        Fit::At(at) => format!("or ask again from {}", time(at)),
+        Fit::Never => "the selection is larger than the quota itself, so split it".into(),
+        Fit::Now => String::new(),
+    };
+    match (q.media_type, max) {
+        (domain::MediaType::Tv, 0) => format!("no season fits now; {later}"),
+        (domain::MediaType::Tv, n) => format!(
+            "request at most {} now (name them with seasons), {later}",
+            unit_noun(q.media_type, n)
+        ),
+        (_, _) => format!("no movie fits now; {later}"),
+    }
+}
+
+/// The structured `request_quota_exceeded` refusal.
+pub(crate) fn quota_refusal(q: &QuotaCheck) -> ToolError {
+    let when = match q.fit {
+        Fit::At(at) => format!("it fits from {}", time(at)),
+        _ => "it can never fit as selected".into(),
+    };
+    let tight: Vec<String> = q
+        .allowances
+        .iter()
+        .filter(|a| a.fit != Fit::Now)
+        .map(|a| {
+            format!(
+                "{} per {} days with {} used",
+                unit_noun(a.rule.media_type, a.rule.units),
+                a.rule.window_days,
+                a.used
+            )
+        })
+        .collect();
+    let reduce = how_to_reduce(q);
+    let mut data = quota_data(q);
+    data["how_to_reduce"] = json!(reduce);
+    ToolError::new(
+        "request_quota_exceeded",
+        format!(
+            "request quota exceeded: this needs {} but the quota allows {}; {when}. Nothing was created; {reduce}.",
+            unit_noun(q.media_type, q.requested_units),
+            tight.join(" and ")
+        ),
+    )
+    .with_data(data)
+}

@@ -1,0 +1,159 @@
+//! `request_media`: asks for a movie or seasons of a show. The title is read (and checked against
+//! the caller's content limits) first; then the store checks open requests and quotas and charges
+//! them in one transaction. Already requested is answered as such; over quota is a structured
+//! `request_quota_exceeded` refusal and nothing is created.
+
+use domain::{Capability, MediaSource};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use store::{NewRequest, RequestOutcome, RequestStatus};
+
+use super::{
+    NO_LIBRARY, library_configured, quota_data, quota_refusal, quota_sentence, request_label,
+    request_row,
+    seasons::{SeasonScope, select},
+};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    discover::{identity::TitleType, lookup},
+};
+
+pub struct RequestMedia;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Where the id comes from, as a discovery row gave it; always with media_id.
+    #[schemars(required)]
+    pub media_source: Option<MediaSource>,
+    /// The id within media_source; always with media_source.
+    #[schemars(required)]
+    pub media_id: Option<String>,
+    /// movie or tv.
+    pub media_type: TitleType,
+    /// TV only: the season numbers to request (each costs one quota unit). Or use season_scope.
+    #[serde(default)]
+    pub seasons: Option<Vec<u32>>,
+    /// TV only: all, first or latest season(s), instead of seasons.
+    #[serde(default)]
+    pub season_scope: Option<SeasonScope>,
+    /// The catalogue to read the title from, as list_instances shows it (default: one that answers media_source).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for RequestMedia {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "request_media",
+        title: "Request a title",
+        description: "Requests a movie, or seasons of a show (seasons or season_scope), named by media_source + media_id. Checks and charges the request quota atomically: over quota is refused with request_quota_exceeded, earliest_fits_at and how to reduce the selection. A title already requested is answered as such. Requests wait for an admin's decision (decide_request).",
+        effect: Effect::Write,
+        capability: Capability::Request,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        // Cheap checks first: no catalogue call for a selection that can never be valid.
+        if input.media_type == TitleType::Movie {
+            select(
+                input.media_type,
+                input.seasons.as_deref(),
+                input.season_scope,
+                None,
+                false,
+            )?;
+        }
+        let looked = lookup::title(
+            ctx,
+            input.media_source,
+            input.media_id,
+            input.media_type,
+            input.instance_id.as_deref(),
+        )
+        .await?;
+        let d = &looked.details;
+        let seasons = select(
+            input.media_type,
+            input.seasons.as_deref(),
+            input.season_scope,
+            d.seasons,
+            false,
+        )?;
+        let person = &ctx.caller.authority.person;
+        let new = NewRequest {
+            person: person.id,
+            media: d.summary.id.clone(),
+            media_type: input.media_type.media_type(),
+            title: d.summary.title.clone(),
+            year: d.summary.year,
+            seasons,
+            instance_id: Some(looked.entry.id.clone()),
+            auto_approve: ctx.caller.is_admin(),
+        };
+        let show_people = super::sees_all(ctx);
+        match ctx.store().create_request(&new).await? {
+            RequestOutcome::QuotaExceeded(q) => Err(quota_refusal(&q)),
+            RequestOutcome::AlreadyRequested { open } => {
+                let statuses: Vec<&str> = open.iter().map(|r| r.status.as_str()).collect();
+                let rows: Vec<_> = open
+                    .iter()
+                    .map(|r| request_row(r, show_people || r.person == person.id))
+                    .collect();
+                Ok(Output::new(
+                    format!(
+                        "{} is already requested ({}); nothing new was created and no quota was charged.",
+                        lookup::label(d),
+                        statuses.join(", ")
+                    ),
+                    json!({ "already_requested": true, "requests": rows }),
+                )
+                .next(format!(
+                    "check_request_status {{\"request_id\":{}}}",
+                    open[0].id
+                )))
+            }
+            RequestOutcome::Created {
+                request,
+                already_covered,
+                quota,
+            } => {
+                let state = if request.status == RequestStatus::Approved {
+                    if library_configured(ctx) {
+                        "approved".to_string()
+                    } else {
+                        format!("approved; {NO_LIBRARY}")
+                    }
+                } else {
+                    "pending an admin's decision".to_string()
+                };
+                let mut summary = format!(
+                    "Requested {} (request {}): {state}.",
+                    request_label(&request),
+                    request.id
+                );
+                if !already_covered.is_empty() {
+                    let list: Vec<String> = already_covered.iter().map(u32::to_string).collect();
+                    summary.push_str(&format!(
+                        " Season{} {} {} already requested and left out.",
+                        if list.len() == 1 { "" } else { "s" },
+                        list.join(", "),
+                        if list.len() == 1 { "was" } else { "were" }
+                    ));
+                }
+                summary.push_str(&quota_sentence(&quota));
+                let data = json!({
+                    "request": request_row(&request, true),
+                    "already_requested_seasons": already_covered,
+                    "quota": quota_data(&quota),
+                });
+                Ok(Output::new(summary, data).next(format!(
+                    "check_request_status {{\"request_id\":{}}}",
+                    request.id
+                )))
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Which seasons a TV request covers: explicit season numbers, or a scope (all, first, latest)
+//! resolved against the show's season count. Movies take neither.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{contract::ToolError, discover::identity::TitleType};
+
+/// A season scope for TV requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SeasonScope {
+    All,
+    First,
+    Latest,
+}
+
+/// The seasons asked for, ascending and de-duplicated; empty for a movie.
+/// `default_all`: with neither seasons nor scope, a show means all its seasons (previews).
+pub(crate) fn select(
+    media_type: TitleType,
+    seasons: Option<&[u32]>,
+    scope: Option<SeasonScope>,
+    count: Option<u32>,
+    default_all: bool,
+) -> Result<Vec<u32>, ToolError> {
+    if media_type == TitleType::Movie {
+        if seasons.is_some() || scope.is_some() {
+            return Err(ToolError::invalid(
+                "seasons and season_scope are for tv; a movie is requested whole, so leave them out",
+            ));
+        }
+        return Ok(Vec::new());
+    }
+    let scope = match (seasons, scope) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::invalid("give seasons or season_scope, not both"));
+        }
+        (None, None) if default_all => Some(SeasonScope::All),
+        (None, None) => {
+            return Err(ToolError::invalid(
+                "say which seasons: seasons (e.g. [1, 2]) or season_scope (all, first or latest)",
+            ));
+        }
+        (_, scope) => scope,
+    };
+    if count == Some(0) {
+        return Err(ToolError::invalid(
+            "this show has no seasons yet, so there is nothing to request",
+        ));
+    }
+    let unknown = || {
+        ToolError::invalid(
+            "the catalogue does not say how many seasons this show has; name them with seasons",
+        )
+    };
+    match (scope, seasons) {
+        (Some(SeasonScope::All), _) => Ok((1..=count.ok_or_else(unknown)?).collect()),
+        (Some(SeasonScope::First), _) => Ok(vec![1]),
+        (Some(SeasonScope::Latest), _) => Ok(vec![count.ok_or_else(unknown)?]),
+        (None, Some(list)) => {
+            if list.is_empty() {
+                return Err(ToolError::invalid(
+                    "seasons is empty; name at least one season",
+                ));
+            }
+            let mut list = list.to_vec();
+            list.sort_unstable();
+            list.dedup();
+            if let Some(bad) = list
+                .iter()
+                .find(|&&s| s == 0 || count.is_some_and(|c| s > c))
+            {
+                let valid = count.map_or_else(
+                    || "seasons start at 1".to_string(),
+                    |c| format!("this show has seasons 1 to {c}"),
+                );
+                return Err(ToolError::invalid(format!(
+                    "season {bad} cannot be requested; {valid}"
+                )));
+            }
+            Ok(list)
+        }
+        (None, None) => Err(unknown()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_and_lists() {
+        let tv = TitleType::Tv;
+        assert_eq!(
+            select(tv, None, Some(SeasonScope::All), Some(3), false).unwrap(),
+            [1, 2, 3]
+        );
+        assert_eq!(
+            select(tv, None, Some(SeasonScope::Latest), Some(3), false).unwrap(),
+            [3]
+        );
+        assert_eq!(
+            select(tv, Some(&[2, 1, 2]), None, Some(3), false).unwrap(),
+            [1, 2]
+        );
+        assert_eq!(select(tv, None, None, Some(2), true).unwrap(), [1, 2]);
+        let e = select(tv, Some(&[4]), None, Some(3), false).unwrap_err();
+        assert_eq!(
+            e.message,
+            "season 4 cannot be requested; this show has seasons 1 to 3"
+        );
+        assert!(select(tv, None, None, Some(2), false).is_err());
+        assert!(select(tv, Some(&[1]), Some(SeasonScope::All), Some(2), false).is_err());
+        assert!(select(TitleType::Movie, Some(&[1]), None, None, false).is_err());
+        assert!(
+            select(TitleType::Movie, None, None, None, false)
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,369 @@
+//! Real torrent daemons for the downloads tests: started by `../shared/peers/*.sh`, stopped by a
+//! guard even when a test fails; torrent fixtures; raw clients that check the daemons' state
+//! without any of Marquee's code.
+
+#![allow(dead_code)]
+
+use std::{
+    collections::HashMap,
+    net::TcpListener,
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use httpx::reqwest;
+use serde_json::{Value, json};
+
+fn peers_dir() -> PathBuf {
+    std::env::var_os("MARQUEE_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers"))
+}
+
+/// A loopback port that is free, and whose successor (the peer port) is free too.
+fn free_port_pair() -> u16 {
+    for _ in 0..50 {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        if port < 65535 && TcpListener::bind(("127.0.0.1", port + 1)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free pair of loopback ports");
+}
+
+/// A daemon started by a peer script; `Drop` runs the script's `stop`, which ends only the pid
+/// the script recorded.
+pub struct Daemon {
+    script: PathBuf,
+    pub dir: tempfile::TempDir,
+    pub port: u16,
+    creds: HashMap<String, String>,
+}
+
+impl Daemon {
+    pub fn start(script: &str) -> Daemon {
+        let script = peers_dir().join(script);
+        let dir = tempfile::Builder::new()
+            .prefix("marquee-web-dl-")
+            .tempdir()
+            .unwrap();
+        let port = free_port_pair();
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg("start")
+            .arg(dir.path())
+            .arg(port.to_string())
+            .output()
+            .unwrap();
+        // Built before the assert, so a failed start is still stopped.
+        let mut d = Daemon {
+            script,
+            dir,
+            port,
+            creds: HashMap::new(),
+        };
+        assert!(
+            out.status.success(),
+            "{} start failed: {}",
+            d.script.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(d.dir.path().join("credentials")).unwrap();
+        d.creds = text
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        d
+    }
+
+    pub fn cred(&self, key: &str) -> String {
+        self.creds
+            .get(key)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {key} in credentials"))
+    }
+
+    pub fn downloads(&self) -> PathBuf {
+        self.dir.path().join("downloads")
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(&self.script)
+            .arg("stop")
+            .arg(self.dir.path())
+            .arg(self.port.to_string())
+            .output();
+    }
+}
+
+/// A tracker-less torrent made by `transmission-create` over fresh random bytes; its hash is
+/// read with `transmission-show`, not with Marquee's code.
+pub struct Fixture {
+    pub name: String,
+    pub data: PathBuf,
+    pub torrent: PathBuf,
+    pub hash: String,
+}
+
+impl Fixture {
+    pub fn new(dir: &Path, name: &str, size: usize, tracker: Option<&str>) -> Fixture {
+        std::fs::create_dir_all(dir).unwrap();
+        let data = dir.join(name);
+        let mut bytes = vec![0u8; size];
+        use std::io::Read;
+        std::fs::File::open("/dev/urandom")
+            .unwrap()
+            .read_exact(&mut bytes)
+            .unwrap();
+        std::fs::write(&data, bytes).unwrap();
+        let torrent = dir.join(format!("{name}.torrent"));
+        let mut cmd = Command::new("transmission-create");
+        cmd.arg("-o").arg(&torrent);
+        if let Some(t) = tracker {
+            cmd.arg("-t").arg(t);
+        }
+        let out = cmd.arg(&data).output().unwrap();
+        assert!(out.status.success(), "transmission-create failed");
+        let show = Command::new("transmission-show")
+            .arg(&torrent)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&show.stdout);
+        let hash = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Hash: "))
+            .expect("transmission-show prints the hash")
+            .trim()
+            .to_string();
+        Fixture {
+            name: name.to_string(),
+            data,
+            torrent,
+            hash,
+        }
+    }
+
+    /// Copies the payload where a client will look, so the torrent checks complete.
+    pub fn place_data(&self, folder: &Path) {
+        std::fs::create_dir_all(folder).unwrap();
+        std::fs::copy(&self.data, folder.join(&self.name)).unwrap();
+    }
+
+    pub fn magnet(&self) -> String {
+        format!("magnet:?xt=urn:btih:{}&dn={}", self.hash, self.name)
+    }
+}
+
+/// Polls `f` every 200 ms until it returns `Some`, for at most `secs` seconds.
+pub async fn poll<T>(secs: u64, what: &str, mut f: impl AsyncFnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// qBittorrent's WebAPI with its own session.
+pub struct QbRaw {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl QbRaw {
+    pub async fn login(d: &Daemon) -> QbRaw {
+        let http = httpx::builder(httpx::Timeouts::default())
+            .cookie_store(true)
+            .build()
+            .unwrap();
+        let base = format!("{}/api/v2", d.cred("QBITTORRENT_URL"));
+        let form = [
+            ("username", d.cred("QBITTORRENT_USER")),
+            ("password", d.cred("QBITTORRENT_PASS")),
+        ];
+        let r = http
+            .post(format!("{base}/auth/login"))
+            .form(&form)
+            .send()
+            .await;
+        assert_eq!(r.unwrap().text().await.unwrap(), "Ok.");
+        QbRaw { http, base }
+    }
+
+    pub async fn post(&self, path: &str, form: &[(&str, &str)]) {
+        let r = self
+            .http
+            .post(format!("{}/{path}", self.base))
+            .form(form)
+            .send();
+        let status = r.await.unwrap().status();
+        assert!(status.is_success(), "{path}: {status}");
+    }
+
+    pub async fn all(&self) -> Vec<Value> {
+        let r = self.http.get(format!("{}/torrents/info", self.base)).send();
+        let v: Value = r.await.unwrap().json().await.unwrap();
+        v.as_array().unwrap().clone()
+    }
+
+    pub async fn one(&self, hash: &str) -> Option<Value> {
+        self.all().await.into_iter().find(|t| t["hash"] == hash)
+    }
+
+    /// Hash, category, tags and whether paused, of every torrent, sorted.
+    pub async fn snapshot(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .all()
+            .await
+            .iter()
+            .map(|t| {
+                let paused = t["state"].as_str().unwrap_or("").starts_with("paused");
+                format!("{} {} {} {paused}", t["hash"], t["category"], t["tags"])
+            })
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+/// Transmission RPC with its own session id.
+pub struct TrRaw {
+    http: reqwest::Client,
+    url: String,
+    user: String,
+    pass: String,
+    sid: parking_lot::Mutex<String>,
+}
+
+impl TrRaw {
+    pub fn new(d: &Daemon) -> TrRaw {
+        TrRaw {
+            http: httpx::client(httpx::Timeouts::default()).unwrap(),
+            url: d.cred("TRANSMISSION_RPC_URL"),
+            user: d.cred("TRANSMISSION_USER"),
+            pass: d.cred("TRANSMISSION_PASS"),
+            sid: parking_lot::Mutex::new(String::new()),
+        }
+    }
+
+    pub async fn rpc(&self, method: &str, arguments: Value) -> Value {
+        let body = json!({ "method": method, "arguments": arguments });
+        for _ in 0..2 {
+            let sid = self.sid.lock().clone();
+            let r = self
+                .http
+                .post(&self.url)
+                .basic_auth(&self.user, Some(&self.pass))
+                .header("X-Transmission-Session-Id", sid)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            if r.status() == 409 {
+                let sid = r.headers()["X-Transmission-Session-Id"].to_str().unwrap();
+                *self.sid.lock() = sid.to_string();
+                continue;
+            }
+            let v: Value = r.json().await.unwrap();
+            assert_eq!(v["result"], "success", "{method}: {v}");
+            return v["arguments"].clone();
+        }
+        panic!("transmission session handshake failed");
+    }
+
+    pub async fn one(&self, hash: &str) -> Option<Value> {
+        let fields = ["hashString", "status", "labels", "downloadDir", "name"];
+        let v = self
+            .rpc("torrent-get", json!({ "ids": [hash], "fields": fields }))
+            .await;
+        v["torrents"].as_array().unwrap().first().cloned()
+    }
+
+    /// Hash, labels, folder and status of every torrent, sorted.
+    pub async fn snapshot(&self) -> Vec<String> {
+        let fields = ["hashString", "labels", "downloadDir", "status"];
+        let v = self.rpc("torrent-get", json!({ "fields": fields })).await;
+        let mut rows: Vec<String> = v["torrents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    /// Adds a .torrent file the daemon reads from disk, into `dir`, with `labels`.
+    pub async fn add(&self, f: &Fixture, dir: &Path, labels: &[&str]) {
+        let args = json!({
+            "filename": f.torrent.to_str().unwrap(),
+            "download-dir": dir.to_str().unwrap(),
+            "paused": false,
+        });
+        self.rpc("torrent-add", args).await;
+        self.rpc("torrent-set", json!({ "ids": [f.hash], "labels": labels }))
+            .await;
+    }
+}
+
+/// Serves `bytes` at `http://127.0.0.1:PORT/file.torrent`.
+pub async fn serve_file(bytes: Vec<u8>) -> String {
+    use axum::{Router, routing::get};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = Router::new().route("/file.torrent", get(move || async move { bytes.clone() }));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://127.0.0.1:{port}/file.torrent")
+}
+
+/// A tracker on loopback that answers every announce with a bencoded failure.
+pub async fn failing_tracker(reason: &'static str) -> String {
+    use axum::{Router, routing::get};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let body = format!("d14:failure reason{}:{}e", reason.len(), reason);
+    let app = Router::new().route("/announce", get(move || async move { body }));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://127.0.0.1:{port}/announce")
+}
+
+/// An HTTP server that answers every request with 200 and garbage.
+pub async fn garbage_server() -> String {
+    use axum::Router;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = Router::new().fallback(|| async { "<html>this is not a torrent client" });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://127.0.0.1:{port}/")
+}
+
+/// A listener that accepts connections and never answers: a hung backend.
+pub async fn silent_server() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((conn, _)) = listener.accept().await {
+            held.push(conn);
+        }
+    });
+    format!("http://127.0.0.1:{port}/")
+}
+
+/// A loopback address where nothing listens.
+pub fn dead_url() -> String {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("http://127.0.0.1:{port}/")
+}
