@@ -113,11 +113,11 @@ mod tests {
         store.set_tool_switch("whoami", false).await.unwrap();
         let b = store.fresh().token();
         assert!(b.is_some() && b != a);
-        store.set_tool_switch("whoami", false).await.unwrap();
+        store.set_tool_switch("whoami", true).await.unwrap();
         assert_ne!(
             store.fresh().token(),
             b,
-            "every commit changes it, even one that rewrites the same value"
+            "every commit that changes a page changes it"
         );
         let memory = Store::open_in_memory().await.unwrap();
         assert_eq!(

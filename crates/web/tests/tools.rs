@@ -206,13 +206,26 @@ async fn diagnose_and_list_instances_report_honestly() {
     let r = s.call(&s.owner_key, "diagnose", json!({})).await;
     assert_eq!(r["isError"], false, "{r}");
     assert_eq!(r["structuredContent"]["data"]["store"]["ok"], true);
-    assert_eq!(r["structuredContent"]["data"]["instances"], json!([]));
+    let checked = &r["structuredContent"]["data"]["instances"];
+    assert_eq!(checked.as_array().unwrap().len(), 1, "{checked}");
+    assert_eq!(checked[0]["id"], "builtin");
+    assert_eq!(checked[0]["ok"], true);
+    assert_eq!(checked[0]["supported"], true);
     let r = s
         .call(&s.owner_key, "diagnose", json!({"instance_id": "radarr"}))
         .await;
     assert_eq!(r["isError"], true);
     let r = s.call(&s.owner_key, "list_instances", json!({})).await;
-    assert_eq!(r["structuredContent"]["data"]["instances"], json!([]));
+    let listed = &r["structuredContent"]["data"]["instances"];
+    assert_eq!(
+        (
+            listed[0]["id"].clone(),
+            listed[0]["kind"].clone(),
+            listed[0]["family"].clone()
+        ),
+        (json!("builtin"), json!("builtin"), json!("catalogue"))
+    );
+    assert_eq!(listed.as_array().unwrap().len(), 1);
 }
 
 #[tokio::test]

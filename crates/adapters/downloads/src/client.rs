@@ -145,6 +145,20 @@ impl DownloadClient {
         both!(self, c => c.set_category(hashes, category).await)
     }
 
+    /// Files the torrents under `category` (which must exist) and moves their data into its
+    /// folder. qBittorrent: sets the category, then turns on Automatic Torrent Management so
+    /// qBittorrent moves the data (asynchronously). Transmission: same as [`Self::set_category`].
+    pub async fn move_to_category(
+        &self,
+        hashes: &[InfoHash],
+        category: &str,
+    ) -> Result<BulkOutcome> {
+        match self {
+            DownloadClient::Qbittorrent(c) => c.move_to_category(hashes, category).await,
+            DownloadClient::Transmission(c) => c.set_category(hashes, Some(category)).await,
+        }
+    }
+
     /// Replaces the tags (Transmission: labels) with exactly `tags`.
     pub async fn set_tags(&self, hashes: &[InfoHash], tags: &[String]) -> Result<BulkOutcome> {
         both!(self, c => c.set_tags(hashes, tags).await)

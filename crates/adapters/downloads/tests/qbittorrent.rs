@@ -288,12 +288,37 @@ async fn qbittorrent_against_the_real_daemon() {
     };
     assert_eq!(cat.query(&c_tagged).total, 1);
 
+    // Move: the category, then automatic management, and qBittorrent moves the data itself (in
+    // the background) into the category's folder, here <default save path>/movies. An unknown
+    // category is refused before automatic management is turned on.
+    let e = qb.move_to_category(&[t3.hash], "nope").await.unwrap_err();
+    assert!(e.to_string().contains("unknown category \"nope\""), "{e}");
+    assert_eq!(raw.field(t3.hash, "auto_tmm").await, "false");
+    let out = qb
+        .move_to_category(&[t3.hash, unknown], "movies")
+        .await
+        .unwrap();
+    assert_eq!((out.done, out.not_found), (vec![t3.hash], vec![unknown]));
+    let movies_dir = d.downloads().join("movies");
+    poll(10, "t3 moved into movies", async || {
+        let t = raw.one(t3.hash).await?;
+        let there = t["save_path"].as_str()?.trim_end_matches('/') == movies_dir.to_str()?;
+        (there
+            && t["auto_tmm"] == true
+            && movies_dir.join(&t3.name).is_file()
+            && !d.downloads().join(&t3.name).exists())
+        .then_some(())
+    })
+    .await;
+    assert_eq!(raw.field(t3.hash, "category").await, "movies");
+
     // An unknown hash changes nothing, and is reported as such.
     let before = raw.snapshot().await;
     for out in [
         qb.pause(&[unknown]).await.unwrap(),
         qb.resume(&[unknown]).await.unwrap(),
         qb.set_category(&[unknown], Some("movies")).await.unwrap(),
+        qb.move_to_category(&[unknown], "movies").await.unwrap(),
         qb.set_tags(&[unknown], &tags(&["zzz"])).await.unwrap(),
         qb.delete(&[unknown], true).await.unwrap(),
     ] {
@@ -388,7 +413,7 @@ async fn qbittorrent_against_the_real_daemon() {
     tracker_errors_are_classified(&d, &qb, &cat, &fix).await;
 
     // Delete: without data the file stays, with data it goes; the catalogue sees both go.
-    let t3_data = d.downloads().join(&t3.name);
+    let t3_data = d.downloads().join("movies").join(&t3.name);
     let t1_data = d.downloads().join(&t1.name);
     qb.delete(&[t2.hash, t3.hash], false).await.unwrap();
     poll(10, "t2, t3 gone", async || {

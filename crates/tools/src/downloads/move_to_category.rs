@@ -1,7 +1,7 @@
-//! `move_to_category`: moves torrents' data into a category's folder, where the client models
-//! categories as folders (Transmission). qBittorrent is refused: this adapter cannot move its data yet.
+//! `move_to_category`: moves torrents' data into a category's folder. Transmission models a
+//! category as a sub-folder of the download folder; qBittorrent gets the category plus Automatic
+//! Torrent Management, and then moves the data into the category's save path itself.
 
-use adapters_downloads::DownloadClient;
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
@@ -32,7 +32,7 @@ impl Tool for MoveToCategory {
     const META: Meta = Meta {
         name: "move_to_category",
         title: "Move torrents to a category",
-        description: "Moves the data of torrents named by info hash into the folder of an existing category and files them under it. Transmission only (a category there is a sub-folder of the download folder); on qBittorrent use set_category. The whole call is refused, changing nothing, when a category is unknown or a torrent is on qBittorrent. Answers {ok, failed, results} per torrent.",
+        description: "Moves the data of torrents named by info hash into the folder of an existing category and files them under it. On Transmission a category is a sub-folder of the download folder. On qBittorrent the torrents get the category and automatic torrent management, and qBittorrent moves the data to the category's save path (without one set: <default save path>/<category>) in the background; the torrents then follow later changes of that save path. The whole call is refused, changing nothing, when the category is unknown on an instance holding a named torrent. Answers {ok, failed, results} per torrent.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
@@ -51,25 +51,6 @@ impl Tool for MoveToCategory {
             input.instance_id.as_deref(),
         )
         .await?;
-        let qb: Vec<&str> = plan
-            .sources()
-            .into_iter()
-            .filter(|s| {
-                s.backend
-                    .as_ref()
-                    .is_ok_and(|b| matches!(*b.client, DownloadClient::Qbittorrent(_)))
-            })
-            .map(|s| s.id.as_str())
-            .collect();
-        if !qb.is_empty() {
-            return Err(ToolError::new(
-                "unsupported",
-                format!(
-                    "move_to_category cannot move data on qbittorrent instance {} in this version; use set_category (qbittorrent moves data for torrents in automatic management); nothing was changed",
-                    qb.join(", ")
-                ),
-            ));
-        }
         labels::require_category(&plan.sources(), &input.category)?;
         Ok(write::finish(plan, Op::MoveToCategory(&input.category)).await)
     }

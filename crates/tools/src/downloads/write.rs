@@ -114,7 +114,7 @@ impl Op<'_> {
             Op::Recheck => client.recheck(hashes).await,
             Op::Reannounce => client.reannounce(hashes).await,
             Op::SetCategory(c) => client.set_category(hashes, c).await,
-            Op::MoveToCategory(c) => client.set_category(hashes, Some(c)).await,
+            Op::MoveToCategory(c) => client.move_to_category(hashes, c).await,
             Op::SetTags(t) => client.set_tags(hashes, t).await,
             Op::Delete { with_data } => client.delete(hashes, with_data).await,
         }

@@ -139,6 +139,48 @@ pub(crate) async fn writes(s: &Server, w: &World, [q1, q2, t1, t2, t3]: [&Fixtur
     })
     .await;
 
+    // qBittorrent: the category plus automatic management; qBittorrent then moves the data
+    // (in the background) into the category's folder, <default save path>/<category>.
+    w.qraw
+        .post("torrents/createCategory", &[("category", "series")])
+        .await;
+    // Marquee's catalogue learns of it on its next background refresh.
+    poll(10, "series listed", async || {
+        let out = ok(s, "list_categories", json!({"instance_id": "qb"})).await;
+        out["data"]["categories"]
+            .as_array()?
+            .iter()
+            .any(|c| c["name"] == "series")
+            .then_some(())
+    })
+    .await;
+    let old = w.qb.downloads().join(&q1.name);
+    assert!(old.is_file(), "q1's data starts in the default save path");
+    let out = ok(
+        s,
+        "move_to_category",
+        json!({"info_hashes": [q1.hash], "category": "series"}),
+    )
+    .await;
+    let row = &out["data"]["results"][0];
+    assert_eq!(
+        (&row["status"], &row["instance_id"], &out["data"]["ok"]),
+        (&json!("moved"), &json!("qb"), &json!(1)),
+        "{out}"
+    );
+    let series = w.qb.downloads().join("series");
+    poll(10, "q1 moved into series", async || {
+        let t = w.qraw.one(&q1.hash).await?;
+        let there = t["save_path"].as_str()?.trim_end_matches('/') == series.to_str()?;
+        (there
+            && t["category"] == "series"
+            && t["auto_tmm"] == true
+            && series.join(&q1.name).is_file()
+            && !old.exists())
+        .then_some(())
+    })
+    .await;
+
     // One bad entry, name or instance refuses the whole call, and nothing changes.
     let before = w.snapshot().await;
     let many: Vec<String> = (0..101).map(|i| format!("{i:040x}")).collect();
@@ -162,7 +204,7 @@ pub(crate) async fn writes(s: &Server, w: &World, [q1, q2, t1, t2, t3]: [&Fixtur
         (
             "set_category",
             json!({"info_hashes": [q2.hash], "category": "nope"}),
-            "unknown category \"nope\" on instance qb; it has: movies, tv",
+            "unknown category \"nope\" on instance qb; it has: movies, series, tv",
         ),
         (
             "set_tags",
@@ -171,8 +213,8 @@ pub(crate) async fn writes(s: &Server, w: &World, [q1, q2, t1, t2, t3]: [&Fixtur
         ),
         (
             "move_to_category",
-            json!({"info_hashes": [q1.hash], "category": "tv"}),
-            "use set_category",
+            json!({"info_hashes": [q1.hash], "category": "nope"}),
+            "unknown category \"nope\" on instance qb; it has: movies, series, tv",
         ),
         (
             "set_category",

@@ -135,6 +135,33 @@ impl QbClient {
         }
     }
 
+    /// Files the torrents under `category` (which must exist) and then turns on Automatic Torrent
+    /// Management for them (`torrents/setAutoManagement`), so qBittorrent itself moves their
+    /// data into the category's save path (without an explicit one, `<default save
+    /// path>/<category>`). The move happens in the background after this returns. Only the
+    /// hashes the client has are sent, to both endpoints.
+    pub async fn move_to_category(
+        &self,
+        hashes: &[InfoHash],
+        category: &str,
+    ) -> Result<BulkOutcome> {
+        if category.is_empty() {
+            return Err(Error::invalid(
+                "moving needs a category; an empty one would only clear it",
+            ));
+        }
+        let outcome = self.set_category(hashes, Some(category)).await?;
+        if !outcome.done.is_empty() {
+            let form = [
+                ("hashes", join_hashes(&outcome.done)),
+                ("enable", "true".to_string()),
+            ];
+            self.post(Effect::Write, "torrents/setAutoManagement", &form)
+                .await?;
+        }
+        Ok(outcome)
+    }
+
     async fn unknown_category(&self, name: &str) -> Error {
         let valid = match self.categories().await {
             Ok(c) if c.items.is_empty() => "none".to_string(),
