@@ -9,7 +9,13 @@
 //! is read before the database, so a commit racing the read can only cause a re-read. Without
 //! a readable WAL index (an in-memory store) nothing is cached.
 
-use std::{collections::HashMap, io::Read, os::unix::fs::MetadataExt, path::PathBuf, sync::Arc};
+use std::{
+    collections::HashMap,
+    fs::File,
+    os::unix::fs::{FileExt, MetadataExt},
+    path::PathBuf,
+    sync::Arc,
+};
 
 use parking_lot::Mutex;
 
@@ -29,6 +35,8 @@ pub(crate) struct Token {
 pub(crate) struct Fresh<K> {
     /// `marquee.db-shm`, or `None` when nothing may be cached.
     shm: Option<PathBuf>,
+    /// The WAL index, kept open with its inode; reopened when the file was replaced.
+    open: Mutex<Option<(File, u64)>>,
     state: Mutex<State<K>>,
 }
 
@@ -43,6 +51,7 @@ impl<K> Fresh<K> {
     pub(crate) fn new(shm: Option<PathBuf>) -> Fresh<K> {
         Fresh {
             shm,
+            open: Mutex::new(None),
             state: Mutex::new(State {
                 token: None,
                 keys: HashMap::new(),
@@ -54,12 +63,19 @@ impl<K> Fresh<K> {
     /// The current state of the database, or `None` when it cannot be told (then don't cache).
     pub(crate) fn token(&self) -> Option<Token> {
         let path = self.shm.as_ref()?;
-        let mut file = std::fs::File::open(path).ok()?;
-        let inode = file.metadata().ok()?.ino();
+        // The path's current inode (one stat), so a replaced file is never read through an old handle.
+        let inode = std::fs::metadata(path).ok()?.ino();
+        let mut open = self.open.lock();
+        if open.as_ref().is_none_or(|(_, ino)| *ino != inode) {
+            let file = File::open(path).ok()?;
+            let ino = file.metadata().ok()?.ino();
+            *open = Some((file, ino));
+        }
+        let (file, ino) = open.as_ref()?;
         let mut header = [0u8; HEADER];
-        file.read_exact(&mut header).ok()?;
+        file.read_exact_at(&mut header, 0).ok()?;
         // isInit (byte 12) is 1 once SQLite has written a valid header.
-        (header[12] == 1).then_some(Token { inode, header })
+        (header[12] == 1 && *ino == inode).then_some(Token { inode, header })
     }
 
     /// Drops everything cached under another state; returns the state guard.

@@ -213,7 +213,7 @@ impl Store {
     /// malformed, unknown, wrong, revoked or expired, or its grant expired. One indexed SELECT,
     /// no writes, and none at all while the database is unchanged since the last read of this key
     /// (see `fresh.rs`); the verifier comparison and the expiry checks run on every call.
-    pub async fn authenticate(&self, presented: &str) -> Result<Option<Authority>, Error> {
+    pub async fn authenticate(&self, presented: &str) -> Result<Option<Arc<Authority>>, Error> {
         let Some(key_id) = parse_key_id(presented) else {
             return Ok(None);
         };
@@ -253,11 +253,11 @@ impl Store {
             verifier: row.try_get("verifier")?,
             revoked_at: row.try_get("revoked_at")?,
             expires_at: row.try_get("key_expires_at")?,
-            authority: Authority {
+            authority: Arc::new(Authority {
                 person: person_from_row(&row)?,
                 key_id: key_id.to_owned(),
                 grant: grant_from_row(&row)?,
-            },
+            }),
         }))
     }
 }
@@ -268,12 +268,12 @@ pub(crate) struct KeyRow {
     verifier: String,
     revoked_at: Option<i64>,
     expires_at: Option<i64>,
-    authority: Authority,
+    authority: Arc<Authority>,
 }
 
 impl KeyRow {
     /// The authority behind the key, if `presented` matches and nothing has expired by `now`.
-    fn check(&self, presented: &str, now: i64) -> Option<Authority> {
+    fn check(&self, presented: &str, now: i64) -> Option<Arc<Authority>> {
         let matches: bool = verifier(presented)
             .as_bytes()
             .ct_eq(self.verifier.as_bytes())

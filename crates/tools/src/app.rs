@@ -113,7 +113,7 @@ impl App {
         let authority = self.shared.store.authenticate(key).await?;
         Ok(authority.map(|a| Caller {
             credential: Credential::Key(Secret::new(key)),
-            authority: Arc::new(a),
+            authority: a,
         }))
     }
 
@@ -214,15 +214,16 @@ impl App {
         let switches = self.shared.store.tool_switches().await?;
         let mut caller = caller.clone();
         self.check(&caller, meta, &switches)?;
-        let instance = arguments
-            .get("instance_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let args_digest = digest(&arguments);
+        // Only changing calls are audited; reads skip the digest.
+        let audited = (meta.effect != Effect::Read).then(|| {
+            let instance = arguments
+                .get("instance_id")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            (instance, digest(&arguments))
+        });
         let prepared = tool.prepare(arguments)?;
-        let audit = if meta.effect == Effect::Read {
-            None
-        } else {
+        let audit = if let Some((instance, args_digest)) = audited {
             // Authority is read again right before any write.
             caller = self.reauthenticate(&caller).await?.ok_or_else(|| {
                 ToolError::new(
@@ -240,6 +241,8 @@ impl App {
                 args_digest,
             };
             Some(self.shared.store.audit_begin(&entry).await?)
+        } else {
+            None
         };
         let ctx = Ctx {
             caller,

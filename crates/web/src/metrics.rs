@@ -17,7 +17,7 @@ const BUCKETS: [f64; 12] = [
 
 #[derive(Debug, Default)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<(String, u16), u64>>,
+    requests: Mutex<BTreeMap<String, BTreeMap<u16, u64>>>,
     tool_calls: Mutex<BTreeMap<(String, &'static str), u64>>,
     buckets: [AtomicU64; BUCKETS.len()],
     count: AtomicU64,
@@ -26,11 +26,14 @@ pub struct Metrics {
 
 impl Metrics {
     pub fn request(&self, method: &str, status: u16, elapsed: Duration) {
-        *self
-            .requests
-            .lock()
-            .entry((method.to_string(), status))
-            .or_default() += 1;
+        {
+            let mut requests = self.requests.lock();
+            let by_status = match requests.get_mut(method) {
+                Some(m) => m,
+                None => requests.entry(method.to_string()).or_default(),
+            };
+            *by_status.entry(status).or_default() += 1;
+        }
         let secs = elapsed.as_secs_f64();
         for (i, bound) in BUCKETS.iter().enumerate() {
             if secs <= *bound {
@@ -54,7 +57,12 @@ impl Metrics {
         let mut out = String::new();
         out.push_str("# HELP marquee_mcp_requests_total MCP HTTP requests by JSON-RPC method and HTTP status.\n");
         out.push_str("# TYPE marquee_mcp_requests_total counter\n");
-        for ((method, status), n) in self.requests.lock().iter() {
+        for (method, status, n) in self
+            .requests
+            .lock()
+            .iter()
+            .flat_map(|(m, by)| by.iter().map(move |(s, n)| (m, s, n)))
+        {
             let _ = writeln!(
                 out,
                 "marquee_mcp_requests_total{{method=\"{}\",status=\"{status}\"}} {n}",

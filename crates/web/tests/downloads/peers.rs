@@ -218,11 +218,22 @@ impl QbRaw {
         self.all().await.into_iter().find(|t| t["hash"] == hash)
     }
 
-    /// Hash, category, tags and whether paused, of every torrent, sorted.
+    /// Hash, category, tags and whether paused, of every torrent, sorted; read once no torrent
+    /// is in a passing state (checking, moving), so earlier asynchronous work cannot show up.
     pub async fn snapshot(&self) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .all()
-            .await
+        let mut all = self.all().await;
+        for _ in 0..100 {
+            let busy = all.iter().any(|t| {
+                let s = t["state"].as_str().unwrap_or("");
+                s.starts_with("checking") || s == "moving" || s == "allocating" || s == "metaDL"
+            });
+            if !busy {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            all = self.all().await;
+        }
+        let mut v: Vec<String> = all
             .iter()
             .map(|t| {
                 let paused = t["state"].as_str().unwrap_or("").starts_with("paused");
@@ -290,7 +301,19 @@ impl TrRaw {
     /// Hash, labels, folder and status of every torrent, sorted.
     pub async fn snapshot(&self) -> Vec<String> {
         let fields = ["hashString", "labels", "downloadDir", "status"];
-        let v = self.rpc("torrent-get", json!({ "fields": fields })).await;
+        let mut v = self.rpc("torrent-get", json!({ "fields": fields })).await;
+        // Statuses 1 and 2 are "waiting to check" and "checking": wait for earlier work to settle.
+        for _ in 0..100 {
+            let busy = v["torrents"].as_array().is_some_and(|a| {
+                a.iter()
+                    .any(|t| matches!(t["status"].as_i64(), Some(1 | 2)))
+            });
+            if !busy {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            v = self.rpc("torrent-get", json!({ "fields": fields })).await;
+        }
         let mut rows: Vec<String> = v["torrents"]
             .as_array()
             .unwrap()
