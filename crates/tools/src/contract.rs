@@ -73,13 +73,26 @@ impl Output {
 
     /// The structured envelope.
     pub fn envelope(&self) -> Value {
-        json!({
-            "summary": self.summary,
-            "data": self.data,
-            "warnings": self.warnings,
-            "next_action": self.next_action,
-            "observed_at": self.observed_at.to_rfc3339_opts(SecondsFormat::Millis, true),
-        })
+        self.clone().into_envelope()
+    }
+
+    /// The structured envelope, without copying the data.
+    pub fn into_envelope(self) -> Value {
+        let mut m = Map::with_capacity(5);
+        m.insert("summary".into(), Value::String(self.summary));
+        m.insert("data".into(), self.data);
+        m.insert("warnings".into(), self.warnings.into());
+        m.insert(
+            "next_action".into(),
+            self.next_action.map_or(Value::Null, Value::String),
+        );
+        m.insert(
+            "observed_at".into(),
+            self.observed_at
+                .to_rfc3339_opts(SecondsFormat::Millis, true)
+                .into(),
+        );
+        Value::Object(m)
     }
 }
 

@@ -82,10 +82,10 @@ fn definition(view: &ToolView) -> Tool {
 /// Summary first, then the JSON envelope; the envelope also as structuredContent.
 pub fn render(outcome: Result<tools::Output, tools::ToolError>) -> CallToolResult {
     let (summary, envelope, is_error) = match outcome {
-        Ok(out) => (out.summary.clone(), out.envelope(), false),
+        Ok(out) => (out.summary.clone(), out.into_envelope(), false),
         Err(e) => (e.message.clone(), e.envelope(), true),
     };
-    let json = serde_json::to_string_pretty(&envelope).unwrap_or_default();
+    let json = serde_json::to_string(&envelope).unwrap_or_default();
     let content = vec![ContentBlock::text(summary), ContentBlock::text(json)];
     let mut result = if is_error {
         CallToolResult::error(content)
