@@ -227,6 +227,8 @@ async fn qbittorrent_against_the_real_daemon() {
     qb.add(&add(AddSource::File(t3.torrent.clone()), None, &[], false))
         .await
         .unwrap();
+    // qBittorrent answers the add before the torrent is in its list: wait for it there.
+    poll(10, "file added", async || raw.one(t3.hash).await).await;
     let r = cat.refresh().await.unwrap();
     assert!(!r.full, "second refresh must be incremental: {r:?}");
     assert_eq!(r.rows, 3);
