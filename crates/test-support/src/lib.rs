@@ -6,6 +6,7 @@
 //! requests, and shuts the server down on drop.
 
 mod musicbrainz;
+pub mod peers;
 mod server;
 mod tmdb;
 

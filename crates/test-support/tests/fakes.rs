@@ -87,6 +87,8 @@ async fn musicbrainz_refuses_no_user_agent_and_answers_503_to_a_burst() {
 #[tokio::test]
 async fn musicbrainz_searches_carry_count_offset_and_scores() {
     let fake = MusicBrainzFake::start().await;
+    // httpx installs the TLS crypto provider every reqwest client needs; do not rely on test order.
+    httpx::client(httpx::Timeouts::default()).expect("installs the TLS provider");
     let client = reqwest::Client::builder()
         .user_agent("fake-test/1 ( test@example.org )")
         .build()
