@@ -30,12 +30,7 @@ pub async fn open_host(
     }
     let instances = Instances::new(loaded.config.instances(data_dir)?)
         .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?;
-    let mut settings = Settings::new(
-        loaded.config.mcp.allow_destructive,
-        loaded.file.clone(),
-        data_dir.to_path_buf(),
-        loaded.config.listen.clone(),
-    );
+    let mut settings = Settings::new(loaded.config.mcp.allow_destructive, loaded.file.clone());
     if let Some(person) = &loaded.config.auth.local_person {
         tracing::warn!(person, grant = %loaded.config.auth.local_grant, "requests from this machine without a key are let in ([auth] local_person)");
         settings.local_access = Some(tools::LocalAccess {

@@ -89,4 +89,37 @@ impl Ctx {
         }
         Ok(spec)
     }
+
+    /// Whose entries a paged listing shows: `requested` by name, or the caller's own. Anyone
+    /// but yourself needs `sees_all`; `denied` says which capability that takes.
+    pub async fn person_scope(
+        &self,
+        requested: Option<&str>,
+        sees_all: bool,
+        denied: &str,
+    ) -> Result<Option<domain::PersonId>, ToolError> {
+        let me = &self.caller.authority.person;
+        match requested {
+            None if sees_all => Ok(None),
+            None => Ok(Some(me.id)),
+            Some(name) if name == me.name => Ok(Some(me.id)),
+            Some(_) if !sees_all => Err(ToolError::new("denied", denied)),
+            Some(name) => match self.store().person_by_name(name).await? {
+                Some(p) => Ok(Some(p.id)),
+                None => {
+                    let names: Vec<String> = self
+                        .store()
+                        .people()
+                        .await?
+                        .into_iter()
+                        .map(|p| p.name)
+                        .collect();
+                    Err(ToolError::invalid(format!(
+                        "unknown person \"{name}\"; people: {}",
+                        names.join(", ")
+                    )))
+                }
+            },
+        }
+    }
 }

@@ -150,6 +150,18 @@ impl From<store::Error> for ToolError {
     }
 }
 
+/// A page size from 1 to 200, 20 when omitted.
+pub fn page_limit(limit: Option<u32>) -> Result<u32, ToolError> {
+    let limit = limit.unwrap_or(20);
+    if (1..=200).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(ToolError::invalid(format!(
+            "invalid argument \"limit\": {limit} is outside 1 to 200"
+        )))
+    }
+}
+
 /// Parses arguments into the tool's input type, naming the offending field on failure.
 pub fn parse_input<I: DeserializeOwned>(arguments: Map<String, Value>) -> Result<I, ToolError> {
     let value = Value::Object(arguments);

@@ -25,26 +25,15 @@ pub struct Settings {
     pub config_file: Option<PathBuf>,
     /// Problems the config loader found (unknown keys, say).
     warnings: RwLock<Vec<String>>,
-    /// The data folder.
-    pub data_dir: PathBuf,
-    /// The address the HTTP server listens on, for guides and set-up lines.
-    pub listen: String,
 }
 
 impl Settings {
-    pub fn new(
-        allow_destructive: bool,
-        config_file: Option<PathBuf>,
-        data_dir: PathBuf,
-        listen: String,
-    ) -> Settings {
+    pub fn new(allow_destructive: bool, config_file: Option<PathBuf>) -> Settings {
         Settings {
             local_access: None,
             allow_destructive: AtomicBool::new(allow_destructive),
             config_file,
             warnings: RwLock::new(Vec::new()),
-            data_dir,
-            listen,
         }
     }
 

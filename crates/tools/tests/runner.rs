@@ -91,7 +91,7 @@ impl Tool for Wipe {
 async fn app(counter: Arc<AtomicUsize>) -> (App, String) {
     let store = store::Store::open_in_memory().await.unwrap();
     let (_, key) = store.bootstrap_owner("owner").await.unwrap().unwrap();
-    let settings = Settings::new(false, None, std::env::temp_dir(), "127.0.0.1:0".into());
+    let settings = Settings::new(false, None);
     let tools: Vec<Box<dyn DynTool>> = vec![Box::new(Poke(counter)), Box::new(Wipe)];
     (
         App::with_tools(

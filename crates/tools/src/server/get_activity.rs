@@ -45,41 +45,11 @@ impl Tool for GetActivity {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let limit = input.limit.unwrap_or(20);
-        if !(1..=200).contains(&limit) {
-            return Err(ToolError::invalid(format!(
-                "invalid argument \"limit\": {limit} is outside 1 to 200"
-            )));
-        }
-        let me = &ctx.caller.authority.person;
+        let limit = crate::contract::page_limit(input.limit)?;
         let sees_all = ctx.caller.can(Capability::AuditRead);
-        let person = match input.person.as_deref() {
-            None if sees_all => None,
-            None => Some(me.id),
-            Some(name) if name == me.name => Some(me.id),
-            Some(_) if !sees_all => {
-                return Err(ToolError::new(
-                    "denied",
-                    "only grants with audit.read may read other people's activity; omit person to see your own",
-                ));
-            }
-            Some(name) => match ctx.store().person_by_name(name).await? {
-                Some(p) => Some(p.id),
-                None => {
-                    let names: Vec<String> = ctx
-                        .store()
-                        .people()
-                        .await?
-                        .into_iter()
-                        .map(|p| p.name)
-                        .collect();
-                    return Err(ToolError::invalid(format!(
-                        "unknown person \"{name}\"; people: {}",
-                        names.join(", ")
-                    )));
-                }
-            },
-        };
+        let person = ctx
+            .person_scope(input.person.as_deref(), sees_all, "only grants with audit.read may read other people's activity; omit person to see your own")
+            .await?;
         let rows = ctx
             .store()
             .audit_page(&AuditQuery {

@@ -26,44 +26,15 @@ pub async fn server() -> Server {
     server_with(false).await
 }
 
+/// The embedded default (the builtin catalogue, no torrent client, no library) on an
+/// in-memory store, with destructive tools on or off.
 pub async fn server_with(allow_destructive: bool) -> Server {
-    let store = store::Store::open_in_memory().await.unwrap();
-    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
-    let settings = Settings::new(
-        allow_destructive,
-        None,
-        std::env::temp_dir(),
-        "127.0.0.1:0".into(),
-    );
-    // As the embedded default: the builtin catalogue, no torrent client, no library.
-    let builtin = tools::InstanceSpec {
-        id: "builtin".into(),
-        kind: domain::InstanceKind::Builtin,
-        url: None,
-        path: None,
-        username: None,
-        password: None,
-        api_key: None,
-        default: true,
-    };
-    let instances = Instances::new(vec![builtin]).unwrap();
-    let app = App::new(store, Arc::new(settings), Arc::new(instances));
-    let metrics = Arc::new(Metrics::default());
-    let host = Arc::new(Host::new(app, metrics.clone()));
-    let web = Web::new(
-        EdgeConfig {
-            body_limit: 64 * 1024,
-            ..EdgeConfig::default()
-        },
-        metrics,
-    );
-    web.set_ready(host.clone());
-    Server {
-        router: web::router(web.clone()),
-        web,
-        host,
-        owner_key: issued.secret.expose().to_string(),
-    }
+    let s = server_with_instances(vec![builtin()]).await;
+    s.host
+        .app
+        .settings()
+        .set_allow_destructive(allow_destructive);
+    s
 }
 
 impl Server {
@@ -145,26 +116,12 @@ pub fn modern(method: &str, id: u64, mut params: Value) -> (Value, Vec<(&'static
 
 /// A server over these instances (e.g. real download daemons), with destructive tools on or off.
 pub async fn server_for(instances: Vec<tools::InstanceSpec>, allow_destructive: bool) -> Server {
-    let store = store::Store::open_in_memory().await.unwrap();
-    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
-    let settings = Settings::new(
-        allow_destructive,
-        None,
-        std::env::temp_dir(),
-        "127.0.0.1:0".into(),
-    );
-    let instances = Instances::new(instances).unwrap();
-    let app = App::new(store, Arc::new(settings), Arc::new(instances));
-    let metrics = Arc::new(Metrics::default());
-    let host = Arc::new(Host::new(app, metrics.clone()));
-    let web = Web::new(EdgeConfig::default(), metrics);
-    web.set_ready(host.clone());
-    Server {
-        router: web::router(web.clone()),
-        web,
-        host,
-        owner_key: issued.secret.expose().to_string(),
-    }
+    let s = server_with_instances(instances).await;
+    s.host
+        .app
+        .settings()
+        .set_allow_destructive(allow_destructive);
+    s
 }
 
 // Discover and requests: servers with catalogue instances, on any store.
@@ -196,7 +153,7 @@ pub fn builtin() -> tools::InstanceSpec {
 /// A Marquee on `store` (in memory, or a file with a pool of connections) with these instances.
 pub async fn server_on(store: store::Store, instances: Vec<tools::InstanceSpec>) -> Server {
     let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
-    let settings = Settings::new(false, None, std::env::temp_dir(), "127.0.0.1:0".into());
+    let settings = Settings::new(false, None);
     let instances = Instances::new(instances).unwrap();
     let app = App::new(store, Arc::new(settings), Arc::new(instances));
     let metrics = Arc::new(Metrics::default());
