@@ -9,6 +9,11 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc: the request path allocates many small, short-lived values (JSON trees, strings),
+/// which it serves faster than the system allocator (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "marquee",

@@ -5,10 +5,10 @@
 //! version and client capabilities, the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
 //! headers must agree with the body, results carry `resultType`, lists `ttlMs`/`cacheScope`.
 
-use rmcp::model::{ErrorCode, Implementation, ResultType};
+use rmcp::model::{ErrorCode, Implementation};
 use serde_json::{Map, Value, json};
 
-use crate::{ToolHost, version};
+use crate::{RenderedResult, ToolHost, version};
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -155,6 +155,17 @@ pub async fn dispatch<H: ToolHost>(
             (200, envelope(&id_text, &result))
         }
         Ok(Answer::Raw(result)) => (200, envelope(&id_text, &result)),
+        Ok(Answer::Result(result, era)) => {
+            let text = result.json();
+            let body = if era == Era::Modern {
+                // A result is a non-empty object: its last byte is the closing brace.
+                let open = &text[..text.len().saturating_sub(1)];
+                envelope_with_tail(&id_text, open, ",\"resultType\":\"complete\"}")
+            } else {
+                envelope(&id_text, text)
+            };
+            (200, body)
+        }
         Err(e) => {
             let status = if era == Era::Modern && e.code == ErrorCode::METHOD_NOT_FOUND {
                 404
@@ -174,11 +185,17 @@ pub async fn dispatch<H: ToolHost>(
 
 /// `{"jsonrpc":"2.0","id":…,"result":…}` from already-serialized parts.
 fn envelope(id: &str, result: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + id.len() + 40);
+    envelope_with_tail(id, result, "")
+}
+
+/// [`envelope`] with `tail` appended to the result's text.
+fn envelope_with_tail(id: &str, result: &str, tail: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + tail.len() + id.len() + 40);
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(b",\"result\":");
     out.extend_from_slice(result.as_bytes());
+    out.extend_from_slice(tail.as_bytes());
     out.push(b'}');
     out
 }
@@ -360,10 +377,11 @@ impl RpcError {
     }
 }
 
-/// A result: an object to serialize, or JSON text already serialized.
+/// A result: an object to serialize, JSON text already serialized, or a tool's result.
 enum Answer {
     Object(Map<String, Value>),
     Raw(String),
+    Result(RenderedResult, Era),
 }
 
 type Outcome = Result<Answer, RpcError>;
@@ -514,12 +532,7 @@ async fn call_tool<H: ToolHost>(
         ));
     }
     match host.call_tool(caller, &name, arguments).await {
-        Ok(mut result) => {
-            result.result_type = (era == Era::Modern).then_some(ResultType::COMPLETE);
-            serde_json::to_string(&result)
-                .map(Answer::Raw)
-                .map_err(|_| RpcError::internal())
-        }
+        Ok(result) => Ok(Answer::Result(result, era)),
         Err(e) => Err(RpcError {
             code: e.code,
             message: e.message.into_owned(),

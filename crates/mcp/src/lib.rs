@@ -48,6 +48,28 @@ impl ListedTool {
     }
 }
 
+/// A `tools/call` result already written as the JSON text of a `CallToolResult` object, so a
+/// large answer is serialized once, straight into the response.
+/// Shared, so an answer a host hands out repeatedly is not copied per call.
+#[derive(Clone, Debug)]
+pub struct RenderedResult(Arc<str>);
+
+impl RenderedResult {
+    /// `json` must be the JSON text of one `CallToolResult` object.
+    pub fn from_json(json: impl Into<Arc<str>>) -> RenderedResult {
+        RenderedResult(json.into())
+    }
+
+    pub fn json(&self) -> &str {
+        &self.0
+    }
+
+    /// The typed result, for transports that need one (stdio).
+    pub fn to_model(&self) -> Result<CallToolResult, serde_json::Error> {
+        serde_json::from_str(&self.0)
+    }
+}
+
 /// A failure of the host itself (its store is down, say): answered as a JSON-RPC internal
 /// error with a generic message; the detail goes to the log only.
 #[derive(Debug, thiserror::Error)]
@@ -89,7 +111,7 @@ pub trait ToolHost: Send + Sync + 'static {
         caller: &Self::Caller,
         name: &str,
         arguments: Option<JsonObject>,
-    ) -> impl Future<Output = Result<CallToolResult, ErrorData>> + Send;
+    ) -> impl Future<Output = Result<RenderedResult, ErrorData>> + Send;
 
     fn list_resources(&self, caller: &Self::Caller) -> Vec<Resource>;
 

@@ -96,8 +96,13 @@ impl<H: ToolHost> ServerHandler for InProcess<H> {
     ) -> Result<CallToolResponse, ErrorData> {
         self.host
             .call_tool(&self.caller().await?, &request.name, request.arguments)
-            .await
+            .await?
+            .to_model()
             .map(Into::into)
+            .map_err(|e| {
+                tracing::error!(error = %e, "a rendered tool result is not a CallToolResult");
+                ErrorData::internal_error("internal error", None)
+            })
     }
 
     async fn list_resources(

@@ -3,7 +3,7 @@
 //! A key reads `mq_<key id>_<secret>`: a 10-character lowercase key id that finds the row, and a
 //! 40-character secret. Only a verifier (hex SHA-256 of a versioned prefix and the whole key) is stored.
 
-use std::sync::Arc;
+use std::{collections::HashMap, sync::Arc};
 
 use domain::{PersonId, Secret};
 use rand::{Rng, distr::Alphanumeric};
@@ -14,6 +14,7 @@ use subtle::ConstantTimeEq;
 use crate::{
     Error, Grant, Person, Store,
     error::{is_foreign_key_violation, is_unique_violation},
+    fresh::Token,
     grants::{GRANT_COLUMNS, grant_from_row, grant_id_by_name},
     now_ms,
     people::{PERSON_COLUMNS, person_from_row},
@@ -214,10 +215,31 @@ impl Store {
     /// no writes, and none at all while the database is unchanged since the last read of this key
     /// (see `fresh.rs`); the verifier comparison and the expiry checks run on every call.
     pub async fn authenticate(&self, presented: &str) -> Result<Option<Arc<Authority>>, Error> {
+        self.authenticate_under(presented, self.fresh().token())
+            .await
+    }
+
+    /// A key's authority and the tool switches, both read under one state of the database: a
+    /// request sees one consistent picture and checks the database's state once.
+    pub async fn authenticate_with_switches(
+        &self,
+        presented: &str,
+    ) -> Result<Option<(Arc<Authority>, Arc<HashMap<String, bool>>)>, Error> {
+        let token = self.fresh().token();
+        let Some(authority) = self.authenticate_under(presented, token).await? else {
+            return Ok(None);
+        };
+        Ok(Some((authority, self.tool_switches_under(token).await?)))
+    }
+
+    async fn authenticate_under(
+        &self,
+        presented: &str,
+        token: Option<Token>,
+    ) -> Result<Option<Arc<Authority>>, Error> {
         let Some(key_id) = parse_key_id(presented) else {
             return Ok(None);
         };
-        let token = self.fresh().token();
         let cached = token.and_then(|t| self.fresh().key(t, key_id));
         let row = match cached {
             Some(row) => row,

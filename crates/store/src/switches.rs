@@ -4,14 +4,21 @@ use std::{collections::HashMap, sync::Arc};
 
 use sqlx::Row;
 
-use crate::{Error, Store, now_ms};
+use crate::{Error, Store, fresh::Token, now_ms};
 
 impl Store {
     /// Every tool the owner has switched, by name. A tool missing here has never been switched
     /// and keeps its default.
     /// Answered from memory while the database is unchanged (see `fresh.rs`).
     pub async fn tool_switches(&self) -> Result<Arc<HashMap<String, bool>>, Error> {
-        let token = self.fresh().token();
+        self.tool_switches_under(self.fresh().token()).await
+    }
+
+    /// [`Store::tool_switches`] for a request that has read the database's state already.
+    pub(crate) async fn tool_switches_under(
+        &self,
+        token: Option<Token>,
+    ) -> Result<Arc<HashMap<String, bool>>, Error> {
         if let Some(cached) = token.and_then(|t| self.fresh().switches(t)) {
             return Ok(cached);
         }

@@ -110,10 +110,11 @@ impl App {
 
     /// `Ok(None)` for a missing, wrong, revoked or expired key.
     pub async fn authenticate(&self, key: &str) -> Result<Option<Caller>, store::Error> {
-        let authority = self.shared.store.authenticate(key).await?;
-        Ok(authority.map(|a| Caller {
+        let found = self.shared.store.authenticate_with_switches(key).await?;
+        Ok(found.map(|(authority, switches)| Caller {
             credential: Credential::Key(Secret::new(key)),
-            authority: a,
+            authority,
+            switches,
         }))
     }
 
@@ -142,6 +143,7 @@ impl App {
         Ok(Some(Caller {
             credential: Credential::Local,
             authority: Arc::new(authority),
+            switches: store.tool_switches().await?,
         }))
     }
 
@@ -154,7 +156,7 @@ impl App {
 
     /// Names of the tools this caller may see, in the stable order.
     pub async fn visible(&self, caller: &Caller) -> Result<Vec<&'static str>, store::Error> {
-        let switches = self.shared.store.tool_switches().await?;
+        let switches = &caller.switches;
         let allow_destructive = self.shared.settings.allow_destructive();
         let grant = &caller.authority.grant;
         let who = policy::Caller {
@@ -211,9 +213,8 @@ impl App {
         caller: &Caller,
         arguments: Map<String, Value>,
     ) -> Result<Output, ToolError> {
-        let switches = self.shared.store.tool_switches().await?;
         let mut caller = caller.clone();
-        self.check(&caller, meta, &switches)?;
+        self.check(&caller, meta)?;
         // Only changing calls are audited; reads skip the digest.
         let audited = (meta.effect != Effect::Read).then(|| {
             let instance = arguments
@@ -231,7 +232,7 @@ impl App {
                     "the credential is no longer valid (revoked or expired)",
                 )
             })?;
-            self.check(&caller, meta, &switches)?;
+            self.check(&caller, meta)?;
             let entry = NewAudit {
                 person: caller.authority.person.id,
                 // A key-less local caller has no key to name.
@@ -278,12 +279,8 @@ impl App {
         outcome
     }
 
-    fn check(
-        &self,
-        caller: &Caller,
-        meta: Meta,
-        switches: &HashMap<String, bool>,
-    ) -> Result<(), ToolError> {
+    /// Policy for `caller` with the switches read with its authority.
+    fn check(&self, caller: &Caller, meta: Meta) -> Result<(), ToolError> {
         let grant = &caller.authority.grant;
         let who = policy::Caller {
             role: caller.authority.person.role,
@@ -292,7 +289,7 @@ impl App {
         };
         let s = Switches {
             allow_destructive: self.shared.settings.allow_destructive(),
-            tool_enabled: switches.get(meta.name).copied().unwrap_or(true),
+            tool_enabled: caller.switches.get(meta.name).copied().unwrap_or(true),
         };
         match policy::decide(who, action(&meta), s) {
             Decision::Allow(_) => Ok(()),

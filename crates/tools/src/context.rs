@@ -1,7 +1,7 @@
 //! What a running tool can reach: the caller's live authority, the store, the instances
 //! and the settings. Built per call by the runner.
 
-use std::sync::Arc;
+use std::{collections::HashMap, sync::Arc};
 
 use domain::{Capability, KindFamily, Secret};
 use store::{Authority, Store};
@@ -29,6 +29,8 @@ pub enum Credential {
 pub struct Caller {
     pub credential: Credential,
     pub authority: Arc<Authority>,
+    /// The owner's tool switches, read with the authority.
+    pub switches: Arc<HashMap<String, bool>>,
 }
 
 impl Caller {

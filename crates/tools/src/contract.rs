@@ -1,13 +1,18 @@
 //! The tool contract: what every tool declares once, the strict input parsing, and the
 //! `{summary, data, warnings, next_action, observed_at}` output every tool answers with.
 
-use std::{future::Future, pin::Pin};
+use std::{
+    borrow::Cow,
+    future::Future,
+    pin::Pin,
+    sync::{Arc, OnceLock},
+};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
+use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value, json};
 
 use crate::context::Ctx;
@@ -42,58 +47,139 @@ pub trait Tool: Send + Sync + 'static {
 pub struct Output {
     /// One or two sentences for the model and the person.
     pub summary: String,
-    pub data: Value,
+    data: Data,
     pub warnings: Vec<String>,
     /// The call that most likely comes next, when there is one.
     pub next_action: Option<String>,
     /// When the data was read from its source.
     pub observed_at: DateTime<Utc>,
+    /// Where the host keeps this answer's rendered form once it has rendered it, for answers
+    /// a tool hands out more than once (see [`Output::shared`]).
+    rendered: Option<Arc<OnceLock<Arc<str>>>>,
+}
+
+/// An answer's `data`: a JSON tree, or JSON text written straight from typed rows (large pages
+/// skip building a tree that would only be serialized again).
+#[derive(Debug, Clone)]
+enum Data {
+    Tree(Value),
+    Text(String),
 }
 
 impl Output {
     pub fn new(summary: impl Into<String>, data: Value) -> Output {
+        Output::with_data(summary, Data::Tree(data))
+    }
+
+    /// An answer whose data is serialized from `data` at once, without a JSON tree.
+    pub fn typed(summary: impl Into<String>, data: &impl Serialize) -> Result<Output, ToolError> {
+        let text = serde_json::to_string(data).map_err(|e| {
+            tracing::error!(error = %e, "a tool answer could not be serialized");
+            ToolError::new(
+                "internal",
+                "the answer could not be written; the server log has the details",
+            )
+        })?;
+        Ok(Output::with_data(summary, Data::Text(text)))
+    }
+
+    /// An answer whose data is JSON text already: one value, compact, as serde_json writes it.
+    pub fn json(summary: impl Into<String>, text: String) -> Output {
+        Output::with_data(summary, Data::Text(text))
+    }
+
+    fn with_data(summary: impl Into<String>, data: Data) -> Output {
         Output {
             summary: summary.into(),
             data,
             warnings: Vec::new(),
             next_action: None,
             observed_at: Utc::now(),
+            rendered: None,
         }
     }
 
     pub fn next(mut self, action: impl Into<String>) -> Output {
         self.next_action = Some(action.into());
+        self.rendered = None;
         self
     }
 
     pub fn warn(mut self, warning: impl Into<String>) -> Output {
         self.warnings.push(warning.into());
+        self.rendered = None;
         self
     }
 
-    /// The structured envelope.
-    pub fn envelope(&self) -> Value {
-        self.clone().into_envelope()
+    /// Marks a finished answer that a tool keeps and hands out again (a memo of a read):
+    /// its clones share one rendered form, so the host renders it once, not once per call.
+    pub fn shared(mut self) -> Output {
+        self.rendered = Some(Arc::new(OnceLock::new()));
+        self
     }
 
-    /// The structured envelope, without copying the data.
-    pub fn into_envelope(self) -> Value {
+    /// This answer as `render` writes it; for a [`shared`](Output::shared) answer, written
+    /// by the first caller and reused by every clone.
+    pub fn rendered(&self, render: impl FnOnce(&Output) -> String) -> Arc<str> {
+        match &self.rendered {
+            Some(cell) => cell.get_or_init(|| render(self).into()).clone(),
+            None => render(self).into(),
+        }
+    }
+
+    /// The data as a JSON tree (parsed back when it was written as text).
+    pub fn data(&self) -> Value {
+        match &self.data {
+            Data::Tree(v) => v.clone(),
+            Data::Text(t) => serde_json::from_str(t).unwrap_or_default(),
+        }
+    }
+
+    /// The structured envelope as a JSON tree.
+    pub fn envelope(&self) -> Value {
         let mut m = Map::with_capacity(5);
-        m.insert("summary".into(), Value::String(self.summary));
-        m.insert("data".into(), self.data);
-        m.insert("warnings".into(), self.warnings.into());
+        m.insert("summary".into(), Value::String(self.summary.clone()));
+        m.insert("data".into(), self.data());
+        m.insert("warnings".into(), self.warnings.clone().into());
         m.insert(
             "next_action".into(),
-            self.next_action.map_or(Value::Null, Value::String),
+            self.next_action.clone().map_or(Value::Null, Value::String),
         );
-        m.insert(
-            "observed_at".into(),
-            self.observed_at
-                .to_rfc3339_opts(SecondsFormat::Millis, true)
-                .into(),
-        );
+        m.insert("observed_at".into(), self.observed_at_text().into());
         Value::Object(m)
     }
+
+    /// The structured envelope as JSON text, the same bytes as [`Output::envelope`] serialized
+    /// (keys in order), written without building a tree.
+    pub fn envelope_json(&self) -> String {
+        let data = match &self.data {
+            Data::Tree(v) => Cow::Owned(v.to_string()),
+            Data::Text(t) => Cow::Borrowed(t.as_str()),
+        };
+        let mut out = String::with_capacity(data.len() + self.summary.len() + 160);
+        out.push_str("{\"data\":");
+        out.push_str(&data);
+        out.push_str(",\"next_action\":");
+        out.push_str(&json_text(&self.next_action));
+        out.push_str(",\"observed_at\":\"");
+        out.push_str(&self.observed_at_text());
+        out.push_str("\",\"summary\":");
+        out.push_str(&json_text(&self.summary));
+        out.push_str(",\"warnings\":");
+        out.push_str(&json_text(&self.warnings));
+        out.push('}');
+        out
+    }
+
+    fn observed_at_text(&self) -> String {
+        self.observed_at
+            .to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+}
+
+/// Strings, optional strings and lists of them as JSON; these cannot fail to serialize.
+fn json_text(v: &impl Serialize) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
 /// A tool that ran and failed: answered as an `isError` result with one actionable sentence.

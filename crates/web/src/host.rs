@@ -4,10 +4,10 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use mcp::{
-    HostError, ListedTool, ServerIdentity, ToolHost,
+    HostError, ListedTool, RenderedResult, ServerIdentity, ToolHost,
     model::{
-        CallToolResult, ContentBlock, ErrorData, JsonObject, ReadResourceResult, Resource,
-        ResourceContents, ResourceTemplate, Tool, ToolAnnotations,
+        ErrorData, JsonObject, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+        Tool, ToolAnnotations,
     },
 };
 use policy::Effect;
@@ -79,21 +79,49 @@ fn definition(view: &ToolView) -> Tool {
         .with_annotations(annotations(m.effect, m.title))
 }
 
-/// Summary first, then the JSON envelope; the envelope also as structuredContent.
-pub fn render(outcome: Result<tools::Output, tools::ToolError>) -> CallToolResult {
-    let (summary, envelope, is_error) = match outcome {
-        Ok(out) => (out.summary.clone(), out.into_envelope(), false),
-        Err(e) => (e.message.clone(), e.envelope(), true),
-    };
-    let json = serde_json::to_string(&envelope).unwrap_or_default();
-    let content = vec![ContentBlock::text(summary), ContentBlock::text(json)];
-    let mut result = if is_error {
-        CallToolResult::error(content)
+/// Summary first, then the JSON envelope as text; the same envelope as structuredContent.
+/// Written as JSON text directly: the envelope is serialized once and escaped once.
+pub fn render(outcome: Result<tools::Output, tools::ToolError>) -> RenderedResult {
+    match outcome {
+        Ok(out) => RenderedResult::from_json(
+            out.rendered(|out| render_text(&out.summary, &out.envelope_json(), false)),
+        ),
+        Err(e) => {
+            RenderedResult::from_json(render_text(&e.message, &e.envelope().to_string(), true))
+        }
+    }
+}
+
+fn render_text(summary: &str, envelope: &str, is_error: bool) -> String {
+    let summary = serde_json::to_string(&summary).unwrap_or_else(|_| "\"\"".into());
+    let mut out = String::with_capacity(2 * envelope.len() + summary.len() + 128);
+    out.push_str(r#"{"content":[{"type":"text","text":"#);
+    out.push_str(&summary);
+    out.push_str(r#"},{"type":"text","text":""#);
+    escape_json_text(&mut out, envelope);
+    out.push_str(r#""}],"structuredContent":"#);
+    out.push_str(envelope);
+    out.push_str(if is_error {
+        r#","isError":true}"#
     } else {
-        CallToolResult::success(content)
-    };
-    result.structured_content = Some(envelope);
-    result
+        r#","isError":false}"#
+    });
+    out
+}
+
+/// Appends `json`, compact JSON text as serde_json writes it, as the inside of a JSON string.
+/// Such text has no raw control characters (strings escape them; compact output has no
+/// whitespace), so only quotes and backslashes need a backslash.
+fn escape_json_text(out: &mut String, json: &str) {
+    let mut start = 0;
+    for (i, b) in json.bytes().enumerate() {
+        if b == b'"' || b == b'\\' {
+            out.push_str(&json[start..i]);
+            out.push('\\');
+            start = i;
+        }
+    }
+    out.push_str(&json[start..]);
 }
 
 impl ToolHost for Host {
@@ -134,7 +162,7 @@ impl ToolHost for Host {
         caller: &Caller,
         name: &str,
         arguments: Option<JsonObject>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<RenderedResult, ErrorData> {
         match self.app.call(caller, name, arguments).await {
             Called::UnknownTool => {
                 self.metrics.tool_call("-", "unknown_tool");
@@ -195,4 +223,49 @@ impl ToolHost for Host {
 /// `Value` of a tool's MCP definition, for the REST mirror and the snapshot.
 pub fn definition_json(tool: &Tool) -> Value {
     serde_json::to_value(tool).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    #[test]
+    fn the_text_copy_is_the_envelope_escaped_and_the_result_is_a_call_tool_result() {
+        let data = json!({
+            "quote": "say \"hi\"", "path": "C:\\media\\films", "ctl": "a\u{1}b\nc",
+            "unicode": "Amélie \u{2028} 東京", "rows": [1, 2.5, null, true],
+        });
+        let out = tools::Output::new("Found \"two\"\n", data.clone()).warn("w\\1");
+        let envelope = out.envelope();
+        let rendered = render(Ok(out));
+        let v: Value = serde_json::from_str(rendered.json()).unwrap();
+        assert_eq!(v["content"][0]["text"], "Found \"two\"\n");
+        let text: Value = serde_json::from_str(v["content"][1]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, envelope);
+        assert_eq!(v["structuredContent"], envelope);
+        assert_eq!(v["structuredContent"]["data"], data);
+        assert_eq!(v["isError"], false);
+        let model = rendered.to_model().unwrap();
+        assert_eq!(model.structured_content, Some(envelope));
+        let failed = render(Err(tools::ToolError::invalid("bad \"x\"")));
+        let v: Value = serde_json::from_str(failed.json()).unwrap();
+        assert_eq!(v["isError"], true);
+        assert_eq!(v["structuredContent"]["data"]["code"], "invalid_argument");
+    }
+
+    #[test]
+    fn a_shared_answer_is_rendered_once_and_a_changed_one_again() {
+        let kept = tools::Output::new("s", json!({"n": 1})).shared();
+        let a = render(Ok(kept.clone()));
+        let b = render(Ok(kept.clone()));
+        assert!(
+            std::ptr::eq(a.json(), b.json()),
+            "clones share one rendering"
+        );
+        let changed = render(Ok(kept.warn("new")));
+        assert_ne!(changed.json(), a.json());
+        assert!(changed.json().contains("\"warnings\":[\"new\"]"));
+    }
 }

@@ -18,7 +18,7 @@ pub mod transmission;
 
 pub use catalogue::{
     InstanceTorrent, MergedPage, Overview, RefreshError, RefreshReport, ServerStats, SourceStatus,
-    TorrentCatalogue, TrackerErrorGroup, query_merged,
+    TorrentCatalogue, TrackerErrorGroup, query_merged, query_merged_map,
 };
 pub use client::{ClientConfig, DownloadClient};
 pub use error::{Error, ErrorClass, Result};

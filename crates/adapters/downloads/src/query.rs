@@ -41,7 +41,7 @@ pub enum TrackerErrorFilter {
 }
 
 /// A search over one or several catalogues. Every filter is optional; all given ones must hold.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TorrentQuery {
     /// Any of these states (empty: any state).
     pub states: Vec<TorrentState>,
@@ -83,6 +83,25 @@ impl TorrentQuery {
             MAX_LIMIT
         } else {
             self.limit.min(MAX_LIMIT)
+        }
+    }
+
+    /// The page `[start, end)` out of `total` matching rows, and the next page's offset.
+    pub(crate) fn window(&self, total: usize) -> (usize, usize, Option<usize>) {
+        let start = self.offset.min(total);
+        let end = self
+            .offset
+            .saturating_add(self.effective_limit())
+            .min(total);
+        (start, end, (end < total).then_some(end))
+    }
+
+    /// This query without its page: what decides which rows match and in what order.
+    pub(crate) fn without_page(&self) -> TorrentQuery {
+        TorrentQuery {
+            limit: 0,
+            offset: 0,
+            ..self.clone()
         }
     }
 
@@ -209,26 +228,20 @@ fn contains_ci(hay: &str, needle: &str) -> bool {
     }
 }
 
-/// Sorts just enough of `matched` to cut the page `[offset, offset + limit)` out of it.
-pub(crate) fn page_of<T>(
-    mut matched: Vec<T>,
-    q: &TorrentQuery,
-    cmp: impl Fn(&T, &T) -> Ordering,
-) -> (Vec<T>, usize, Option<usize>) {
-    let total = matched.len();
-    let limit = q.effective_limit();
-    let start = q.offset.min(total);
-    let end = q.offset.saturating_add(limit).min(total);
-    if end == 0 || start == end {
-        return (Vec::new(), total, None);
-    }
-    if end < total {
-        matched.select_nth_unstable_by(end - 1, &cmp);
-        matched.truncate(end);
-    }
-    matched.sort_unstable_by(&cmp);
-    let rows: Vec<T> = matched.drain(start..).collect();
-    (rows, total, (end < total).then_some(end))
+/// Indices of the rows that match `q`, in page order: the sort key, ties by info hash.
+pub(crate) fn matching_order(rows: &[Torrent], q: &TorrentQuery) -> Vec<u32> {
+    let m = q.matcher();
+    let mut keyed: Vec<(u64, u32)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| m.matches(t))
+        .map(|(i, t)| (q.sort_key(t), i as u32))
+        .collect();
+    keyed.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| q.compare(&rows[a.1 as usize], &rows[b.1 as usize]))
+    });
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `bench-bare`: the reference server of `scripts/bench.sh`. `POST /mcp` reads and parses the
 //! JSON-RPC body, then answers with a precomputed response for its method, only the id
-//! substituted. Same HTTP stack as Marquee: axum on hyper, tokio multi-thread runtime.
+//! substituted. Same HTTP stack as Marquee: axum on hyper, tokio multi-thread runtime, and the
+//! same allocator (mimalloc), so the ratio measures Marquee's own work.
 
 use std::{net::SocketAddr, sync::Arc};
 
@@ -15,6 +16,9 @@ use axum::{
 use bench::Answers;
 use clap::Parser;
 use serde_json::Value;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser, Debug)]
 #[command(

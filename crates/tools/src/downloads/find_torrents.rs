@@ -3,13 +3,12 @@
 
 use adapters_downloads::{
     CategoryFilter, SortKey, TorrentCatalogue, TorrentQuery, TorrentState, TrackerErrorClass,
-    TrackerErrorFilter, query_merged,
+    TrackerErrorFilter, query_merged_map,
 };
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{Source, chosen, freshness, labels, refresher, rows};
 use crate::{Ctx, Meta, Output, Tool, ToolError};
@@ -135,38 +134,66 @@ impl Tool for FindTorrents {
         if let Some(t) = &input.tag {
             labels::require_known_somewhere(&sources, "tag", t, labels::tag_names)?;
         }
+        let memo = ctx.downloads().find_memo();
+        let (read, kept) = memo.get(&sources, &query);
+        if let Some(out) = kept {
+            return Ok(out);
+        }
         let catalogues: Vec<&TorrentCatalogue> = sources
             .iter()
             .filter_map(|s| Some(&*s.backend.as_ref().ok()?.catalogue))
             .collect();
-        let page = query_merged(&catalogues, &query).page;
-        let rows: Vec<_> = page
-            .rows
-            .iter()
-            .map(|r| rows::row(r.instance.as_str(), &r.torrent))
-            .collect();
-        let summary = summary(
-            &sources,
-            rows.len(),
-            page.total,
-            page.offset,
-            page.next_offset,
-        );
-        let data = json!({
-            "rows": rows,
-            "total": page.total,
-            "offset": page.offset,
-            "next_offset": page.next_offset,
-            "instances": sources.iter().map(|s| freshness::status(s)).collect::<Vec<_>>(),
+        // Rows are written to JSON while the catalogues are locked, without copying them out.
+        let mut rows_json = Vec::with_capacity(query.effective_limit() * 512);
+        let page = query_merged_map(&catalogues, &query, |instance, t| {
+            if !rows_json.is_empty() {
+                rows_json.push(b',');
+            }
+            serde_json::to_writer(&mut rows_json, &rows::Row::new(instance.as_str(), t))
         });
-        let mut out = Output::new(summary, data);
+        let shown = page.rows.len();
+        page.rows
+            .into_iter()
+            .collect::<Result<(), _>>()
+            .map_err(internal)?;
+        let summary = summary(&sources, shown, page.total, page.offset, page.next_offset);
+        let head = Head {
+            total: page.total,
+            offset: page.offset,
+            next_offset: page.next_offset,
+            instances: sources.iter().map(|s| freshness::status(s)).collect(),
+        };
+        let mut data = serde_json::to_vec(&head).map_err(internal)?;
+        data.pop(); // the closing brace
+        data.extend_from_slice(b",\"rows\":[");
+        data.extend_from_slice(&rows_json);
+        data.extend_from_slice(b"]}");
+        let data = String::from_utf8(data).map_err(internal)?;
+        let mut out = Output::json(summary, data);
         if let Some(next) = page.next_offset {
             out = out.next(format!(
                 "find_torrents with the same filters and offset {next}"
             ));
         }
-        Ok(freshness::stamp(out, &sources))
+        Ok(memo.put(&sources, read, query, freshness::stamp(out, &sources)))
     }
+}
+
+/// `data` without its rows, which are appended as JSON text.
+#[derive(Serialize)]
+struct Head {
+    total: usize,
+    offset: usize,
+    next_offset: Option<usize>,
+    instances: Vec<serde_json::Value>,
+}
+
+fn internal(e: impl std::fmt::Display) -> ToolError {
+    tracing::error!(error = %e, "find_torrents could not write its answer");
+    ToolError::new(
+        "internal",
+        "find_torrents could not write its answer; the server log has the details",
+    )
 }
 
 fn summary(

@@ -15,6 +15,7 @@ mod hashes;
 mod labels;
 mod list_categories;
 mod lookup;
+mod memo;
 mod move_to_category;
 mod outcome;
 mod pause_torrents;
@@ -53,6 +54,8 @@ struct Inner {
     /// Set once the background refreshers run (at start, or at the first call when the
     /// downloads were built outside a tokio runtime).
     refreshing: AtomicBool,
+    /// `find_torrents` answers, until a catalogue they read changes.
+    find_memo: memo::Memo<adapters_downloads::TorrentQuery>,
 }
 
 /// One download instance as the tools see it.
@@ -84,6 +87,7 @@ impl Downloads {
             inner: Arc::new(Inner {
                 sources,
                 refreshing: AtomicBool::new(false),
+                find_memo: memo::Memo::default(),
             }),
         };
         downloads.start_refreshers();
@@ -97,6 +101,10 @@ impl Downloads {
 
     pub(crate) fn sources(&self) -> &[Source] {
         &self.inner.sources
+    }
+
+    pub(crate) fn find_memo(&self) -> &memo::Memo<adapters_downloads::TorrentQuery> {
+        &self.inner.find_memo
     }
 
     fn by_id(&self, id: &str) -> Option<&Source> {

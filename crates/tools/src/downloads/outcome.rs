@@ -112,10 +112,10 @@ mod tests {
         let out = output("paused", vec![done.clone(), missing.clone()]);
         assert_eq!(out.summary, "1 torrent paused; 1 failed (see results).");
         assert_eq!(
-            (out.data["ok"].clone(), out.data["failed"].clone()),
+            (out.data()["ok"].clone(), out.data()["failed"].clone()),
             (json!(1), json!(1))
         );
-        assert_eq!(out.data["results"][1]["instance_id"], json!(null));
+        assert_eq!(out.data()["results"][1]["instance_id"], json!(null));
         assert_eq!(
             output("paused", vec![missing]).summary,
             "Nothing paused: not found on any instance (searched qb)."

@@ -1,30 +1,69 @@
 //! How a torrent looks in an answer: a compact row naming its instance, times as RFC 3339,
 //! sizes in bytes, speeds in bytes per second.
 
-use adapters_downloads::Torrent;
+use std::sync::Arc;
+
+use adapters_downloads::{Torrent, TorrentState, TrackerErrorClass};
+use domain::InfoHash;
+use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::freshness::unix_rfc3339;
 
-/// One torrent on one instance.
+/// One torrent on one instance, borrowed from the catalogue and written straight to JSON.
+#[derive(Serialize)]
+pub(crate) struct Row<'a> {
+    info_hash: InfoHash,
+    instance_id: &'a str,
+    name: &'a str,
+    state: TorrentState,
+    progress: f64,
+    size: u64,
+    ratio: f64,
+    dl_speed: u64,
+    ul_speed: u64,
+    eta_seconds: Option<u32>,
+    category: Option<&'a str>,
+    tags: Tags<'a>,
+    added_at: Option<String>,
+    tracker: Option<&'a str>,
+    tracker_error: Option<TrackerErrorClass>,
+}
+
+impl<'a> Row<'a> {
+    pub(crate) fn new(instance: &'a str, t: &'a Torrent) -> Row<'a> {
+        Row {
+            info_hash: t.info_hash,
+            instance_id: instance,
+            name: &t.name,
+            state: t.state,
+            progress: (t.progress * 1000.0).round() / 1000.0,
+            size: t.size,
+            ratio: (t.ratio * 100.0).round() / 100.0,
+            dl_speed: t.dl_speed,
+            ul_speed: t.ul_speed,
+            eta_seconds: t.eta,
+            category: t.category.as_deref(),
+            tags: Tags(&t.tags),
+            added_at: unix_rfc3339(t.added_at),
+            tracker: t.tracker.as_deref(),
+            tracker_error: t.tracker_error,
+        }
+    }
+}
+
+/// Interned tag names as a JSON list of strings.
+struct Tags<'a>(&'a [Arc<str>]);
+
+impl Serialize for Tags<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|t| &**t))
+    }
+}
+
+/// One torrent on one instance, as a JSON tree.
 pub(crate) fn row(instance: &str, t: &Torrent) -> Value {
-    json!({
-        "info_hash": t.info_hash,
-        "instance_id": instance,
-        "name": &*t.name,
-        "state": t.state,
-        "progress": (t.progress * 1000.0).round() / 1000.0,
-        "size": t.size,
-        "ratio": (t.ratio * 100.0).round() / 100.0,
-        "dl_speed": t.dl_speed,
-        "ul_speed": t.ul_speed,
-        "eta_seconds": t.eta,
-        "category": t.category.as_deref(),
-        "tags": t.tags.iter().map(|s| &**s).collect::<Vec<&str>>(),
-        "added_at": unix_rfc3339(t.added_at),
-        "tracker": t.tracker.as_deref(),
-        "tracker_error": t.tracker_error,
-    })
+    serde_json::to_value(Row::new(instance, t)).unwrap_or_default()
 }
 
 /// One torrent with everything the catalogue knows about it.

@@ -92,6 +92,17 @@ pub(crate) async fn writes(s: &Server, w: &World, [q1, q2, t1, t2, t3]: [&Fixtur
     let out = ok(s, "reannounce_torrents", json!({"info_hashes": [t1.hash]})).await;
     assert_eq!(out["data"]["results"][0]["status"], "reannounced");
 
+    // find_torrents keeps its answers until a catalogue changes: asked before and right after
+    // a write, the second answer must already show the write (no polling).
+    let in_tv = async || {
+        let out = ok(s, "find_torrents", json!({"category": "tv", "limit": 200})).await;
+        out["data"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["info_hash"] == q2.hash.as_str())
+    };
+    assert!(!in_tv().await && !in_tv().await, "q2 starts outside tv");
     ok(
         s,
         "set_category",
@@ -99,6 +110,10 @@ pub(crate) async fn writes(s: &Server, w: &World, [q1, q2, t1, t2, t3]: [&Fixtur
     )
     .await;
     assert_eq!(w.qraw.one(&q2.hash).await.unwrap()["category"], "tv");
+    assert!(
+        in_tv().await,
+        "the kept answer from before the write is not served"
+    );
     ok(
         s,
         "set_category",

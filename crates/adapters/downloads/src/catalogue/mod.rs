@@ -5,6 +5,7 @@
 //! `recently-active`); when it fails the rows stay as the last good refresh left them and the
 //! error is kept beside them, so an answer can say how old it is and why.
 
+mod recent;
 pub(crate) mod state;
 mod view;
 
@@ -20,6 +21,7 @@ use serde::Serialize;
 pub use state::{RefreshError, ServerStats};
 pub use view::{
     InstanceTorrent, MergedPage, Overview, SourceStatus, TrackerErrorGroup, query_merged,
+    query_merged_map,
 };
 
 use crate::{
@@ -29,6 +31,7 @@ use crate::{
     qbittorrent::{self, MainData, QbCursor},
     transmission::{self, TrCursor, TrDelta},
 };
+use recent::RecentMatches;
 use state::CatalogueState;
 
 /// Torrents without a working tracker whose messages are fetched per qBittorrent refresh.
@@ -60,6 +63,8 @@ pub struct TorrentCatalogue {
     /// Serializes refreshes; held across the backend call, never by readers.
     cursor: tokio::sync::Mutex<Cursor>,
     state: RwLock<CatalogueState>,
+    /// What recent queries matched, until the rows change.
+    recent: RecentMatches,
 }
 
 impl TorrentCatalogue {
@@ -73,6 +78,7 @@ impl TorrentCatalogue {
             client,
             cursor: tokio::sync::Mutex::new(cursor),
             state: RwLock::new(CatalogueState::default()),
+            recent: RecentMatches::default(),
         }
     }
 
@@ -147,24 +153,26 @@ impl TorrentCatalogue {
     fn apply_qb(&self, cursor: &mut QbCursor, md: MainData) -> RefreshReport {
         let full = md.full_update;
         let mut s = self.state.write();
+        s.touch(); // categories, tags and server figures change outside the rows
         let (upserted, removed) = qbittorrent::apply_maindata(&mut s, cursor, md);
         RefreshReport {
             full,
             upserted,
             removed,
-            rows: s.rows.len(),
+            rows: s.rows().len(),
         }
     }
 
     fn apply_tr(&self, cursor: &mut TrCursor, delta: TrDelta) -> RefreshReport {
         let full = delta.full;
         let mut s = self.state.write();
+        s.touch();
         let (upserted, removed) = transmission::apply(&mut s, cursor, delta);
         RefreshReport {
             full,
             upserted,
             removed,
-            rows: s.rows.len(),
+            rows: s.rows().len(),
         }
     }
 
@@ -207,6 +215,7 @@ impl TorrentCatalogue {
 
     fn record(&self, result: &Result<RefreshReport>) {
         let mut s = self.state.write();
+        s.touch();
         match result {
             Ok(_) => {
                 s.observed_at = Some(SystemTime::now());
@@ -261,7 +270,13 @@ impl TorrentCatalogue {
     }
 
     pub fn len(&self) -> usize {
-        self.state.read().rows.len()
+        self.state.read().rows().len()
+    }
+
+    /// Changes whenever anything this catalogue shows changes: rows, categories, tags, the
+    /// server figures or the freshness. Equal versions mean equal answers to every read.
+    pub fn version(&self) -> u64 {
+        self.state.read().generation()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -273,7 +288,7 @@ impl TorrentCatalogue {
         SourceStatus {
             instance: self.instance.clone(),
             kind: self.kind(),
-            rows: s.rows.len(),
+            rows: s.rows().len(),
             observed_at: s.observed_at,
             last_error: s.last_error.clone(),
         }

@@ -32,7 +32,11 @@ pub struct RefreshError {
 /// Rows live in one dense `Vec` (fast scans, small) with a hash index beside it.
 #[derive(Debug, Default)]
 pub(crate) struct CatalogueState {
-    pub(crate) rows: Vec<Torrent>,
+    /// Changed only through `upsert`, `remove` and `clear_rows`, which bump `generation`.
+    rows: Vec<Torrent>,
+    /// Counts changes to anything a view shows (rows, labels, freshness), so what was derived
+    /// from the state knows when it went stale.
+    generation: u64,
     index: HashMap<InfoHash, u32>,
     pub(crate) interner: Interner,
     /// qBittorrent's categories (name -> save path). Unused for Transmission.
@@ -46,6 +50,19 @@ pub(crate) struct CatalogueState {
 }
 
 impl CatalogueState {
+    pub(crate) fn rows(&self) -> &[Torrent] {
+        &self.rows
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Marks a change made outside `upsert`, `remove` and `clear_rows`.
+    pub(crate) fn touch(&mut self) {
+        self.generation += 1;
+    }
+
     pub(crate) fn get(&self, hash: &InfoHash) -> Option<&Torrent> {
         self.index.get(hash).map(|&i| &self.rows[i as usize])
     }
@@ -66,6 +83,7 @@ impl CatalogueState {
                 i
             }
         };
+        self.generation += 1;
         f(&mut self.rows[i], &mut self.interner);
     }
 
@@ -74,6 +92,7 @@ impl CatalogueState {
             return false;
         };
         let i = i as usize;
+        self.generation += 1;
         self.rows.swap_remove(i);
         if let Some(moved) = self.rows.get(i) {
             self.index.insert(moved.info_hash, i as u32);
@@ -83,6 +102,7 @@ impl CatalogueState {
 
     /// Forgets every row and interned string, before a full refresh.
     pub(crate) fn clear_rows(&mut self) {
+        self.generation += 1;
         self.rows.clear();
         self.index.clear();
         self.interner.clear();
@@ -111,7 +131,7 @@ mod tests {
         }
         assert!(s.remove(&h(1)));
         assert!(!s.remove(&h(1)));
-        assert_eq!(s.rows.len(), 4);
+        assert_eq!(s.rows().len(), 4);
         for n in [0, 2, 3, 4] {
             assert_eq!(&*s.get(&h(n)).unwrap().name, format!("t{n}"));
         }

@@ -13,7 +13,7 @@ use super::{RefreshError, ServerStats, TorrentCatalogue};
 use crate::{
     client::DownloadClient,
     model::{Categories, Category, CategoryModel, Torrent, TorrentState},
-    query::{Page, TorrentQuery, page_of},
+    query::{Page, TorrentQuery},
     tracker_class::TrackerErrorClass,
 };
 
@@ -71,20 +71,14 @@ impl TorrentCatalogue {
     /// Filters, sorts and pages the cached rows.
     pub fn query(&self, q: &TorrentQuery) -> Page<Torrent> {
         let s = self.state.read();
-        let m = q.matcher();
-        let matched: Vec<(u64, &Torrent)> = s
-            .rows
-            .iter()
-            .filter(|t| m.matches(t))
-            .map(|t| (q.sort_key(t), t))
-            .collect();
-        let (rows, total, next_offset) = page_of(matched, q, |a, b| {
-            a.0.cmp(&b.0).then_with(|| q.compare(a.1, b.1))
-        });
-        let rows: Vec<&Torrent> = rows.into_iter().map(|(_, t)| t).collect();
+        let order = self.recent.order(&s, q);
+        let (start, end, next_offset) = q.window(order.len());
         Page {
-            rows: rows.into_iter().cloned().collect(),
-            total,
+            rows: order[start..end]
+                .iter()
+                .map(|&i| s.rows()[i as usize].clone())
+                .collect(),
+            total: order.len(),
             offset: q.offset,
             next_offset,
         }
@@ -96,7 +90,7 @@ impl TorrentCatalogue {
         let mut by_state = BTreeMap::new();
         let mut tracker_errors = BTreeMap::new();
         let (mut dl, mut ul, mut size) = (0u64, 0u64, 0u64);
-        for t in &s.rows {
+        for t in s.rows() {
             *by_state.entry(t.state).or_insert(0) += 1;
             if let Some(c) = t.tracker_error {
                 *tracker_errors.entry(c).or_insert(0) += 1;
@@ -124,7 +118,7 @@ impl TorrentCatalogue {
     pub fn tracker_error_groups(&self) -> Vec<TrackerErrorGroup> {
         let s = self.state.read();
         let mut groups: BTreeMap<TrackerErrorClass, HashMap<Arc<str>, usize>> = BTreeMap::new();
-        for t in &s.rows {
+        for t in s.rows() {
             if let Some(c) = t.tracker_error {
                 let msg = t.tracker_message.clone().unwrap_or_else(|| Arc::from(""));
                 *groups.entry(c).or_default().entry(msg).or_insert(0) += 1;
@@ -170,7 +164,7 @@ impl TorrentCatalogue {
                     .clone()
                     .unwrap_or_else(|| Arc::from(""));
                 let names: BTreeSet<&str> = s
-                    .rows
+                    .rows()
                     .iter()
                     .filter_map(|t| t.category.as_deref())
                     .collect();
@@ -195,7 +189,7 @@ impl TorrentCatalogue {
     pub fn tags(&self) -> Vec<String> {
         let s = self.state.read();
         let mut all: BTreeSet<&str> = s.tags.iter().map(|t| &**t).collect();
-        for t in &s.rows {
+        for t in s.rows() {
             all.extend(t.tags.iter().map(|x| &**x));
         }
         all.into_iter().map(str::to_string).collect()
@@ -205,37 +199,62 @@ impl TorrentCatalogue {
 /// One query over several catalogues; rows carry their instance id. Ties between the same
 /// torrent on two instances break by instance id.
 pub fn query_merged(catalogues: &[&TorrentCatalogue], q: &TorrentQuery) -> MergedPage {
-    let guards: Vec<_> = catalogues.iter().map(|c| c.state.read()).collect();
-    let m = q.matcher();
-    let mut matched: Vec<(u64, usize, &Torrent)> = Vec::new();
-    for (i, g) in guards.iter().enumerate() {
-        matched.extend(
-            g.rows
-                .iter()
-                .filter(|t| m.matches(t))
-                .map(|t| (q.sort_key(t), i, t)),
-        );
-    }
-    let (rows, total, next_offset) = page_of(matched, q, |a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| q.compare(a.2, b.2))
-            .then_with(|| catalogues[a.1].instance.cmp(&catalogues[b.1].instance))
+    let page = query_merged_map(catalogues, q, |instance, t| InstanceTorrent {
+        instance: instance.clone(),
+        torrent: t.clone(),
     });
-    let rows = rows
-        .into_iter()
-        .map(|(_, i, t)| InstanceTorrent {
-            instance: catalogues[i].instance.clone(),
-            torrent: t.clone(),
-        })
-        .collect();
-    drop(guards);
     MergedPage {
-        page: Page {
-            rows,
-            total,
-            offset: q.offset,
-            next_offset,
-        },
+        page,
         sources: catalogues.iter().map(|c| c.status()).collect(),
+    }
+}
+
+/// [`query_merged`] with each row of the page made by `f` while the rows are locked, so a
+/// caller can render rows without copying them first.
+pub fn query_merged_map<R>(
+    catalogues: &[&TorrentCatalogue],
+    q: &TorrentQuery,
+    mut f: impl FnMut(&InstanceId, &Torrent) -> R,
+) -> Page<R> {
+    let guards: Vec<_> = catalogues.iter().map(|c| c.state.read()).collect();
+    let orders: Vec<_> = catalogues
+        .iter()
+        .zip(&guards)
+        .map(|(c, g)| c.recent.order(g, q))
+        .collect();
+    let total = orders.iter().map(|o| o.len()).sum();
+    let (start, end, next_offset) = q.window(total);
+    // Each order is sorted already: merge their heads until the page is complete.
+    let mut heads = vec![0usize; orders.len()];
+    let mut rows = Vec::with_capacity(end - start);
+    for n in 0..end {
+        let mut best: Option<(usize, &Torrent, u64)> = None;
+        for (i, order) in orders.iter().enumerate() {
+            let Some(&r) = order.get(heads[i]) else {
+                continue;
+            };
+            let t = &guards[i].rows()[r as usize];
+            let key = q.sort_key(t);
+            let better = best.is_none_or(|(j, b, bkey)| {
+                key.cmp(&bkey)
+                    .then_with(|| q.compare(t, b))
+                    .then_with(|| catalogues[i].instance.cmp(&catalogues[j].instance))
+                    .is_lt()
+            });
+            if better {
+                best = Some((i, t, key));
+            }
+        }
+        let Some((i, t, _)) = best else { break };
+        heads[i] += 1;
+        if n >= start {
+            rows.push(f(&catalogues[i].instance, t));
+        }
+    }
+    Page {
+        rows,
+        total,
+        offset: q.offset,
+        next_offset,
     }
 }

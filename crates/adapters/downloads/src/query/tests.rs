@@ -38,19 +38,14 @@ fn rows() -> Vec<Torrent> {
 
 fn run(q: &TorrentQuery) -> (Vec<u8>, usize, Option<usize>) {
     let all = rows();
-    let m = q.matcher();
-    // The same keyed comparison the catalogue uses.
-    let matched: Vec<(u64, &Torrent)> = all
-        .iter()
-        .filter(|t| m.matches(t))
-        .map(|t| (q.sort_key(t), t))
-        .collect();
-    let (page, total, next) = page_of(matched, q, |a, b| {
-        a.0.cmp(&b.0).then_with(|| q.compare(a.1, b.1))
-    });
+    let order = matching_order(&all, q);
+    let (start, end, next) = q.window(order.len());
     (
-        page.iter().map(|t| t.1.info_hash.as_bytes()[0]).collect(),
-        total,
+        order[start..end]
+            .iter()
+            .map(|&i| all[i as usize].info_hash.as_bytes()[0])
+            .collect(),
+        order.len(),
         next,
     )
 }

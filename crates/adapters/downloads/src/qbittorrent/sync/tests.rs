@@ -122,7 +122,7 @@ fn full_then_partial_updates() {
         &mut cur,
         &format!(r#"{{"rid":9,"full_update":true,"torrents":{{"{B}":{{"name":"Beta"}}}}}}"#),
     );
-    assert_eq!(s.rows.len(), 1);
+    assert_eq!(s.rows().len(), 1);
     assert!(s.categories.is_empty());
 }
 
@@ -135,7 +135,7 @@ fn skips_keys_that_are_not_hashes_and_refuses_garbage() {
         &mut cur,
         r#"{"rid":1,"full_update":true,"torrents":{"nope":{"name":"x"}}}"#,
     );
-    assert!(s.rows.is_empty());
+    assert!(s.rows().is_empty());
     assert!(matches!(
         MainData::parse(b"<html>"),
         Err(Error::Decode { .. })
