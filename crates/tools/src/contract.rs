@@ -2,7 +2,7 @@
 //! `{summary, data, warnings, next_action, observed_at}` output every tool answers with.
 
 use std::{
-    borrow::Cow,
+    fmt::Write as _,
     future::Future,
     pin::Pin,
     sync::{Arc, OnceLock},
@@ -69,18 +69,6 @@ enum Data {
 impl Output {
     pub fn new(summary: impl Into<String>, data: Value) -> Output {
         Output::with_data(summary, Data::Tree(data))
-    }
-
-    /// An answer whose data is serialized from `data` at once, without a JSON tree.
-    pub fn typed(summary: impl Into<String>, data: &impl Serialize) -> Result<Output, ToolError> {
-        let text = serde_json::to_string(data).map_err(|e| {
-            tracing::error!(error = %e, "a tool answer could not be serialized");
-            ToolError::new(
-                "internal",
-                "the answer could not be written; the server log has the details",
-            )
-        })?;
-        Ok(Output::with_data(summary, Data::Text(text)))
     }
 
     /// An answer whose data is JSON text already: one value, compact, as serde_json writes it.
@@ -152,13 +140,19 @@ impl Output {
     /// The structured envelope as JSON text, the same bytes as [`Output::envelope`] serialized
     /// (keys in order), written without building a tree.
     pub fn envelope_json(&self) -> String {
-        let data = match &self.data {
-            Data::Tree(v) => Cow::Owned(v.to_string()),
-            Data::Text(t) => Cow::Borrowed(t.as_str()),
+        let data_len = match &self.data {
+            Data::Tree(_) => 256,
+            Data::Text(t) => t.len(),
         };
-        let mut out = String::with_capacity(data.len() + self.summary.len() + 160);
+        let mut out = String::with_capacity(data_len + self.summary.len() + 160);
         out.push_str("{\"data\":");
-        out.push_str(&data);
+        match &self.data {
+            // Value's Display is its compact JSON, written without an intermediate string.
+            Data::Tree(v) => {
+                let _ = write!(out, "{v}");
+            }
+            Data::Text(t) => out.push_str(t),
+        }
         out.push_str(",\"next_action\":");
         out.push_str(&json_text(&self.next_action));
         out.push_str(",\"observed_at\":\"");

@@ -5,16 +5,15 @@
 
 use std::{
     hint::black_box,
-    sync::Arc,
     time::{Duration, Instant},
 };
 
 use adapters_downloads::{
-    ClientConfig, DownloadClient, SortKey, TorrentCatalogue, TorrentQuery, TorrentState,
-    query_merged, transmission::delta_from_body,
+    SortKey, TorrentCatalogue, TorrentQuery, TorrentState, query_merged,
+    transmission::delta_from_body,
 };
 use cap::Cap;
-use domain::{InstanceId, InstanceKind};
+use domain::InstanceKind;
 use serde_json::{Value, json};
 
 #[global_allocator]
@@ -136,17 +135,7 @@ fn torrent_get(rows: impl Iterator<Item = usize>, tick: u64) -> Vec<u8> {
 }
 
 fn offline(kind: InstanceKind, id: &str) -> TorrentCatalogue {
-    let config = ClientConfig {
-        kind,
-        url: "http://127.0.0.1:9/".parse().unwrap(),
-        username: None,
-        password: None,
-        timeouts: httpx::Timeouts::default(),
-    };
-    TorrentCatalogue::new(
-        InstanceId(id.into()),
-        Arc::new(DownloadClient::new(config).unwrap()),
-    )
+    TorrentCatalogue::offline(id, kind).unwrap()
 }
 
 /// Median and max of `runs` timings of `f`.

@@ -1,26 +1,12 @@
 //! Pages over two catalogues: every page of a merged result equals the same slice of one
 //! reference sort, a repeated query sees rows a refresh changed, and pages never overlap.
 
-use std::sync::Arc;
-
-use adapters_downloads::{
-    ClientConfig, DownloadClient, SortKey, TorrentCatalogue, TorrentQuery, query_merged,
-};
-use domain::{InstanceId, InstanceKind};
+use adapters_downloads::{SortKey, TorrentCatalogue, TorrentQuery, query_merged};
+use domain::InstanceKind;
 use serde_json::{Value, json};
 
 fn offline(id: &str) -> TorrentCatalogue {
-    let config = ClientConfig {
-        kind: InstanceKind::Qbittorrent,
-        url: "http://127.0.0.1:9/".parse().unwrap(),
-        username: None,
-        password: None,
-        timeouts: httpx::Timeouts::default(),
-    };
-    TorrentCatalogue::new(
-        InstanceId(id.into()),
-        Arc::new(DownloadClient::new(config).unwrap()),
-    )
+    TorrentCatalogue::offline(id, InstanceKind::Qbittorrent).unwrap()
 }
 
 fn hash(i: usize) -> String {

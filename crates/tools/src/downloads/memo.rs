@@ -29,9 +29,7 @@ impl Versions {
                 .collect(),
         )
     }
-}
 
-impl Versions {
     /// Some instance both read has changed since `self` was taken.
     fn outdated_by(&self, newer: &Versions) -> bool {
         self.0.iter().any(|(id, v)| {

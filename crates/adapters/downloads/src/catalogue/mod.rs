@@ -232,6 +232,25 @@ impl TorrentCatalogue {
         }
     }
 
+    /// A catalogue whose client points at a closed port, filled only through
+    /// `apply_maindata_bytes` / `apply_transmission_delta` (benchmarks, offline tests).
+    #[doc(hidden)]
+    pub fn offline(instance: &str, kind: InstanceKind) -> Result<TorrentCatalogue> {
+        let config = crate::ClientConfig {
+            kind,
+            url: "http://127.0.0.1:9/"
+                .parse()
+                .map_err(|_| Error::invalid("offline url"))?,
+            username: None,
+            password: None,
+            timeouts: httpx::Timeouts::default(),
+        };
+        Ok(TorrentCatalogue::new(
+            InstanceId(instance.into()),
+            Arc::new(DownloadClient::new(config)?),
+        ))
+    }
+
     /// Feeds a raw qBittorrent maindata answer, as if a refresh had read it (benchmarks, offline tests).
     #[doc(hidden)]
     pub fn apply_maindata_bytes(&self, body: &[u8]) -> Result<RefreshReport> {
