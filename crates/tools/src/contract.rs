@@ -71,6 +71,18 @@ impl Output {
         Output::with_data(summary, Data::Tree(data))
     }
 
+    /// An answer whose data is serialized from `data` at once, without a JSON tree.
+    pub fn typed(summary: impl Into<String>, data: &impl Serialize) -> Result<Output, ToolError> {
+        let text = serde_json::to_string(data).map_err(|e| {
+            tracing::error!(error = %e, "a tool answer could not be serialized");
+            ToolError::new(
+                "internal",
+                "the answer could not be written; the server log has the details",
+            )
+        })?;
+        Ok(Output::with_data(summary, Data::Text(text)))
+    }
+
     /// An answer whose data is JSON text already: one value, compact, as serde_json writes it.
     pub fn json(summary: impl Into<String>, text: String) -> Output {
         Output::with_data(summary, Data::Text(text))

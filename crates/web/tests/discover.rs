@@ -164,6 +164,13 @@ async fn forbidden_details_answer_exactly_and_admins_are_never_filtered() {
         let (_, _, data) = outcome(&s.call(key, "search_titles", json!({"query": "heat"})).await);
         assert_eq!(data["hidden_by_limits"], 0);
         assert!(rows(&data).iter().any(|r| r["rating"] == "R"));
+        // Rows leave out what is empty: the builtin imdb id repeats media_id, so no external_ids.
+        for r in rows(&data) {
+            assert_eq!(r["media_source"], "builtin", "{r}");
+            assert!(r["title"].is_string() && r["media_type"] == "movie", "{r}");
+            assert!(r.get("external_ids").is_none(), "{r}");
+            assert!(r.as_object().unwrap().values().all(|v| !v.is_null()), "{r}");
+        }
     }
 
     // Recommendations: of a forbidden title, refused the same way; of an allowed one, filtered.

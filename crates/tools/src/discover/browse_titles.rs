@@ -164,7 +164,7 @@ impl Tool for BrowseTitles {
             &passed.rows,
             passed.hidden,
             gate.is_some(),
-        );
+        )?;
         for w in warnings {
             out = out.warn(w);
         }

@@ -79,13 +79,13 @@ impl Tool for GetRecommendations {
             .await
             .map_err(|e| render::catalogue_error(e, &entry.id))?;
         let passed = pass_titles(&mut gate, page.items.clone()).await?;
-        Ok(render::titles_output(
+        render::titles_output(
             &entry.id,
             &context,
             &page,
             &passed.rows,
             passed.hidden,
             gate.is_some(),
-        ))
+        )
     }
 }

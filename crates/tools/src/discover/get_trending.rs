@@ -70,13 +70,13 @@ impl Tool for GetTrending {
             .await
             .map_err(|e| render::catalogue_error(e, &entry.id))?;
         let passed = pass_titles(&mut gate, page.items.clone()).await?;
-        Ok(render::titles_output(
+        render::titles_output(
             &entry.id,
             label,
             &page,
             &passed.rows,
             passed.hidden,
             gate.is_some(),
-        ))
+        )
     }
 }

@@ -3,10 +3,11 @@
 //! `ToolError`s with stable codes.
 
 use adapters_catalogue::{Certification, Error as CatalogueError, MusicItem, Page, TitleSummary};
-use domain::{MediaId, MediaType};
+use domain::{MediaId, MediaSource, MediaType};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::contract::ToolError;
+use crate::contract::{Output, ToolError};
 
 /// Longest overview shown in a list row, in characters.
 const OVERVIEW_CHARS: usize = 280;
@@ -18,10 +19,6 @@ pub(crate) fn media_type_str(t: MediaType) -> &'static str {
         MediaType::Music => "music",
         MediaType::Book => "book",
     }
-}
-
-fn id_object(id: &MediaId) -> Value {
-    json!({ "media_source": id.media_source, "media_id": id.media_id })
 }
 
 /// Drops null fields and empty lists, so rows stay short in the model's context.
@@ -56,30 +53,72 @@ pub(crate) fn rating_fields(c: &Certification) -> (Value, Value) {
     }
 }
 
+/// A title in a list answer, written straight to JSON: empty fields are left out, so rows
+/// stay short in the model's context.
+#[derive(Serialize)]
+pub(crate) struct TitleRow<'a> {
+    media_source: MediaSource,
+    media_id: &'a str,
+    media_type: &'static str,
+    title: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    year: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rating: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rating_region: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    genres: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overview: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    original_language: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vote_average: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vote_count: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    poster_url: Option<&'a str>,
+    /// The builtin catalogue's imdb id repeats its own id: only other ids are worth the space.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    external_ids: Vec<&'a MediaId>,
+}
+
+impl<'a> TitleRow<'a> {
+    pub(crate) fn new(t: &'a TitleSummary) -> TitleRow<'a> {
+        let (rating, rating_region) = match &t.certification {
+            Certification::Rated { region, rating } => {
+                (Some(rating.as_str()), Some(region.as_str()))
+            }
+            Certification::Unrated { region } => (Some("unrated"), region.as_deref()),
+            Certification::NotFetched => (None, None),
+        };
+        TitleRow {
+            media_source: t.id.media_source,
+            media_id: &t.id.media_id,
+            media_type: media_type_str(t.media_type),
+            title: &t.title,
+            year: t.year,
+            rating,
+            rating_region,
+            genres: &t.genres,
+            overview: short(&t.overview),
+            original_language: t.original_language.as_deref(),
+            vote_average: t.vote_average,
+            vote_count: t.vote_count,
+            poster_url: t.poster_url.as_deref(),
+            external_ids: t
+                .external_ids
+                .iter()
+                .filter(|e| e.media_id != t.id.media_id)
+                .collect(),
+        }
+    }
+}
+
+/// [`TitleRow`] as a JSON tree, for answers that add fields to it.
 pub(crate) fn title_row(t: &TitleSummary) -> Value {
-    let (rating, rating_region) = rating_fields(&t.certification);
-    compact(json!({
-        "media_source": t.id.media_source,
-        "media_id": t.id.media_id,
-        "media_type": media_type_str(t.media_type),
-        "title": t.title,
-        "year": t.year,
-        "rating": rating,
-        "rating_region": rating_region,
-        "genres": t.genres,
-        "overview": short(&t.overview),
-        "original_language": t.original_language,
-        "vote_average": t.vote_average,
-        "vote_count": t.vote_count,
-        "poster_url": t.poster_url,
-        // The builtin catalogue's imdb id repeats its own id: only other ids are worth the space.
-        "external_ids": t
-            .external_ids
-            .iter()
-            .filter(|e| e.media_id != t.id.media_id)
-            .map(id_object)
-            .collect::<Vec<_>>(),
-    }))
+    serde_json::to_value(TitleRow::new(t)).unwrap_or_default()
 }
 
 pub(crate) fn music_row(m: &MusicItem) -> Value {
@@ -110,22 +149,33 @@ pub(crate) fn hidden_sentence(hidden: u32) -> String {
 }
 
 /// The data of a list answer.
-pub(crate) fn list_data<T>(
-    instance: &str,
+#[derive(Serialize)]
+pub(crate) struct ListData<'a, R> {
+    instance_id: &'a str,
+    page: u32,
+    total_pages: u32,
+    total_results_upstream: u64,
+    results: Vec<R>,
+    hidden_by_limits: u32,
+    content_limits_applied: bool,
+}
+
+pub(crate) fn list_data<'a, T, R: Serialize>(
+    instance: &'a str,
     page: &Page<T>,
-    rows: Vec<Value>,
+    rows: Vec<R>,
     hidden: u32,
     limited: bool,
-) -> Value {
-    json!({
-        "instance_id": instance,
-        "page": page.page,
-        "total_pages": page.total_pages,
-        "total_results_upstream": page.total_results,
-        "results": rows,
-        "hidden_by_limits": hidden,
-        "content_limits_applied": limited,
-    })
+) -> ListData<'a, R> {
+    ListData {
+        instance_id: instance,
+        page: page.page,
+        total_pages: page.total_pages,
+        total_results_upstream: page.total_results,
+        results: rows,
+        hidden_by_limits: hidden,
+        content_limits_applied: limited,
+    }
 }
 
 /// A list answer's summary: what was found where, or that nothing matched, and what was hidden.
@@ -219,17 +269,17 @@ pub(crate) fn titles_output(
     rows: &[TitleSummary],
     hidden: u32,
     limited: bool,
-) -> crate::contract::Output {
+) -> Result<Output, ToolError> {
     let summary = list_summary("title", context, instance, page, rows.len(), hidden);
     let data = list_data(
         instance,
         page,
-        rows.iter().map(title_row).collect(),
+        rows.iter().map(TitleRow::new).collect(),
         hidden,
         limited,
     );
-    let out = crate::contract::Output::new(summary, data);
-    match rows.first() {
+    let out = Output::typed(summary, &data)?;
+    Ok(match rows.first() {
         Some(first) => out.next(format!(
             "get_title_details {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"}}",
             first.id.media_source,
@@ -237,5 +287,5 @@ pub(crate) fn titles_output(
             media_type_str(first.media_type)
         )),
         None => out,
-    }
+    })
 }

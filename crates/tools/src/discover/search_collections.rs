@@ -77,6 +77,6 @@ impl Tool for SearchCollections {
             0,
         );
         let data = render::list_data(&entry.id, &page, rows, 0, false);
-        Ok(Output::new(summary, data))
+        Output::typed(summary, &data)
     }
 }

@@ -117,6 +117,6 @@ impl Tool for SearchMusic {
             hidden,
             gate.is_some(),
         );
-        Ok(Output::new(summary, data))
+        Output::typed(summary, &data)
     }
 }

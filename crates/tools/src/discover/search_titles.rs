@@ -77,13 +77,13 @@ impl Tool for SearchTitles {
         let limited = gate.is_some();
         let passed = pass_titles(&mut gate, rows).await?;
         let context = format!("for \"{}\"", input.query.trim());
-        Ok(render::titles_output(
+        render::titles_output(
             &entry.id,
             &context,
             &page,
             &passed.rows,
             passed.hidden,
             limited,
-        ))
+        )
     }
 }
