@@ -126,9 +126,10 @@ async fn serve<H: ToolHost>(
         .map(|c| c.0);
     let caller = authenticate(host.as_ref(), &parts.headers, parts.uri.query(), peer).await?;
     if let Some(ct) = parts.headers.get(header::CONTENT_TYPE)
-        && !ct
-            .to_str()
-            .is_ok_and(|v| v.to_ascii_lowercase().starts_with("application/json"))
+        && !ct.to_str().is_ok_and(|v| {
+            v.get(..16)
+                .is_some_and(|p| p.eq_ignore_ascii_case("application/json"))
+        })
     {
         return Err(plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -35,7 +35,7 @@ pub(crate) struct Token {
 pub(crate) struct Fresh<K> {
     /// `marquee.db-shm`, or `None` when nothing may be cached.
     shm: Option<PathBuf>,
-    /// The WAL index, kept open with its inode; reopened when the file was replaced.
+    /// The WAL index, kept open with its inode; reopened when the file was deleted or replaced.
     open: Mutex<Option<(File, u64)>>,
     state: Mutex<State<K>>,
 }
@@ -63,19 +63,26 @@ impl<K> Fresh<K> {
     /// The current state of the database, or `None` when it cannot be told (then don't cache).
     pub(crate) fn token(&self) -> Option<Token> {
         let path = self.shm.as_ref()?;
-        // The path's current inode (one stat), so a replaced file is never read through an old handle.
-        let inode = std::fs::metadata(path).ok()?.ino();
         let mut open = self.open.lock();
-        if open.as_ref().is_none_or(|(_, ino)| *ino != inode) {
+        // A deleted or replaced file has no links left: then the path names another file, so
+        // reopen. `fstat` on the held file is a fraction of a `stat` of the path.
+        let held = match open.as_ref() {
+            Some((file, _)) => file.metadata().ok()?.nlink() > 0,
+            None => false,
+        };
+        if !held {
             let file = File::open(path).ok()?;
             let ino = file.metadata().ok()?.ino();
             *open = Some((file, ino));
         }
-        let (file, ino) = open.as_ref()?;
+        let (file, inode) = open.as_ref()?;
         let mut header = [0u8; HEADER];
         file.read_exact_at(&mut header, 0).ok()?;
         // isInit (byte 12) is 1 once SQLite has written a valid header.
-        (header[12] == 1 && *ino == inode).then_some(Token { inode, header })
+        (header[12] == 1).then_some(Token {
+            inode: *inode,
+            header,
+        })
     }
 
     /// Drops everything cached under another state; returns the state guard.
@@ -135,6 +142,19 @@ mod tests {
             b,
             "every commit that changes a page changes it"
         );
+        // A replaced WAL index (deleted and written anew) is read again, not through the old handle.
+        let shm = dir.path().join("marquee.db-shm");
+        let before = store.fresh().token().unwrap();
+        let copy = std::fs::read(&shm).unwrap();
+        std::fs::remove_file(&shm).unwrap();
+        let mut changed = copy.clone();
+        changed[8] ^= 0xff; // iChange
+        std::fs::write(&shm, &changed).unwrap();
+        let after = store.fresh().token().unwrap();
+        assert_ne!(after, before, "the new file is read");
+        assert_eq!(after.header[8], changed[8]);
+        std::fs::remove_file(&shm).unwrap();
+        std::fs::write(&shm, &copy).unwrap();
         let memory = Store::open_in_memory().await.unwrap();
         assert_eq!(
             memory.fresh().token(),

@@ -18,7 +18,9 @@ const BUCKETS: [f64; 12] = [
 #[derive(Debug, Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<String, BTreeMap<u16, u64>>>,
-    tool_calls: Mutex<BTreeMap<(String, &'static str), u64>>,
+    tool_calls: Mutex<BTreeMap<String, BTreeMap<&'static str, u64>>>,
+    /// Requests whose latency fell in each bucket alone; cumulated when rendered, so a
+    /// request touches one counter.
     buckets: [AtomicU64; BUCKETS.len()],
     count: AtomicU64,
     sum_micros: AtomicU64,
@@ -35,10 +37,8 @@ impl Metrics {
             *by_status.entry(status).or_default() += 1;
         }
         let secs = elapsed.as_secs_f64();
-        for (i, bound) in BUCKETS.iter().enumerate() {
-            if secs <= *bound {
-                self.buckets[i].fetch_add(1, Ordering::Relaxed);
-            }
+        if let Some(i) = BUCKETS.iter().position(|bound| secs <= *bound) {
+            self.buckets[i].fetch_add(1, Ordering::Relaxed);
         }
         self.count.fetch_add(1, Ordering::Relaxed);
         self.sum_micros
@@ -46,11 +46,12 @@ impl Metrics {
     }
 
     pub fn tool_call(&self, tool: &str, outcome: &'static str) {
-        *self
-            .tool_calls
-            .lock()
-            .entry((tool.to_string(), outcome))
-            .or_default() += 1;
+        let mut calls = self.tool_calls.lock();
+        let by_outcome = match calls.get_mut(tool) {
+            Some(m) => m,
+            None => calls.entry(tool.to_string()).or_default(),
+        };
+        *by_outcome.entry(outcome).or_default() += 1;
     }
 
     pub fn render(&self) -> String {
@@ -71,7 +72,12 @@ impl Metrics {
         }
         out.push_str("# HELP marquee_tool_calls_total Tool calls by tool and outcome.\n");
         out.push_str("# TYPE marquee_tool_calls_total counter\n");
-        for ((tool, outcome), n) in self.tool_calls.lock().iter() {
+        for (tool, outcome, n) in self
+            .tool_calls
+            .lock()
+            .iter()
+            .flat_map(|(t, by)| by.iter().map(move |(o, n)| (t, o, n)))
+        {
             let _ = writeln!(
                 out,
                 "marquee_tool_calls_total{{tool=\"{}\",outcome=\"{outcome}\"}} {n}",
@@ -80,11 +86,12 @@ impl Metrics {
         }
         out.push_str("# HELP marquee_mcp_request_duration_seconds MCP HTTP request latency.\n");
         out.push_str("# TYPE marquee_mcp_request_duration_seconds histogram\n");
+        let mut cumulative = 0;
         for (i, bound) in BUCKETS.iter().enumerate() {
+            cumulative += self.buckets[i].load(Ordering::Relaxed);
             let _ = writeln!(
                 out,
-                "marquee_mcp_request_duration_seconds_bucket{{le=\"{bound}\"}} {}",
-                self.buckets[i].load(Ordering::Relaxed)
+                "marquee_mcp_request_duration_seconds_bucket{{le=\"{bound}\"}} {cumulative}"
             );
         }
         let count = self.count.load(Ordering::Relaxed);
@@ -139,6 +146,14 @@ mod tests {
         );
         assert!(
             text.contains("marquee_mcp_request_duration_seconds_bucket{le=\"0.0005\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("marquee_mcp_request_duration_seconds_bucket{le=\"0.0025\"} 2"),
+            "buckets are cumulative: {text}"
+        );
+        assert!(
+            text.contains("marquee_mcp_request_duration_seconds_bucket{le=\"0.025\"} 3"),
             "{text}"
         );
         assert!(
