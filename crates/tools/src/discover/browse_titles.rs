@@ -148,11 +148,11 @@ impl Tool for BrowseTitles {
             runtime_max: input.runtime_max,
             page: render::page(input.page)?,
         };
-        let page = catalogue
+        let mut page = catalogue
             .browse(&filters)
             .await
             .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let passed = pass_titles(&mut gate, page.items.clone()).await?;
+        let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
         let kind = match input.media_type {
             TitleType::Movie => "movies",
             TitleType::Tv => "shows",

@@ -74,11 +74,11 @@ impl Tool for GetRecommendations {
         };
         let catalogue = entry.catalogue().await?;
         let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
-        let page = catalogue
+        let mut page = catalogue
             .recommendations(&id, input.media_type.media_type(), page_no)
             .await
             .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let passed = pass_titles(&mut gate, page.items.clone()).await?;
+        let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
         render::titles_output(
             &entry.id,
             &context,

@@ -65,11 +65,11 @@ impl Tool for GetTrending {
             Window::Week => (TimeWindow::Week, "trending this week"),
         };
         let scope = input.media_type.unwrap_or(TitleScope::Any);
-        let page = catalogue
+        let mut page = catalogue
             .trending(scope.kind(), window, render::page(input.page)?)
             .await
             .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let passed = pass_titles(&mut gate, page.items.clone()).await?;
+        let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
         render::titles_output(
             &entry.id,
             label,

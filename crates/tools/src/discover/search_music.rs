@@ -85,16 +85,16 @@ impl Tool for SearchMusic {
             page: render::page(input.page)?,
         };
         let gate = Gate::for_caller(ctx, entry, catalogue.clone());
-        let page = catalogue
+        let mut page = catalogue
             .search_music(&search)
             .await
             .map_err(|e| render::catalogue_error(e, &entry.id))?;
         let (rows, hidden) = match &gate {
             Some(g) => {
-                let f = g.music(page.items.clone());
+                let f = g.music(std::mem::take(&mut page.items));
                 (f.rows, f.hidden)
             }
-            None => (page.items.clone(), 0),
+            None => (std::mem::take(&mut page.items), 0),
         };
         let mut summary = render::list_summary(
             noun,

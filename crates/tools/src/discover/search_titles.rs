@@ -62,11 +62,11 @@ impl Tool for SearchTitles {
             page: render::page(input.page)?,
         };
         let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
-        let page = catalogue
+        let mut page = catalogue
             .search_titles(&search)
             .await
             .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let mut rows = page.items.clone();
+        let mut rows = std::mem::take(&mut page.items);
         // A year the source could not apply upstream is checked on the rows.
         if let Some(year) = input
             .year
