@@ -524,6 +524,84 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
 }
 
 #[tokio::test]
+async fn blocked_genres_are_pushed_into_discover_queries_and_checked_again() {
+    let fake = TmdbFake::start().await;
+    let s = server_with_instances(tmdb_instances(&fake)).await;
+    let limits = ContentLimits {
+        blocked_genres: vec!["Sci-Fi".into(), "comedy".into()],
+        ..ContentLimits::default()
+    };
+    let kid = s
+        .key_with_limits("kid", Role::Kid, "requester", limits)
+        .await;
+    let (err, _, all) = outcome(
+        &s.call(
+            &s.owner_key,
+            "browse_titles",
+            json!({"media_type": "movie", "instance_id": "tmdb"}),
+        )
+        .await,
+    );
+    assert!(!err, "{all}");
+    assert_eq!(rows(&all).len(), 4);
+    assert_eq!(
+        fake.requests_to("/discover/movie")[0].param("without_genres"),
+        None,
+        "the owner is never filtered"
+    );
+
+    // Movies: "Sci-Fi" is TMDB's "Science Fiction"; ids in the genre list's order.
+    fake.clear();
+    let (err, _, data) = outcome(
+        &s.call(
+            &kid,
+            "browse_titles",
+            json!({"media_type": "movie", "instance_id": "tmdb"}),
+        )
+        .await,
+    );
+    assert!(!err, "{data}");
+    assert_eq!(
+        fake.requests_to("/discover/movie")[0].param("without_genres"),
+        Some("35,878")
+    );
+    assert_eq!(ids(&rows(&data)), ["tmdb:949", "tmdb:12"]);
+    assert_eq!(data["content_limits_applied"], true);
+    // Shows: the combined genre "Sci-Fi & Fantasy" is blocked too.
+    fake.clear();
+    let (err, _, data) = outcome(
+        &s.call(&kid, "browse_titles", json!({"media_type": "tv"}))
+            .await,
+    );
+    assert!(!err, "{data}");
+    assert_eq!(
+        fake.requests_to("/discover/tv")[0].param("without_genres"),
+        Some("35,10765")
+    );
+    assert!(rows(&data).is_empty(), "{data}");
+
+    // The builtin catalogue applies the same exclusion itself; nothing blocked comes back.
+    let (err, _, data) = outcome(
+        &s.call(
+            &kid,
+            "browse_titles",
+            json!({"media_type": "movie", "instance_id": "builtin", "year_from": 1990, "year_to": 1999}),
+        )
+        .await,
+    );
+    assert!(!err, "{data}");
+    let shown = rows(&data);
+    assert!(!shown.is_empty());
+    for r in &shown {
+        let genres = r["genres"].as_array().cloned().unwrap_or_default();
+        assert!(
+            !genres.contains(&json!("Comedy")) && !genres.contains(&json!("Sci-Fi")),
+            "{r}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_tmdb_that_cannot_be_read_fails_the_call() {
     let fake = TmdbFake::start().await;
     let mut specs = tmdb_instances(&fake);
@@ -536,6 +614,25 @@ async fn a_tmdb_that_cannot_be_read_fails_the_call() {
         summary.contains("\"tmdb\"") && !summary.contains("wrong-key"),
         "{summary}"
     );
+    // diagnose asks TMDB's own key check: answering with 401 is not healthy.
+    let (_, summary, data) = outcome(&s.call(&s.owner_key, "diagnose", json!({})).await);
+    let checks = data["instances"].as_array().unwrap();
+    let tmdb = checks.iter().find(|c| c["id"] == "tmdb").unwrap();
+    assert_eq!(tmdb["ok"], false, "{tmdb}");
+    let detail = tmdb["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("refused the credentials") && detail.contains("api_key"),
+        "{detail}"
+    );
+    assert!(!data.to_string().contains("wrong-key"));
+    assert!(summary.contains("1 with problems (tmdb)"), "{summary}");
+    let builtin = checks.iter().find(|c| c["id"] == "builtin").unwrap();
+    assert_eq!(builtin["ok"], true);
+    assert!(
+        builtin["detail"].as_str().unwrap().contains("films loaded"),
+        "{builtin}"
+    );
+    assert!(fake.requests_to("/authentication").len() >= 1);
 }
 
 #[tokio::test]
@@ -578,6 +675,22 @@ async fn a_read_access_token_goes_in_the_authorization_header_and_a_missing_one_
             .await,
     );
     assert_eq!(data["instances"][0]["ok"], false);
+    fake.clear();
+    let (_, _, data) = outcome(
+        &s.call(&s.owner_key, "diagnose", json!({"instance_id": "tmdb"}))
+            .await,
+    );
+    assert_eq!(data["instances"][0]["ok"], true, "{data}");
+    assert_eq!(
+        data["instances"][0]["detail"],
+        "TMDB accepts the credentials"
+    );
+    let asked = fake.requests_to("/authentication");
+    assert_eq!(asked.len(), 1);
+    assert_eq!(
+        asked[0].header("authorization").map(str::to_owned),
+        Some(format!("Bearer {}", TmdbFake::READ_TOKEN))
+    );
 }
 
 #[tokio::test]

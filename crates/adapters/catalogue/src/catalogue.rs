@@ -16,6 +16,17 @@ pub trait Catalogue: Send + Sync {
     /// The source this catalogue's ids come from (`builtin`, `tmdb`, `musicbrainz`).
     fn source(&self) -> MediaSource;
 
+    /// Asks the source whether it answers and accepts Marquee's credentials (for diagnose), with a
+    /// short description of what it found. Sources that have no cheaper check than a real question
+    /// answer `Unsupported`, and diagnose keeps its plain reachability check for them.
+    async fn check(&self) -> Result<String> {
+        Err(Error::unsupported(
+            "a health check",
+            self.source(),
+            &[MediaSource::Builtin, MediaSource::Tmdb],
+        ))
+    }
+
     /// Titles matching a free-text query.
     async fn search_titles(&self, search: &TitleSearch) -> Result<Page<TitleSummary>> {
         let _ = search;

@@ -202,6 +202,18 @@ async fn browse_combines_genre_year_language_country_and_runtime() {
         builtin:tt0120762 Mulan (1998) G [Animation, Musical, Comedy, Drama, Fantasy, Family, Action, Adventure]
     "#]]
     .assert_eq(&render(&page, 5));
+
+    // Leaving out genres (how content limits push blocked genres down) drops each film carrying any.
+    filters.without_genres = vec!["drama".into(), "Family".into()];
+    let page = builtin().browse(&filters).await.unwrap();
+    expect![[r#"
+        4 results, 1 pages
+        builtin:tt0120910 Fantasia 2000 (1999) G [Animation, Musical, Comedy, Fantasy]
+        builtin:tt0120363 Toy Story 2 (1999) G [Animation, Comedy, Fantasy]
+        builtin:tt0166792 Scooby-Doo on Zombie Island (1998) G [Animation, Horror, Mystery, Comedy]
+        builtin:tt0114709 Toy Story (1995) G [Animation, Comedy, Fantasy, Adventure]
+    "#]]
+    .assert_eq(&render(&page, 5));
 }
 
 #[tokio::test]

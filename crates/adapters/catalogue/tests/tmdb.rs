@@ -232,6 +232,7 @@ async fn browse_resolves_names_and_pushes_every_filter_upstream() {
     let tmdb = with_key(&fake);
     let mut f = BrowseFilters::new(MediaType::Movie);
     f.genres = vec!["animation".into(), "Family".into()];
+    f.without_genres = vec!["Horror".into(), "War".into()];
     f.year_from = Some(1990);
     f.year_to = Some(2005);
     f.min_vote_average = Some(7.5);
@@ -254,7 +255,7 @@ async fn browse_resolves_names_and_pushes_every_filter_upstream() {
         "Finding Nemo has no US certification, so a ceiling drops it"
     );
     assert!(page.unapplied_filters.is_empty());
-    expect!["sort_by=popularity.desc&include_adult=false&page=1&with_genres=16,10751&primary_release_date.gte=1990-01-01&primary_release_date.lte=2005-12-31&vote_average.gte=7.5&vote_count.gte=100&with_original_language=en&with_watch_providers=337&watch_region=US&with_companies=3&certification_country=US&certification.lte=PG&with_runtime.gte=60&with_runtime.lte=120"]
+    expect!["sort_by=popularity.desc&include_adult=false&page=1&with_genres=16,10751&without_genres=27,10752&primary_release_date.gte=1990-01-01&primary_release_date.lte=2005-12-31&vote_average.gte=7.5&vote_count.gte=100&with_original_language=en&with_watch_providers=337&watch_region=US&with_companies=3&certification_country=US&certification.lte=PG&with_runtime.gte=60&with_runtime.lte=120"]
         .assert_eq(&params(&fake.requests_to("/discover/movie")[0]));
     assert_eq!(
         params(&fake.requests_to("/watch/providers/movie")[0]),

@@ -68,6 +68,9 @@ fn answer(incoming: &Incoming<'_>, _before: &[RecordedRequest]) -> Response {
     let query = r.param("query").unwrap_or("").to_lowercase();
     let matches = |name: &str| !query.is_empty() && name.to_lowercase().contains(&query);
     let body = match segments.as_slice() {
+        ["authentication"] => {
+            json!({ "success": true, "status_code": 1, "status_message": "Success." })
+        }
         ["search", kind @ ("movie" | "tv" | "multi")] => {
             let mut rows: Vec<Value> = TITLES
                 .iter()
@@ -219,6 +222,7 @@ fn discover_keeps(t: &Title, r: &RecordedRequest) -> bool {
         _ => true,
     };
     ids("with_genres").is_none_or(|g| g.iter().all(|x| t.genres.contains(x)))
+        && ids("without_genres").is_none_or(|g| !g.iter().any(|x| t.genres.contains(x)))
         && ids("with_keywords").is_none_or(|k| k.iter().any(|x| t.keywords.contains(x)))
         && ids("with_companies").is_none_or(|c| c.iter().any(|x| t.companies.contains(x)))
         && gte.is_none_or(|d| t.date >= d)

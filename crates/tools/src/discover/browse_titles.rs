@@ -1,6 +1,7 @@
 //! `browse_titles`: movies or shows by filters (genre, years, rating, votes, language, country,
 //! streaming provider, keyword, studio, certification, runtime), names resolved to ids by the
-//! catalogue; a limited person's certification cap is pushed into the query and checked again.
+//! catalogue; a limited person's certification cap and blocked genres are pushed into the query and
+//! checked again on the answer.
 
 use adapters_catalogue::{BrowseFilters, CertificationCeiling};
 use domain::{Capability, InstanceKind};
@@ -130,9 +131,14 @@ impl Tool for BrowseTitles {
                 }
             },
         };
+        let without_genres = match &mut gate {
+            Some(g) => g.excluded_genres(media_type).await?,
+            None => Vec::new(),
+        };
         let filters = BrowseFilters {
             media_type,
             genres: input.genres.clone(),
+            without_genres,
             year_from: input.year_from,
             year_to: input.year_to,
             min_vote_average: input.min_rating,

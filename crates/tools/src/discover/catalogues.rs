@@ -155,15 +155,30 @@ impl Catalogues {
         self.entries.iter().find(|e| e.id == id)
     }
 
-    /// Why each broken instance cannot be used, for diagnose.
-    pub fn problems(&self) -> HashMap<String, String> {
-        self.entries
-            .iter()
-            .filter_map(|e| match &e.source {
-                Source::Broken(why) => Some((e.id.clone(), why.clone())),
-                _ => None,
-            })
-            .collect()
+    /// For diagnose: whether the catalogue instance `id` can be used, asked of its adapter (a
+    /// broken config, a refused key). `None` when `id` is no catalogue or its source has no check
+    /// of its own beyond being reachable.
+    pub async fn check(&self, id: &str) -> Option<Result<String, String>> {
+        let entry = self.entry(id)?;
+        let catalogue = match entry.catalogue().await {
+            Ok(c) => c,
+            Err(e) => return Some(Err(e.message)),
+        };
+        match catalogue.check().await {
+            Ok(found) => Some(Ok(found)),
+            Err(adapters_catalogue::Error::Unsupported { .. }) => None,
+            Err(
+                e @ adapters_catalogue::Error::Backend {
+                    error: httpx::Error::Unauthorized { .. },
+                    ..
+                },
+            ) => Some(Err(format!(
+                "{id}: {e}; check the instance's api_key (or password) in marquee.toml"
+            ))),
+            Err(e) => Some(Err(format!(
+                "{id}: {e}; check that the service runs and the instance's url in marquee.toml"
+            ))),
+        }
     }
 }
 

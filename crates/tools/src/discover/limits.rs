@@ -235,6 +235,26 @@ impl<'e> Gate<'e> {
             }))
     }
 
+    /// The catalogue's genres for `media_type` that the blocked genres forbid, spelled as its genre
+    /// list spells them, to push into an upstream query (the rows are still checked on the answer).
+    /// Empty when nothing is blocked or the catalogue keeps no genre list.
+    pub async fn excluded_genres(
+        &mut self,
+        media_type: MediaType,
+    ) -> Result<Vec<String>, ToolError> {
+        if self.blocked.is_empty() {
+            return Ok(Vec::new());
+        }
+        match self.catalogue.genres(media_type).await {
+            Ok(names) => Ok(names
+                .into_iter()
+                .filter(|g| genre_blocked(&self.blocked, g))
+                .collect()),
+            Err(CatalogueError::Unsupported { .. }) => Ok(Vec::new()),
+            Err(e) => Err(render::catalogue_error(e, &self.entry.id)),
+        }
+    }
+
     /// The rank of a rating on the region's ladder (for combining a caller's ceiling with the cap).
     pub async fn rank(
         &mut self,

@@ -67,11 +67,26 @@ impl Tool for Diagnose {
             "warnings": settings.warnings(),
         });
         let mut checks = futures::future::join_all(chosen.iter().map(|s| probe(s))).await;
-        let broken = ctx.catalogues().problems();
-        for c in &mut checks {
-            if let Some(why) = c["id"].as_str().and_then(|id| broken.get(id)) {
-                c["ok"] = json!(false);
-                c["detail"] = json!(why);
+        // A catalogue's own check (its config, its key) outranks plain reachability.
+        let catalogues = ctx.catalogues();
+        let own = futures::future::join_all(
+            checks
+                .iter()
+                .map(|c| catalogues.check(c["id"].as_str().unwrap_or_default())),
+        )
+        .await;
+        for (c, own) in checks.iter_mut().zip(own) {
+            match own {
+                None => {}
+                Some(Ok(found)) if c["ok"] != json!(false) => {
+                    c["ok"] = json!(true);
+                    c["detail"] = json!(found);
+                }
+                Some(Ok(_)) => {}
+                Some(Err(why)) => {
+                    c["ok"] = json!(false);
+                    c["detail"] = json!(why);
+                }
             }
         }
         let mut notes = crate::discover::notes();

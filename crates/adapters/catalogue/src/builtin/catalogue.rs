@@ -31,6 +31,10 @@ impl Catalogue for Builtin {
         MediaSource::Builtin
     }
 
+    async fn check(&self) -> Result<String> {
+        Ok(format!("built in; {} films loaded", self.len()))
+    }
+
     async fn search_titles(&self, search: &TitleSearch) -> Result<Page<TitleSummary>> {
         if search.kind == TitleKind::Tv {
             return Err(Error::unsupported(

@@ -13,6 +13,8 @@ use crate::{BrowseFilters, Error, Result, text::close_matches, text::fold};
 #[derive(Default)]
 pub(crate) struct FilmFilter {
     genres: Vec<u32>,
+    /// None of these.
+    without_genres: Vec<u32>,
     year_from: Option<i32>,
     year_to: Option<i32>,
     /// Any of these language names (ids of names spelled as in the data).
@@ -32,6 +34,7 @@ impl FilmFilter {
                 .is_none_or(|ids| f.list(which).iter().any(|x| ids.contains(x)))
         };
         self.genres.iter().all(|g| f.genres().contains(g))
+            && !f.genres().iter().any(|g| self.without_genres.contains(g))
             && self.year_from.is_none_or(|y| f.year() >= y)
             && self.year_to.is_none_or(|y| f.year() <= y)
             && any_of(&self.languages, List::Languages)
@@ -101,6 +104,11 @@ impl Builtin {
             .iter()
             .map(|g| self.genre_id(g))
             .collect::<Result<_>>()?;
+        let without_genres = filters
+            .without_genres
+            .iter()
+            .map(|g| self.genre_id(g))
+            .collect::<Result<_>>()?;
         let languages = filters
             .original_language
             .as_deref()
@@ -134,6 +142,7 @@ impl Builtin {
         };
         Ok(FilmFilter {
             genres,
+            without_genres,
             year_from: filters.year_from,
             year_to: filters.year_to,
             languages,

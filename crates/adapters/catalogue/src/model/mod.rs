@@ -198,6 +198,9 @@ pub struct BrowseFilters {
     pub media_type: MediaType,
     /// Genre names; a title must carry all of them.
     pub genres: Vec<String>,
+    /// Genre names, spelled as the catalogue's genre list spells them; a title carrying any of them is
+    /// left out. Content limits push blocked genres down through this.
+    pub without_genres: Vec<String>,
     pub year_from: Option<i32>,
     pub year_to: Option<i32>,
     pub min_vote_average: Option<f32>,
@@ -225,6 +228,7 @@ impl BrowseFilters {
         BrowseFilters {
             media_type,
             genres: Vec::new(),
+            without_genres: Vec::new(),
             year_from: None,
             year_to: None,
             min_vote_average: None,

@@ -34,6 +34,19 @@ impl Catalogue for Tmdb {
         MediaSource::Tmdb
     }
 
+    /// TMDB's own key check (`GET /authentication`): a 401 means the key or token is refused.
+    async fn check(&self) -> Result<String> {
+        let answer: wire::WStatus = self.get("authentication", &[]).await?;
+        if answer.success {
+            Ok("TMDB accepts the credentials".into())
+        } else {
+            Err(Error::Backend {
+                service: "tmdb",
+                error: httpx::Error::Unauthorized { status: 401 },
+            })
+        }
+    }
+
     async fn search_titles(&self, search: &TitleSearch) -> Result<Page<TitleSummary>> {
         let mut query = vec![
             ("query", non_empty_query(&search.query)?),

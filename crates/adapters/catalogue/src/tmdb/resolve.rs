@@ -48,6 +48,16 @@ impl Tmdb {
                 .collect::<Result<Vec<_>>>()?;
             params.push(("with_genres", join(ids, ",")));
         }
+        if !f.without_genres.is_empty() {
+            let list = self.genre_list(kind).await?;
+            let ids = f
+                .without_genres
+                .iter()
+                .map(|g| genre_id(&list, g))
+                .collect::<Result<Vec<_>>>()?;
+            // Comma-separated: TMDB leaves out a title carrying any of them.
+            params.push(("without_genres", join(ids, ",")));
+        }
         let (gte, lte) = if kind == "tv" {
             ("first_air_date.gte", "first_air_date.lte")
         } else {

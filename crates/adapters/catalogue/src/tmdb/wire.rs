@@ -217,3 +217,10 @@ pub(crate) struct WContentRating {
     #[serde(default)]
     pub rating: String,
 }
+
+/// TMDB's status answer (`GET /authentication`: `{"success": true, "status_code": 1, ...}`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct WStatus {
+    #[serde(default)]
+    pub success: bool,
+}
