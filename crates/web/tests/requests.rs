@@ -89,12 +89,30 @@ async fn a_second_movie_over_a_weekly_quota_of_one_is_refused_with_when_it_fits(
     assert_eq!(data["quota"]["allowances"][0]["remaining"], 1);
     assert_eq!(data["library"]["configured"], false);
     assert!(rows(&store).await.is_empty());
+    // whoami shows what is left.
+    let (_, summary, data) = outcome(&s.call(&ana, "whoami", json!({})).await);
+    assert_eq!(data["request_quotas"]["exempt"], false);
+    assert_eq!(data["request_quotas"]["allowances"][0]["remaining"], 1);
+    assert!(
+        summary.contains("request quota: 1 of 1 movie per 7 days left"),
+        "{summary}"
+    );
 
     let (err, summary, data) = outcome(&s.call(&ana, "request_media", movie("tt0113277")).await);
     assert!(!err, "{data}");
     assert!(summary.contains("pending an admin's decision"), "{summary}");
     assert_eq!(data["request"]["status"], "pending");
     let first = at(&data["request"]["created_at"]);
+    let (_, summary, data) = outcome(&s.call(&ana, "whoami", json!({})).await);
+    assert_eq!(data["request_quotas"]["allowances"][0]["used"], 1);
+    assert_eq!(data["request_quotas"]["allowances"][0]["remaining"], 0);
+    assert!(
+        summary.contains("0 of 1 movie per 7 days left"),
+        "{summary}"
+    );
+    let (_, summary, data) = outcome(&s.call(&s.owner_key, "whoami", json!({})).await);
+    assert_eq!(data["request_quotas"]["exempt"], true);
+    assert!(summary.contains("no request quota"), "{summary}");
 
     let r = s.call(&ana, "request_media", movie("tt0114709")).await;
     let (err, summary, data) = outcome(&r);

@@ -194,6 +194,42 @@ pub(crate) fn quota_sentence(q: &QuotaCheck) -> String {
     }
 }
 
+/// For whoami: the caller's request quotas as they stand, movies and TV seasons. `None` when the
+/// grant cannot request; admins (exempt) cost no database read.
+pub(crate) async fn quotas_left(ctx: &Ctx) -> Result<Option<(Value, String)>, ToolError> {
+    if !ctx.caller.can(domain::Capability::Request) {
+        return Ok(None);
+    }
+    if ctx.caller.is_admin() {
+        return Ok(Some((
+            json!({ "exempt": true, "allowances": [] }),
+            "no request quota".into(),
+        )));
+    }
+    let me = ctx.caller.authority.person.id;
+    let mut allowances = Vec::new();
+    let mut parts = Vec::new();
+    for media_type in [domain::MediaType::Movie, domain::MediaType::Tv] {
+        let q = ctx.store().quota_check(me, media_type, 0).await?;
+        let sentence = quota_sentence(&q);
+        if let Some(list) = quota_data(&q)["allowances"].as_array() {
+            allowances.extend(list.iter().cloned());
+        }
+        if let Some(s) = sentence.trim().strip_prefix("Quota: ") {
+            parts.push(s.trim_end_matches('.').to_string());
+        }
+    }
+    let sentence = if parts.is_empty() {
+        "no request quota set".to_string()
+    } else {
+        format!("request quota: {}", parts.join("; "))
+    };
+    Ok(Some((
+        json!({ "exempt": false, "allowances": allowances }),
+        sentence,
+    )))
+}
+
 /// How to make a refused selection fit.
 fn how_to_reduce(q: &QuotaCheck) -> String {
     let max = q.max_units_now.unwrap_or(0);

@@ -1,4 +1,5 @@
-//! `whoami`: the person, grant, capabilities, instances, allowances and limits behind this key.
+//! `whoami`: the person, grant, capabilities, instances, allowances, request quotas left and
+//! content limits behind this key.
 
 use domain::Capability;
 use policy::Effect;
@@ -19,7 +20,7 @@ impl Tool for Whoami {
     const META: Meta = Meta {
         name: "whoami",
         title: "Who am I",
-        description: "Shows whose authority this connection acts with: the person and role, the grant with its capabilities, instances, allowances and expiry, and any content limits. Call this first.",
+        description: "Shows whose authority this connection acts with: the person and role, the grant with its capabilities, instances, allowances and expiry, the request quotas left, and any content limits. Call this first.",
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
@@ -29,7 +30,8 @@ impl Tool for Whoami {
         let a = &ctx.caller.authority;
         let caps: Vec<&str> = a.grant.capabilities.iter().map(|c| c.as_str()).collect();
         let limits = &a.person.limits;
-        let data = json!({
+        let quotas = crate::requests::quotas_left(ctx).await?;
+        let mut data = json!({
             "person": { "name": a.person.name, "role": a.person.role },
             "key_id": a.key_id,
             "grant": {
@@ -47,13 +49,19 @@ impl Tool for Whoami {
         } else {
             "content limits apply"
         };
-        let summary = format!(
-            "You act as {} ({}) with the grant \"{}\" ({} capabilities); {limited}.",
+        let mut summary = format!(
+            "You act as {} ({}) with the grant \"{}\" ({} capabilities); {limited}",
             a.person.name,
             a.person.role,
             a.grant.name,
             caps.len()
         );
+        if let Some((left, sentence)) = quotas {
+            data["request_quotas"] = left;
+            summary.push_str("; ");
+            summary.push_str(&sentence);
+        }
+        summary.push('.');
         Ok(Output::new(summary, data).next("get_guide {\"topic\":\"setup\"}"))
     }
 }
