@@ -114,12 +114,10 @@ fn render_text(summary: &str, envelope: &str, is_error: bool) -> String {
 /// whitespace), so only quotes and backslashes need a backslash.
 fn escape_json_text(out: &mut String, json: &str) {
     let mut start = 0;
-    for (i, b) in json.bytes().enumerate() {
-        if b == b'"' || b == b'\\' {
-            out.push_str(&json[start..i]);
-            out.push('\\');
-            start = i;
-        }
+    for i in memchr::memchr2_iter(b'"', b'\\', json.as_bytes()) {
+        out.push_str(&json[start..i]);
+        out.push('\\');
+        start = i;
     }
     out.push_str(&json[start..]);
 }

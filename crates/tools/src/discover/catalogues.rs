@@ -2,7 +2,7 @@
 //! one: the named `instance_id`, or, when omitted, the default catalogue if it can answer the
 //! question, else the default instance of a kind that can.
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
 use adapters_catalogue::{
     Builtin, Catalogue, MusicBrainz, MusicBrainzConfig, Tmdb, TmdbAuth, TmdbConfig,
