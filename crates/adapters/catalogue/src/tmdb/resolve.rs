@@ -39,24 +39,20 @@ impl Tmdb {
         ];
         let mut unapplied = Vec::new();
 
-        if !f.genres.is_empty() {
-            let list = self.genre_list(kind).await?;
-            let ids = f
-                .genres
-                .iter()
-                .map(|g| genre_id(&list, g))
-                .collect::<Result<Vec<_>>>()?;
-            params.push(("with_genres", join(ids, ",")));
-        }
-        if !f.without_genres.is_empty() {
-            let list = self.genre_list(kind).await?;
-            let ids = f
-                .without_genres
-                .iter()
-                .map(|g| genre_id(&list, g))
-                .collect::<Result<Vec<_>>>()?;
-            // Comma-separated: TMDB leaves out a title carrying any of them.
-            params.push(("without_genres", join(ids, ",")));
+        // with_genres: a title carries all of them; without_genres: a title carrying any of
+        // them is left out. Both comma-separated.
+        for (param, names) in [
+            ("with_genres", &f.genres),
+            ("without_genres", &f.without_genres),
+        ] {
+            if !names.is_empty() {
+                let list = self.genre_list(kind).await?;
+                let ids = names
+                    .iter()
+                    .map(|g| genre_id(&list, g))
+                    .collect::<Result<Vec<_>>>()?;
+                params.push((param, join(ids, ",")));
+            }
         }
         let (gte, lte) = if kind == "tv" {
             ("first_air_date.gte", "first_air_date.lte")
