@@ -135,10 +135,9 @@ fn fit_time(fit: Fit) -> Value {
     }
 }
 
-/// A quota check as shown: every allowance, the cost, and when it fits.
-pub(crate) fn quota_data(q: &QuotaCheck) -> Value {
-    let allowances: Vec<Value> = q
-        .allowances
+/// Each allowance of a quota check as shown: the rule, what is used and left, when it fits.
+fn allowances_data(q: &QuotaCheck) -> Vec<Value> {
+    q.allowances
         .iter()
         .map(|a| {
             let scope = match &a.rule.scope {
@@ -156,7 +155,11 @@ pub(crate) fn quota_data(q: &QuotaCheck) -> Value {
                 "fits_at": fit_time(a.fit),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// A quota check as shown: every allowance, the cost, and when it fits.
+pub(crate) fn quota_data(q: &QuotaCheck) -> Value {
     json!({
         "exempt": q.exempt,
         "media_type": media_type_str(q.media_type),
@@ -165,28 +168,29 @@ pub(crate) fn quota_data(q: &QuotaCheck) -> Value {
         "never_fits": q.fit == Fit::Never,
         "earliest_fits_at": fit_time(q.fit),
         "max_units_now": q.max_units_now,
-        "allowances": allowances,
+        "allowances": allowances_data(q),
     })
 }
 
-/// One sentence on the quotas: "quota: 2 of 5 movies per 7 days left" (empty when unlimited).
+/// What is left of each allowance: "2 of 5 movies per 7 days left".
+fn allowances_left(q: &QuotaCheck) -> impl Iterator<Item = String> + '_ {
+    q.allowances.iter().map(|a| {
+        format!(
+            "{} of {} per {} day{} left",
+            a.remaining,
+            unit_noun(a.rule.media_type, a.rule.units),
+            a.rule.window_days,
+            if a.rule.window_days == 1 { "" } else { "s" }
+        )
+    })
+}
+
+/// One sentence on the quotas: " Quota: 2 of 5 movies per 7 days left." (empty when unlimited).
 pub(crate) fn quota_sentence(q: &QuotaCheck) -> String {
     if q.exempt {
         return " Admins have no request quota.".into();
     }
-    let parts: Vec<String> = q
-        .allowances
-        .iter()
-        .map(|a| {
-            format!(
-                "{} of {} per {} day{} left",
-                a.remaining,
-                unit_noun(a.rule.media_type, a.rule.units),
-                a.rule.window_days,
-                if a.rule.window_days == 1 { "" } else { "s" }
-            )
-        })
-        .collect();
+    let parts: Vec<String> = allowances_left(q).collect();
     if parts.is_empty() {
         String::new()
     } else {
@@ -211,13 +215,8 @@ pub(crate) async fn quotas_left(ctx: &Ctx) -> Result<Option<(Value, String)>, To
     let mut parts = Vec::new();
     for media_type in [domain::MediaType::Movie, domain::MediaType::Tv] {
         let q = ctx.store().quota_check(me, media_type, 0).await?;
-        let sentence = quota_sentence(&q);
-        if let Some(list) = quota_data(&q)["allowances"].as_array() {
-            allowances.extend(list.iter().cloned());
-        }
-        if let Some(s) = sentence.trim().strip_prefix("Quota: ") {
-            parts.push(s.trim_end_matches('.').to_string());
-        }
+        allowances.extend(allowances_data(&q));
+        parts.extend(allowances_left(&q));
     }
     let sentence = if parts.is_empty() {
         "no request quota set".to_string()

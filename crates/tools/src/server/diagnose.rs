@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{Ctx, InstanceSpec, Meta, Output, Tool, ToolError};
+use crate::{Ctx, InstanceSpec, Meta, Output, Tool, ToolError, discover::Catalogues};
 
 pub struct Diagnose;
 
@@ -66,29 +66,8 @@ impl Tool for Diagnose {
             "allow_destructive": settings.allow_destructive(),
             "warnings": settings.warnings(),
         });
-        let mut checks = futures::future::join_all(chosen.iter().map(|s| probe(s))).await;
-        // A catalogue's own check (its config, its key) outranks plain reachability.
         let catalogues = ctx.catalogues();
-        let own = futures::future::join_all(
-            checks
-                .iter()
-                .map(|c| catalogues.check(c["id"].as_str().unwrap_or_default())),
-        )
-        .await;
-        for (c, own) in checks.iter_mut().zip(own) {
-            match own {
-                None => {}
-                Some(Ok(found)) if c["ok"] != json!(false) => {
-                    c["ok"] = json!(true);
-                    c["detail"] = json!(found);
-                }
-                Some(Ok(_)) => {}
-                Some(Err(why)) => {
-                    c["ok"] = json!(false);
-                    c["detail"] = json!(why);
-                }
-            }
-        }
+        let checks = futures::future::join_all(chosen.iter().map(|s| check(catalogues, s))).await;
         let mut notes = crate::discover::notes();
         notes.extend(crate::requests::notes(ctx).await?);
         let bad: Vec<&str> = checks
@@ -122,7 +101,25 @@ impl Tool for Diagnose {
     }
 }
 
-/// One instance's health. Kinds without an adapter are reported as such, after a reachability check.
+/// One instance's health: a catalogue adapter's own check (its config, its key) when it has one,
+/// else whether the instance answers at all.
+async fn check(catalogues: &Catalogues, spec: &InstanceSpec) -> Value {
+    let started = Instant::now();
+    let Some(own) = catalogues.check(&spec.id).await else {
+        return probe(spec).await;
+    };
+    let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": spec.supported() });
+    v["latency_ms"] = json!(started.elapsed().as_millis() as u64);
+    let (ok, detail) = match own {
+        Ok(found) => (true, found),
+        Err(why) => (false, why),
+    };
+    v["ok"] = json!(ok);
+    v["detail"] = json!(detail);
+    v
+}
+
+/// Whether an instance answers. Kinds without an adapter are reported as such, after a reachability check.
 async fn probe(spec: &InstanceSpec) -> Value {
     let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": spec.supported() });
     if !spec.supported() {

@@ -34,7 +34,8 @@ impl Catalogue for Tmdb {
         MediaSource::Tmdb
     }
 
-    /// TMDB's own key check (`GET /authentication`): a 401 means the key or token is refused.
+    /// TMDB's own key check (`GET /authentication`): TMDB answers a refused key or token with
+    /// 401, which `get` reports as `Unauthorized`.
     async fn check(&self) -> Result<String> {
         let answer: wire::WStatus = self.get("authentication", &[]).await?;
         if answer.success {
@@ -42,7 +43,10 @@ impl Catalogue for Tmdb {
         } else {
             Err(Error::Backend {
                 service: "tmdb",
-                error: httpx::Error::Unauthorized { status: 401 },
+                error: httpx::Error::Upstream {
+                    status: 200,
+                    detail: "the key check answered \"success\": false".into(),
+                },
             })
         }
     }
