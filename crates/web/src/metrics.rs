@@ -26,16 +26,18 @@ pub struct Metrics {
     sum_micros: AtomicU64,
 }
 
+/// Counts one `(name, key)`; a name already counted costs no allocation.
+fn bump<K: Ord>(counts: &mut BTreeMap<String, BTreeMap<K, u64>>, name: &str, key: K) {
+    let by_key = match counts.get_mut(name) {
+        Some(m) => m,
+        None => counts.entry(name.to_string()).or_default(),
+    };
+    *by_key.entry(key).or_default() += 1;
+}
+
 impl Metrics {
     pub fn request(&self, method: &str, status: u16, elapsed: Duration) {
-        {
-            let mut requests = self.requests.lock();
-            let by_status = match requests.get_mut(method) {
-                Some(m) => m,
-                None => requests.entry(method.to_string()).or_default(),
-            };
-            *by_status.entry(status).or_default() += 1;
-        }
+        bump(&mut self.requests.lock(), method, status);
         let secs = elapsed.as_secs_f64();
         if let Some(i) = BUCKETS.iter().position(|bound| secs <= *bound) {
             self.buckets[i].fetch_add(1, Ordering::Relaxed);
@@ -46,12 +48,7 @@ impl Metrics {
     }
 
     pub fn tool_call(&self, tool: &str, outcome: &'static str) {
-        let mut calls = self.tool_calls.lock();
-        let by_outcome = match calls.get_mut(tool) {
-            Some(m) => m,
-            None => calls.entry(tool.to_string()).or_default(),
-        };
-        *by_outcome.entry(outcome).or_default() += 1;
+        bump(&mut self.tool_calls.lock(), tool, outcome);
     }
 
     pub fn render(&self) -> String {
