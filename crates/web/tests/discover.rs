@@ -687,7 +687,11 @@ async fn a_read_access_token_goes_in_the_authorization_header_and_a_missing_one_
     );
     let asked = fake.requests_to("/authentication");
     assert_eq!(asked.len(), 1);
-    assert_eq!(fake.requests().len(), 1, "the key check is diagnose's only request");
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "the key check is diagnose's only request"
+    );
     assert_eq!(
         asked[0].header("authorization").map(str::to_owned),
         Some(format!("Bearer {}", TmdbFake::READ_TOKEN))

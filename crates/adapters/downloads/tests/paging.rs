@@ -125,3 +125,22 @@ fn merged_pages_are_slices_of_one_sort_and_follow_changes() {
     );
     assert_eq!(a.query(&q).total, 29, "one catalogue's own query too");
 }
+
+#[test]
+fn a_count_is_the_total_of_the_same_query() {
+    let a = offline("qb-a");
+    a.apply_maindata_bytes(&maindata(0..95, true)).unwrap();
+    for category in ["movies", "tv", "music"] {
+        let q = TorrentQuery {
+            category: Some(adapters_downloads::CategoryFilter::Is(category.into())),
+            ..TorrentQuery::default()
+        };
+        let expected = match category {
+            "movies" => 48,
+            "tv" => 47,
+            _ => 0,
+        };
+        assert_eq!(a.count(&q), expected, "{category}");
+        assert_eq!(a.count(&q), a.query(&q).total, "{category}");
+    }
+}

@@ -50,13 +50,12 @@ impl Tool for ListCategories {
             .map(|c| {
                 let q = TorrentQuery {
                     category: Some(CategoryFilter::Is(c.name.clone())),
-                    limit: 1,
                     ..TorrentQuery::default()
                 };
                 json!({
                     "name": c.name,
                     "save_path": c.save_path,
-                    "torrents": b.catalogue.query(&q).total,
+                    "torrents": b.catalogue.count(&q),
                 })
             })
             .collect();

@@ -68,6 +68,17 @@ pub struct MergedPage {
 }
 
 impl TorrentCatalogue {
+    /// How many cached rows match `q` (its sort and page aside): one pass, nothing sorted or kept.
+    pub fn count(&self, q: &TorrentQuery) -> usize {
+        let m = q.matcher();
+        self.state
+            .read()
+            .rows()
+            .iter()
+            .filter(|t| m.matches(t))
+            .count()
+    }
+
     /// Filters, sorts and pages the cached rows.
     pub fn query(&self, q: &TorrentQuery) -> Page<Torrent> {
         let s = self.state.read();
