@@ -11,7 +11,7 @@ use domain::{InstanceKind, Role};
 use serde_json::{Value, json};
 use store::ContentLimits;
 use support::{builtin, instance, outcome, server_with_instances};
-use test_support::{MusicBrainzFake, TmdbFake};
+use test_support::{MusicBrainzFake, RecordedRequest, TmdbFake};
 
 const NOT_AVAILABLE: &str = "That title is not available for this account.";
 
@@ -430,21 +430,16 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
     );
 
     // Browsing pushes the cap into TMDB's discover query and checks the answer again.
-    fake.clear();
-    let (err, _, data) = outcome(
-        &s.call(
-            &kid,
-            "browse_titles",
-            json!({"media_type": "movie", "instance_id": "tmdb"}),
-        )
-        .await,
-    );
-    assert!(!err, "{data}");
-    let discover = fake.requests_to("/discover/movie");
-    assert_eq!(discover.len(), 1);
-    assert_eq!(discover[0].param("certification_country"), Some("US"));
-    assert_eq!(discover[0].param("certification.lte"), Some("PG"));
-    assert_eq!(discover[0].param("include_adult"), Some("false"));
+    let (data, discover) = browse_tmdb(
+        &s,
+        &fake,
+        &kid,
+        json!({"media_type": "movie", "instance_id": "tmdb"}),
+    )
+    .await;
+    assert_eq!(discover.param("certification_country"), Some("US"));
+    assert_eq!(discover.param("certification.lte"), Some("PG"));
+    assert_eq!(discover.param("include_adult"), Some("false"));
     assert_eq!(ids(&rows(&data)), ["tmdb:862"]);
     // A milder ceiling of the caller's own stays; a looser one is replaced by the limit.
     fake.clear();
@@ -466,23 +461,16 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
             .contains("limit"),
         "{r}"
     );
-    fake.clear();
-    s.call(
+    let (_, sent) = browse_tmdb(
+        &s,
+        &fake,
         &kid,
-        "browse_titles",
         json!({"media_type": "movie", "instance_id": "tmdb", "max_certification": "G"}),
     )
     .await;
-    assert_eq!(
-        fake.requests_to("/discover/movie")[0].param("certification.lte"),
-        Some("G")
-    );
+    assert_eq!(sent.param("certification.lte"), Some("G"));
     // TV discovery cannot filter by certification upstream: the rows are checked here.
-    let (err, _, data) = outcome(
-        &s.call(&kid, "browse_titles", json!({"media_type": "tv"}))
-            .await,
-    );
-    assert!(!err, "{data}");
+    let (data, _) = browse_tmdb(&s, &fake, &kid, json!({"media_type": "tv"})).await;
     assert_eq!(ids(&rows(&data)), ["tmdb:82728"]);
     assert_eq!(data["hidden_by_limits"], 1);
 
@@ -523,6 +511,23 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
     assert_eq!(data["code"], "limits_unreadable");
 }
 
+/// `browse_titles` as `key` on the TMDB fake, which must answer: its data, and the one discover
+/// request the adapter sent.
+async fn browse_tmdb(
+    s: &support::Server,
+    fake: &TmdbFake,
+    key: &str,
+    args: Value,
+) -> (Value, RecordedRequest) {
+    fake.clear();
+    let (err, _, data) = outcome(&s.call(key, "browse_titles", args.clone()).await);
+    assert!(!err, "{data}");
+    let kind = args["media_type"].as_str().unwrap();
+    let mut sent = fake.requests_to(&format!("/discover/{kind}"));
+    assert_eq!(sent.len(), 1, "{args}");
+    (data, sent.remove(0))
+}
+
 #[tokio::test]
 async fn blocked_genres_are_pushed_into_discover_queries_and_checked_again() {
     let fake = TmdbFake::start().await;
@@ -534,50 +539,23 @@ async fn blocked_genres_are_pushed_into_discover_queries_and_checked_again() {
     let kid = s
         .key_with_limits("kid", Role::Kid, "requester", limits)
         .await;
-    let (err, _, all) = outcome(
-        &s.call(
-            &s.owner_key,
-            "browse_titles",
-            json!({"media_type": "movie", "instance_id": "tmdb"}),
-        )
-        .await,
-    );
-    assert!(!err, "{all}");
+    let movies = json!({"media_type": "movie", "instance_id": "tmdb"});
+    let (all, sent) = browse_tmdb(&s, &fake, &s.owner_key, movies.clone()).await;
     assert_eq!(rows(&all).len(), 4);
     assert_eq!(
-        fake.requests_to("/discover/movie")[0].param("without_genres"),
+        sent.param("without_genres"),
         None,
         "the owner is never filtered"
     );
 
     // Movies: "Sci-Fi" is TMDB's "Science Fiction"; ids in the genre list's order.
-    fake.clear();
-    let (err, _, data) = outcome(
-        &s.call(
-            &kid,
-            "browse_titles",
-            json!({"media_type": "movie", "instance_id": "tmdb"}),
-        )
-        .await,
-    );
-    assert!(!err, "{data}");
-    assert_eq!(
-        fake.requests_to("/discover/movie")[0].param("without_genres"),
-        Some("35,878")
-    );
+    let (data, sent) = browse_tmdb(&s, &fake, &kid, movies).await;
+    assert_eq!(sent.param("without_genres"), Some("35,878"));
     assert_eq!(ids(&rows(&data)), ["tmdb:949", "tmdb:12"]);
     assert_eq!(data["content_limits_applied"], true);
     // Shows: the combined genre "Sci-Fi & Fantasy" is blocked too.
-    fake.clear();
-    let (err, _, data) = outcome(
-        &s.call(&kid, "browse_titles", json!({"media_type": "tv"}))
-            .await,
-    );
-    assert!(!err, "{data}");
-    assert_eq!(
-        fake.requests_to("/discover/tv")[0].param("without_genres"),
-        Some("35,10765")
-    );
+    let (data, sent) = browse_tmdb(&s, &fake, &kid, json!({"media_type": "tv"})).await;
+    assert_eq!(sent.param("without_genres"), Some("35,10765"));
     assert!(rows(&data).is_empty(), "{data}");
 
     // The builtin catalogue applies the same exclusion itself; nothing blocked comes back.
