@@ -1,0 +1,1 @@
+//! Checks answers against the vendor OpenAPI documents (filled in below).
