@@ -383,7 +383,7 @@ pub async fn tools(cmd: ToolsCommand, loaded: Loaded, data_dir: &Path) -> anyhow
     let p = store
         .person_by_name(&name)
         .await?
-        .with_context(|| format!("no person named \"{name}\""))?;
+        .with_context(|| format!("no person named \"{name}\"; `marquee people list` shows them"))?;
     let switches = store.tool_switches().await?;
     let keys: Vec<_> = store
         .keys()
@@ -395,37 +395,12 @@ pub async fn tools(cmd: ToolsCommand, loaded: Loaded, data_dir: &Path) -> anyhow
         println!("{} has no active keys, so no tools", p.name);
     }
     for k in keys {
-        let g = store
-            .grant_by_name(&k.grant)
-            .await?
-            .context("a key names a grant that no longer exists")?;
-        let who = policy::Caller {
-            role: p.role,
-            capabilities: &g.capabilities,
-            instances: g.instances.as_deref(),
+        // The same question MCP `tools/list` asks, with the authority the key carries now.
+        let Some(authority) = store.key_authority(&k.key_id).await? else {
+            println!("key {} (grant {}): expired, so no tools", k.key_id, k.grant);
+            continue;
         };
-        let names: Vec<&str> = all
-            .iter()
-            .filter(|t| {
-                let m = t.meta;
-                let s = policy::Switches {
-                    allow_destructive: host.app.settings().allow_destructive(),
-                    tool_enabled: switches.get(m.name).copied().unwrap_or(true),
-                };
-                policy::visible(
-                    who,
-                    policy::Action {
-                        tool: m.name,
-                        capability: m.capability,
-                        effect: m.effect,
-                        needs_plan: m.needs_plan,
-                        instance: None,
-                    },
-                    s,
-                )
-            })
-            .map(|t| t.meta.name)
-            .collect();
+        let names = host.app.visible_to(&authority, &switches);
         println!("key {} (grant {}): {}", k.key_id, k.grant, names.join(", "));
     }
     Ok(())

@@ -1,11 +1,14 @@
 //! The tools: one file per tool plus the one registry, and the governance core that runs
 //! them (policy, fresh authority before writes, audit, panic containment). Knows no MCP wire.
 
+mod allowance;
 mod app;
+mod authority;
 mod context;
 pub mod contract;
 pub mod discover;
 pub mod downloads;
+mod error;
 pub mod guides;
 pub mod instances;
 mod registry;
@@ -15,7 +18,8 @@ pub mod settings;
 
 pub use app::{App, Called, ToolView};
 pub use context::{Caller, Credential, Ctx};
-pub use contract::{Meta, Output, Tool, ToolError};
+pub use contract::{Meta, Output, Tool};
+pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use instances::{InstanceSpec, Instances};
 pub use settings::{LocalAccess, Settings};
 
