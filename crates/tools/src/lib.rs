@@ -23,6 +23,18 @@ pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use instances::{InstanceSpec, Instances};
 pub use settings::{LocalAccess, Settings};
 
+/// The names of every tool this build has, in the stable order.
+pub fn tool_names() -> Vec<&'static str> {
+    tool_metas().iter().map(|m| m.name).collect()
+}
+
+/// The declarations of every tool this build has, in the stable order.
+pub fn tool_metas() -> Vec<Meta> {
+    let mut metas: Vec<Meta> = registry::all().iter().map(|t| t.meta()).collect();
+    metas.sort_by_key(|m| m.name);
+    metas
+}
+
 /// What `initialize` and `server/discover` tell the model first.
 pub const INSTRUCTIONS: &str = "Marquee is the household's media gateway. Start with whoami to see whose \
 authority you act with and which tools and limits apply, then get_guide (topic setup, permissions or \
