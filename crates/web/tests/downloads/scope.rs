@@ -7,7 +7,13 @@ use domain::{Capability, Role};
 use serde_json::json;
 use store::GrantSpec;
 
-use crate::{World, hashes, peers::Fixture, support::Server};
+use axum::{body::Body, http::header};
+
+use crate::{
+    UNKNOWN, World, hashes,
+    peers::Fixture,
+    support::{Server, parse, post},
+};
 
 /// A key whose grant may read, write and delete directly, but only on the instance "qb".
 async fn qb_only_key(s: &Server) -> String {
@@ -89,4 +95,14 @@ pub(crate) async fn scope(s: &Server, w: &World, t1: &Fixture) {
         before,
         "the daemons' state is as it was: nothing touched \"tr\""
     );
+    // On the REST mirror a missing torrent is 404; a refused instance is 403.
+    for (instance, status) in [("qb", 404), ("tr", 403)] {
+        let body = json!({"tool_name": "torrent_detail", "arguments": {"info_hash": UNKNOWN, "instance_id": instance}});
+        let req = post("/api/v1/tools/call")
+            .header(header::AUTHORIZATION, format!("Bearer {key}"))
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        let (resp, bytes) = s.send(req).await;
+        assert_eq!(resp.status().as_u16(), status, "{}", parse(&bytes));
+    }
 }
