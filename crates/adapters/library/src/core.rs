@@ -72,6 +72,30 @@ impl Core {
         decode("GET", &self.full(path), v)
     }
 
+    /// Interactive release search: a GET with the longer timeout whose answer is handed back
+    /// *before* redaction, because grabbing needs each release's GUID verbatim. Only `repair.rs`
+    /// calls it, and it redacts every release itself after taking the GUID out.
+    pub async fn get_slow_unredacted(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Value, Error> {
+        self.send_raw(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
+            .await
+    }
+
+    /// The instance's API key, as the secret that keys release references.
+    pub fn key(&self) -> &Secret {
+        &self.key
+    }
+
+    /// `DELETE {api}/{path}?query`; the answer (usually empty) is dropped.
+    pub async fn delete(&self, path: &str, query: &[(&str, String)]) -> Result<(), Error> {
+        self.send(Method::DELETE, path, query, None::<&()>, None)
+            .await
+            .map(|_| ())
+    }
+
     /// A GET with the longer interactive-search timeout.
     #[allow(
         dead_code,
@@ -145,6 +169,20 @@ impl Core {
         body: Option<&impl Serialize>,
         timeout: Option<Duration>,
     ) -> Result<Value, Error> {
+        let mut v = self.send_raw(method, path, query, body, timeout).await?;
+        redact::value(&mut v);
+        Ok(v)
+    }
+
+    /// One request; the answer as the service sent it (callers redact it).
+    async fn send_raw(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&impl Serialize>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, Error> {
         let full = self.full(path);
         let name = method_name(&method);
         let fail = |source: httpx::Error| Error::Http {
@@ -182,13 +220,11 @@ impl Core {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(Value::Null);
         }
-        let mut v: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        serde_json::from_slice(&bytes).map_err(|e| {
             fail(httpx::Error::Decode {
                 detail: e.to_string(),
             })
-        })?;
-        redact::value(&mut v);
-        Ok(v)
+        })
     }
 }
 

@@ -11,6 +11,7 @@ mod model;
 mod radarr;
 mod readarr;
 pub mod redact;
+mod repair;
 mod sonarr;
 
 use domain::Secret;
@@ -26,6 +27,7 @@ pub use crate::{
         Profile, QueueItem, RootFolder, SearchTarget, Season, Service, ServiceConfig, Tag,
     },
     readarr::BookHit,
+    repair::{Release, ReleaseScope, Removal},
 };
 
 /// One library instance's client: reads here, writes through [`LibraryClient::writer`].
@@ -207,6 +209,17 @@ impl LibraryClient {
         }
     }
 
+    /// Interactive release search of one scope (the longer timeout). The releases carry no GUID
+    /// or URL; [`LibraryClient::release_ref`] names one.
+    pub async fn releases(&self, scope: &ReleaseScope) -> Result<Vec<Release>, Error> {
+        repair::search(&self.core, self.service, scope).await
+    }
+
+    /// The one-way reference of a release this instance (`instance`) found in `scope`.
+    pub fn release_ref(&self, instance: &str, scope: &ReleaseScope, release: &Release) -> String {
+        release.reference(self.core.key().expose().as_bytes(), instance, scope)
+    }
+
     /// The writing half. Callers hand it out only after policy allowed the write.
     pub fn writer(&self) -> Writer<'_> {
         Writer { client: self }
@@ -239,6 +252,16 @@ impl Writer<'_> {
             Service::Readarr => readarr::search_command(target)?,
         };
         common::start_command(&self.client.core, body).await
+    }
+
+    /// Grabs a release found by [`LibraryClient::releases`].
+    pub async fn grab(&self, release: &Release) -> Result<(), Error> {
+        repair::grab(&self.client.core, release).await
+    }
+
+    /// Removes a queue item as `how` says.
+    pub async fn remove_queue_item(&self, id: i64, how: Removal) -> Result<(), Error> {
+        repair::remove(&self.client.core, id, how).await
     }
 
     /// Rescans a movie, series, artist or author folder.

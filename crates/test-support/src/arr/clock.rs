@@ -192,7 +192,11 @@ impl State {
             _ => "mkv",
         };
         let relative = format!("{name}.{extension}");
-        let mut file = json!({ "path": format!("{folder}/{relative}"), "size": size, "sceneName": name, "releaseGroup": "FAKE" });
+        let mut file = json!({ "path": format!("{folder}/{relative}"), "size": size });
+        if kind != ArrKind::Readarr {
+            file["sceneName"] = json!(name);
+            file["releaseGroup"] = json!("FAKE");
+        }
         if !quality.is_null() {
             file["quality"] = quality.clone();
         }
@@ -208,10 +212,8 @@ impl State {
             ids.remove("episodeId");
         }
         merge(&mut file, ids);
-        if kind == ArrKind::Sonarr {
-            if let Some(file) = file.as_object_mut() {
-                file.remove("originalFilePath");
-            }
+        if let (ArrKind::Sonarr, Some(file)) = (kind, file.as_object_mut()) {
+            file.remove("originalFilePath");
         }
         let file_id = self.insert(kind.file(), file);
         let held = match kind {

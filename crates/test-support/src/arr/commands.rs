@@ -123,12 +123,13 @@ pub(crate) fn run_pending(state: &mut State) {
             Ok(()) => ("completed", "successful", "Completed".to_string()),
             Err(message) => ("failed", "unsuccessful", message),
         };
-        state.update(
-            Resource::Command,
-            id,
-            json!({ "status": status, "result": result, "message": message, "started": now,
-                "ended": now, "duration": "00:00:00.0500000", "stateChangeTime": now }),
-        );
+        let mut fields = json!({ "status": status, "result": result, "message": message, "started": now,
+            "ended": now, "stateChangeTime": now });
+        if state.kind != ArrKind::Readarr {
+            // Readarr documents `duration` as a TimeSpan object; the others as text.
+            fields["duration"] = json!("00:00:00.0500000");
+        }
+        state.update(Resource::Command, id, fields);
     }
 }
 

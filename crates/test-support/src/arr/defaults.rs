@@ -49,12 +49,14 @@ pub(crate) fn install(state: &mut State) {
                     "defaultMonitorOption": "all", "defaultNewItemMonitorOption": "all", "defaultTags": [],
                     "totalSpace": 2_000_000_000_000_i64 }),
             );
-            state.insert(
-                Resource::MetadataProfile,
+            let profile = if kind == ArrKind::Readarr {
                 json!({ "name": "Standard", "minPopularity": 0.0, "skipMissingDate": false,
                     "skipMissingIsbn": false, "skipPartsAndSets": false, "skipSeriesSecondary": false,
-                    "allowedLanguages": "eng", "minPages": 0, "ignored": [] }),
-            );
+                    "allowedLanguages": "eng", "minPages": 0, "ignored": [] })
+            } else {
+                json!({ "name": "Standard", "primaryAlbumTypes": [], "secondaryAlbumTypes": [], "releaseStatuses": [] })
+            };
+            state.insert(Resource::MetadataProfile, profile);
         }
     }
     state.insert(Resource::RootFolder, root);
@@ -93,6 +95,18 @@ pub(crate) fn install(state: &mut State) {
             "removeCompletedDownloads": true, "removeFailedDownloads": true
         }),
     );
+    if kind == ArrKind::Readarr {
+        // Readarr's `Field` has no `privacy`.
+        for resource in [Resource::Indexer, Resource::DownloadClient] {
+            for mut value in state.all(resource) {
+                for field in value["fields"].as_array_mut().into_iter().flatten() {
+                    field.as_object_mut().map(|f| f.remove("privacy"));
+                }
+                let id = value["id"].as_i64().unwrap_or_default();
+                state.update(resource, id, json!({ "fields": value["fields"] }));
+            }
+        }
+    }
     state.insert(
         Resource::DelayProfile,
         json!({

@@ -132,9 +132,12 @@ pub(crate) fn seed(state: &mut State, unit_id: i64, verdict: Verdict) -> i64 {
             ),
         )]),
         Verdict::MissingRemotePathMapping => {
-            state.insert(Resource::Health, json!({ "source": "RemotePathMappingCheck", "type": "error",
+            health(
+                state,
+                json!({ "source": "RemotePathMappingCheck", "type": "error",
                 "message": "Remote download client qBittorrent reports files in /downloads/complete but this directory does not appear to exist. Likely missing remote path mapping.",
-                "wikiUrl": "https://wiki.servarr.com/radarr/system#remote-path-mapping" }));
+                "wikiUrl": "https://wiki.servarr.com/radarr/system#remote-path-mapping" }),
+            );
             json!({
                 "status": "completed", "sizeleft": 0.0, "trackedDownloadStatus": "warning",
                 "trackedDownloadState": "importPending", "outputPath": folder,
@@ -151,9 +154,12 @@ pub(crate) fn seed(state: &mut State, unit_id: i64, verdict: Verdict) -> i64 {
             "statusMessages": []
         }),
         Verdict::DownloadClientUnreachable => {
-            state.insert(Resource::Health, json!({ "source": "DownloadClientCheck", "type": "error",
+            health(
+                state,
+                json!({ "source": "DownloadClientCheck", "type": "error",
                 "message": "Unable to communicate with qBittorrent. Connection refused (qbittorrent:8080)",
-                "wikiUrl": "https://wiki.servarr.com/radarr/system#download-clients-unavailable" }));
+                "wikiUrl": "https://wiki.servarr.com/radarr/system#download-clients-unavailable" }),
+            );
             json!({
                 "status": "downloadClientUnavailable", "sizeleft": (size / 3) as f64,
                 "trackedDownloadStatus": "warning", "trackedDownloadState": "downloading", "statusMessages": []
@@ -229,4 +235,12 @@ pub(crate) fn candidate(
         }
     }
     state.insert(Resource::ManualImport, value)
+}
+
+/// A health entry; Sonarr and Readarr document `wikiUrl` as an object, so it is left out there.
+fn health(state: &mut State, mut entry: Value) {
+    if matches!(state.kind, ArrKind::Sonarr | ArrKind::Readarr) {
+        entry.as_object_mut().map(|e| e.remove("wikiUrl"));
+    }
+    state.insert(Resource::Health, entry);
 }

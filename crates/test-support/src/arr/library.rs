@@ -222,6 +222,12 @@ fn in_library(state: &State, resource: Resource, mut meta: Value) -> Value {
             .and_then(|v| state.find(resource, k, v).into_iter().next())
     });
     match held {
+        Some(held) if matches!(resource, Resource::Album | Resource::Book) => {
+            merge(
+                &mut meta,
+                json!({ "id": held["id"], "monitored": held["monitored"] }),
+            );
+        }
         Some(held) => {
             merge(
                 &mut meta,
@@ -400,13 +406,10 @@ pub(crate) fn calendar(state: &State, r: &ArrRequest) -> Value {
             })
         })
         .map(|mut v| {
-            if state.kind == ArrKind::Sonarr && r.param("includeSeries") == Some("true") {
-                if let Some(series) = v["seriesId"]
-                    .as_i64()
-                    .and_then(|id| state.get(Resource::Series, id))
-                {
-                    v["series"] = series;
-                }
+            let embed = state.kind == ArrKind::Sonarr && r.param("includeSeries") == Some("true");
+            let series = v["seriesId"].as_i64().filter(|_| embed);
+            if let Some(series) = series.and_then(|id| state.get(Resource::Series, id)) {
+                v["series"] = series;
             }
             v
         })

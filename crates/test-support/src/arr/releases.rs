@@ -30,10 +30,8 @@ pub(crate) fn queue_list(state: &State, r: &ArrRequest) -> Vec<Value> {
             for (flag, field, resource) in embeds {
                 let wanted = r.param(flag) == Some("true");
                 let id = item[format!("{field}Id")].as_i64();
-                if let (true, Some(id)) = (wanted, id) {
-                    if let Some(value) = state.get(resource, id) {
-                        item[field] = value;
-                    }
+                if let (true, Some(value)) = (wanted, id.and_then(|id| state.get(resource, id))) {
+                    item[field] = value;
                 }
             }
             item
@@ -189,9 +187,9 @@ pub(crate) fn search(state: &mut State, r: &ArrRequest) -> Answer {
         if blocked.contains(&row["title"]) {
             row["approved"] = json!(false);
             row["rejected"] = json!(true);
-            row["rejections"]
-                .as_array_mut()
-                .map(|r| r.push(json!("Release is blocklisted")));
+            if let Some(rejections) = row["rejections"].as_array_mut() {
+                rejections.push(json!("Release is blocklisted"));
+            }
         }
         let ids = state.unit_ids(*unit);
         match state.kind {
@@ -231,7 +229,7 @@ pub(crate) fn grab(state: &mut State, body: &Value) -> Answer {
     match found {
         Some((unit, release)) => {
             state.grab_release(unit, &release);
-            ok(release)
+            (StatusCode::OK, Value::Null)
         }
         None => (
             StatusCode::NOT_FOUND,
