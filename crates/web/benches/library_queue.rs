@@ -115,11 +115,23 @@ async fn main() {
     // What the fake alone costs: the raw page over loopback, no adapter, no MCP.
     let raw = httpx::client(httpx::Timeouts::default()).unwrap();
     for (fake, (_, _, id)) in fakes.iter().zip(kinds) {
-        let url = format!("{}{}/queue?page=1&pageSize=1000", fake.url(), fake.kind().api_prefix());
+        let url = format!(
+            "{}{}/queue?page=1&pageSize=1000",
+            fake.url(),
+            fake.kind().api_prefix()
+        );
         let mut t = Vec::new();
         for _ in 0..10 {
             let start = Instant::now();
-            let body = raw.get(&url).header("X-Api-Key", fake.api_key()).send().await.unwrap().bytes().await.unwrap();
+            let body = raw
+                .get(&url)
+                .header("X-Api-Key", fake.api_key())
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
             t.push(start.elapsed());
             assert!(body.len() > 1000);
         }
