@@ -46,6 +46,9 @@ pub fn tools() -> Vec<Box<dyn DynTool>> {
         Box::new(repair::search_releases::SearchReleases),
         Box::new(repair::grab_release::GrabRelease),
         Box::new(repair::remove_queue_item::RemoveQueueItem),
+        Box::new(repair::diagnose_queue::DiagnoseQueue),
+        Box::new(repair::get_manual_import_candidates::GetManualImportCandidates),
+        Box::new(repair::execute_manual_import::ExecuteManualImport),
     ]
 }
 

@@ -2,9 +2,13 @@
 //! clean-up. The scope of a search is resolved the same way for searching and for grabbing, so a
 //! reference found in one scope or instance can never match in another.
 
+pub(super) mod diagnose_queue;
+pub(super) mod execute_manual_import;
+pub(super) mod get_manual_import_candidates;
 pub(super) mod grab_release;
 pub(super) mod remove_queue_item;
 pub(super) mod search_releases;
+mod verdict;
 
 use adapters_library::ReleaseScope;
 use domain::{MediaSource, MediaType};
@@ -97,4 +101,28 @@ pub(crate) async fn resolve<'c>(
         (MediaType::Tv, None, _) => return Err(ToolError::invalid("a tv search needs a season")),
     };
     Ok((source, resolved.0, resolved.1))
+}
+
+/// The download id of a queue item; an unknown id is refused with what to do.
+pub(crate) async fn download_of(source: &Source, queue_id: i64) -> Result<String, ToolError> {
+    let queue = source
+        .client()?
+        .queue()
+        .await
+        .map_err(|e| source.error(e))?;
+    let item = queue.iter().find(|q| q.id == queue_id).ok_or_else(|| {
+        ToolError::invalid(format!(
+            "the queue of {} has no item {queue_id}; get_queue shows its items",
+            source.id
+        ))
+    })?;
+    item.download_id
+        .clone()
+        .filter(|d| !d.is_empty())
+        .ok_or_else(|| {
+            ToolError::invalid(format!(
+                "queue item {queue_id} of {} has no download id; give the folder instead",
+                source.id
+            ))
+        })
 }
