@@ -4,6 +4,12 @@
 
 mod support;
 
+use std::sync::{Arc, Mutex};
+
+use axum::{
+    body::Body,
+    http::{Request, header},
+};
 use domain::InstanceKind;
 use serde_json::{Value, json};
 use support::{Server, instance, outcome, server_with_instances};
@@ -245,4 +251,63 @@ async fn remove_queue_item_blocklists_and_the_item_leaves_the_fakes_queue() {
         ),
         (json!(true), json!(true))
     );
+}
+
+/// Log lines written while the guard lives, at every level.
+#[derive(Clone, Default)]
+struct Logs(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn grabs_are_audited_and_no_guid_or_url_reaches_a_log_line_an_audit_entry_or_metrics() {
+    let logs = Logs::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    tracing::info!("capturing");
+
+    let fake = radarr_with_heat().await;
+    let s = marquee(&[("radarr", &fake)]).await;
+    let rows = search(&s, heat("radarr")).await["releases"].clone();
+    assert!(!grab(&s, heat("radarr"), &rows[0]).await.0);
+    fake.clear_releases();
+    assert!(
+        grab(&s, heat("radarr"), &rows[1]).await.0,
+        "a vanished release is refused"
+    );
+    let (_, metrics) = s
+        .send(
+            Request::get("/metrics")
+                .header(header::HOST, "localhost")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+
+    let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert!(logged.contains("capturing"), "the capture works");
+    assert!(!logged.contains(CANARY), "{logged}");
+    assert!(!String::from_utf8(metrics).unwrap().contains(CANARY));
+    let audit = s
+        .host
+        .app
+        .store()
+        .audit_page(&store::AuditQuery::default())
+        .await
+        .unwrap();
+    let grabs: Vec<_> = audit.iter().filter(|e| e.tool == "grab_release").collect();
+    assert_eq!(grabs.len(), 2, "both grab attempts are audited");
+    assert!(audit.iter().all(|e| !format!("{e:?}").contains(CANARY)));
 }
