@@ -311,3 +311,26 @@ async fn grabs_are_audited_and_no_guid_or_url_reaches_a_log_line_an_audit_entry_
     assert_eq!(grabs.len(), 2, "both grab attempts are audited");
     assert!(audit.iter().all(|e| !format!("{e:?}").contains(CANARY)));
 }
+
+#[tokio::test]
+async fn an_album_is_searched_and_grabbed_on_lidarr() {
+    let fake = FakeArr::start(ArrKind::Lidarr).await;
+    let artist = fake.insert(Resource::Artist, json!({ "artistName": "The Beatles", "foreignArtistId": "b10bbbfc", "path": "/music/The Beatles" }));
+    let album = fake.insert(
+        Resource::Album,
+        json!({ "title": "Abbey Road", "foreignAlbumId": "9162580e", "artistId": artist }),
+    );
+    fake.seed_release(album, json!({ "title": "The Beatles - Abbey Road (1969) [FLAC]", "guid": format!("{CANARY}-album") }));
+    let s = marquee(&[("lidarr", &fake)]).await;
+    let scope =
+        json!({ "media_source": "musicbrainz", "media_id": "9162580e", "media_type": "music" });
+    let data = search(&s, scope.clone()).await;
+    assert_eq!(
+        data["releases"][0]["title"],
+        "The Beatles - Abbey Road (1969) [FLAC]"
+    );
+    let (error, summary) = grab(&s, scope, &data["releases"][0]).await;
+    assert!(!error, "{summary}");
+    assert_eq!(fake.grabs()[0]["guid"], format!("{CANARY}-album"));
+    assert_eq!(fake.all(Resource::Queue)[0]["albumId"], album);
+}
