@@ -172,5 +172,20 @@ for spec in 2025-11-25 2026-07-28; do
 done
 stop "$c_PID"
 
+# ---- [mcp section] Full conformance suites (both eras), every scenario, no expected
+# failures: a test server with [mcp] conformance_fixtures on serves the suite's fixtures.
+PF=$(free_port); F="http://127.0.0.1:$PF"; DF=$W/f
+start f "$DF" "$PF" MARQUEE_MCP__CONFORMANCE_FIXTURES=true MARQUEE_AUTH__LOCAL_PERSON=conformance MARQUEE_AUTH__LOCAL_GRANT=reader || bad "fixture server starts"
+FKEY=$(grep -m1 -o 'mq_[A-Za-z0-9_]*' "$W/f.out")
+"$BIN" people add conformance --role user --data-dir "$DF" >/dev/null 2>&1
+for spec in 2025-11-25 2026-07-28; do
+  OUT=$("$KIT/conformance.sh" "$F/mcp?apikey=$FKEY" --spec "$spec" 2>&1)
+  echo "$OUT" | grep -E '^(FAIL|SKIP) ' | sed "s/^/   [full $spec] /"
+  check "conformance full --spec $spec: no failure" "$(echo "$OUT" | grep -c '^FAIL ')" 0
+  contains "conformance full --spec $spec: summary" "$(echo "$OUT" | tail -1)" ", 0 failed"
+done
+stop "$f_PID"
+# ---- [end mcp section]
+
 echo "e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -40,7 +40,14 @@ pub async fn open_host(
     }
     settings.set_warnings(loaded.warnings.clone());
     let app = App::new(store, Arc::new(settings), Arc::new(instances));
-    Ok(Arc::new(Host::new(app, metrics)))
+    if loaded.config.mcp.conformance_fixtures {
+        tracing::warn!(
+            "the conformance suite's test_* fixtures are served ([mcp] conformance_fixtures); never in a product config"
+        );
+    }
+    let host =
+        Host::new(app, metrics).with_conformance_fixtures(loaded.config.mcp.conformance_fixtures);
+    Ok(Arc::new(host))
 }
 
 pub async fn serve(

@@ -4,7 +4,7 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use mcp::{
-    HostError, ListedTool, RenderedResult, ServerIdentity, ToolHost,
+    Context, HostError, ListedTool, RenderedResult, ServerIdentity, ToolHost,
     model::{
         ErrorData, JsonObject, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
         Tool, ToolAnnotations,
@@ -23,6 +23,8 @@ pub struct Host {
     metrics: Arc<Metrics>,
     /// MCP definitions of every tool, built once.
     defs: HashMap<&'static str, Arc<ListedTool>>,
+    /// `[mcp] conformance_fixtures`: the suite's `test_*` fixtures are served too.
+    fixtures: bool,
 }
 
 impl Host {
@@ -43,7 +45,14 @@ impl Host {
             identity,
             metrics,
             defs,
+            fixtures: false,
         }
+    }
+
+    /// Serves the conformance suite's fixtures beside the tools (test servers only).
+    pub fn with_conformance_fixtures(mut self, on: bool) -> Host {
+        self.fixtures = on;
+        self
     }
 
     /// The MCP definition of one tool, whoever asks.
@@ -160,6 +169,7 @@ impl ToolHost for Host {
         caller: &Caller,
         name: &str,
         arguments: Option<JsonObject>,
+        _cx: &Context<'_>,
     ) -> Result<RenderedResult, ErrorData> {
         match self.app.call(caller, name, arguments).await {
             Called::UnknownTool => {
@@ -211,6 +221,10 @@ impl ToolHost for Host {
                 ResourceContents::text(t.text(), t.uri()).with_mime_type("text/markdown");
             ReadResourceResult::new(vec![contents])
         }))
+    }
+
+    fn conformance_fixtures(&self) -> bool {
+        self.fixtures
     }
 
     fn observe(&self, method: &str, status: u16, elapsed: Duration) {

@@ -47,10 +47,7 @@ impl Web {
 
 /// The whole router. Every route but `/healthz` answers 503 until the store is ready.
 pub fn router(web: Web) -> Router {
-    let mcp = mcp::edge::router(Arc::new(Edge {
-        ready: web.ready.clone(),
-        config: web.edge.clone(),
-    }));
+    let mcp = mcp::edge::router(Arc::new(Edge::new(web.ready.clone(), web.edge.clone())));
     let gated = Router::new()
         .route(
             "/readyz",
