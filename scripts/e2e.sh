@@ -184,6 +184,22 @@ for spec in 2025-11-25 2026-07-28; do
   check "conformance full --spec $spec: no failure" "$(echo "$OUT" | grep -c '^FAIL ')" 0
   contains "conformance full --spec $spec: summary" "$(echo "$OUT" | tail -1)" ", 0 failed"
 done
+# Prompts, completions, progress, logging and elicitation through the official Python SDK
+# (scripts/mcp_features.py), over HTTP and stdio; the Inspector lists prompts.
+feat() {
+  local name=$1 out=$2
+  check "$name: prompts listed" "$(jq -r '.prompts|index("request-media") != null' <<<"$out")" true
+  contains "$name: a prompt names its tools" "$(jq -r .prompt_text <<<"$out")" "Tools to use: search_titles"
+  check "$name: a prompt argument completes" "$(jq -c .media_type_completion <<<"$out")" '["tv"]'
+  check "$name: a guide topic completes" "$(jq -c .topic_completion <<<"$out")" '["setup"]'
+  check "$name: progress notifications during a long call" "$(jq -c .progress <<<"$out")" '[0,50,100]'
+  check "$name: log notifications at the level asked" "$(jq -r '.logs|length' <<<"$out")" 3
+  contains "$name: an elicitation is answered" "$(jq -r .elicitation_result <<<"$out")" "action=accept"
+}
+feat "python SDK features over HTTP" "$("$ROOT/scripts/mcp_features.py" --url "$F/mcp" --header "Authorization: Bearer $FKEY" --fixtures 2>"$W/feat.err")"
+feat "python SDK features over stdio" "$("$ROOT/scripts/mcp_features.py" --stdio "env MARQUEE_KEY=$FKEY MARQUEE_MCP__CONFORMANCE_FIXTURES=true $BIN stdio --data-dir $DF" --fixtures 2>"$W/feat.err")"
+OUT=$("$KIT/inspector.sh" "$F/mcp" --header "Authorization: Bearer $FKEY" --method prompts/list --format json 2>"$W/insp.err")
+contains "inspector lists prompts" "$OUT" '"library-health"'
 stop "$f_PID"
 # ---- [end mcp section]
 

@@ -2,12 +2,14 @@
 //! them (policy, fresh authority before writes, audit, panic containment). Knows no MCP wire.
 
 mod app;
+pub mod completions;
 mod context;
 pub mod contract;
 pub mod discover;
 pub mod downloads;
 pub mod guides;
 pub mod instances;
+pub mod prompts;
 mod registry;
 pub mod requests;
 mod server;
