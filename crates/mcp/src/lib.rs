@@ -9,6 +9,7 @@ pub mod edge;
 mod fixtures;
 mod methods;
 pub mod stdio;
+pub mod throttle;
 mod version;
 
 use std::{future::Future, sync::Arc, time::Duration};

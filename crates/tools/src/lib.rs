@@ -9,6 +9,7 @@ pub mod discover;
 pub mod downloads;
 pub mod guides;
 pub mod instances;
+pub mod library;
 pub mod prompts;
 mod registry;
 pub mod requests;
