@@ -10,7 +10,7 @@ pub mod get_trending;
 pub(crate) mod identity;
 pub(crate) mod limits;
 pub(crate) mod lookup;
-mod ratings;
+pub(crate) mod ratings;
 pub(crate) mod render;
 pub mod search_collections;
 pub mod search_music;
