@@ -58,8 +58,31 @@ e2e_failed=$(awk '/^e2e: [0-9]+ passed/ {print $4}' "$rust_log.e2e" | tail -1)
 e2e_passed=${e2e_passed:-0}; e2e_failed=${e2e_failed:-1}
 if [ "$e2e_rc" != 0 ] && [ "$e2e_failed" = 0 ]; then e2e_failed=1; fi
 
+# ---- bench matrix smoke (issue 14) ------------------------------------------------------
+# Every case of scripts/bench-matrix.sh answered once more, in 1-second runs on the debug
+# build, so the matrix cannot rot; its verdicts are not judged here (benchmarks are not tests).
+log "bench matrix smoke"
+if [ -z "${SKIP_SETUP:-}" ]; then
+  for p in wrk sqlite3; do
+    command -v "$p" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null
+  done
+fi
+set +e
+"$ROOT/scripts/bench-matrix.sh" --smoke >"$rust_log.matrix" 2>&1
+matrix_rc=$?
+set -e
+if [ "$matrix_rc" = 0 ]; then
+  matrix_passed=1; matrix_failed=0
+  tail -n 3 "$rust_log.matrix"
+else
+  matrix_passed=0; matrix_failed=1
+  tail -n 30 "$rust_log.matrix"
+fi
+# ---- end of bench matrix smoke ----------------------------------------------------------
+
 log "summary"
 echo "rust: $rust_passed passed, $rust_failed failed"
 echo "e2e: $e2e_passed passed, $e2e_failed failed"
-echo "$((rust_passed + e2e_passed)) passed, $((rust_failed + e2e_failed)) failed"
-[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ]
+echo "bench matrix smoke: $matrix_passed passed, $matrix_failed failed"
+echo "$((rust_passed + e2e_passed + matrix_passed)) passed, $((rust_failed + e2e_failed + matrix_failed)) failed"
+[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$matrix_failed" = 0 ]
