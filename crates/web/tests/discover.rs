@@ -145,7 +145,8 @@ async fn kept_builtin_answers_are_kept_per_question_and_per_callers_limits() {
     assert_eq!(owner_again, owner_first);
     assert_eq!(kid_again, kid_first);
     // Other arguments are another question.
-    let later = json!({"media_type": "movie", "genres": ["Crime"], "year_from": 2000});
+    let later =
+        json!({"media_type": "movie", "genres": ["Crime"], "year_from": 1990, "year_to": 1995});
     let owner_later = outcome(&s.call(&s.owner_key, "browse_titles", later).await).2;
     assert_ne!(ids(&rows(&owner_later)), ids(&rows(&owner_first)));
     // Once the kid's limits change, the answer kept for the old ones is not handed out.
