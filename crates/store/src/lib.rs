@@ -5,6 +5,7 @@
 //! come later without touching callers. SQL stays portable where that is cheap: no SQLite-only
 //! functions in queries, timestamps as INTEGER unix milliseconds, JSON as TEXT.
 
+mod arrivals;
 mod audit;
 mod bootstrap;
 mod error;
@@ -28,6 +29,7 @@ use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
 };
 
+pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit};
 pub use error::Error;
 pub use grants::{Grant, OWNER_GRANT};
