@@ -8,6 +8,7 @@ pub mod get_recommendations;
 pub mod get_title_details;
 pub mod get_trending;
 pub(crate) mod identity;
+mod kept;
 pub(crate) mod limits;
 pub(crate) mod lookup;
 pub(crate) mod ratings;
