@@ -32,9 +32,12 @@ const REMEMBERED: usize = 10_000;
 pub struct Peers {
     salt: u64,
     next: AtomicU64,
-    waiting: Mutex<HashMap<String, (u64, oneshot::Sender<Map<String, Value>>)>>,
+    waiting: Mutex<HashMap<String, Waiting>>,
     remembered: Mutex<HashMap<u64, Remembered>>,
 }
+
+/// An open question: the owner who may answer it, and where the answer goes.
+type Waiting = (u64, oneshot::Sender<Map<String, Value>>);
 
 #[derive(Clone, Default)]
 struct Remembered {
@@ -237,7 +240,7 @@ impl<'a> Context<'a> {
     /// `notifications/message`, when the client asked for this level or a lower one. The
     /// caller must not put secrets in `data`.
     pub fn log(&self, level: LogLevel, logger: &str, data: Value) {
-        if !self.level.is_some_and(|wanted| level >= wanted) {
+        if self.level.is_none_or(|wanted| level < wanted) {
             return;
         }
         self.send(&json!({
