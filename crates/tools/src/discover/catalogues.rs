@@ -2,7 +2,7 @@
 //! one: the named `instance_id`, or, when omitted, the default catalogue if it can answer the
 //! question, else the default instance of a kind that can.
 
-use std::{sync::Arc, time::Duration};
+use std::{future::Future, sync::Arc, time::Duration};
 
 use adapters_catalogue::{
     Builtin, Catalogue, MusicBrainz, MusicBrainzConfig, Tmdb, TmdbAuth, TmdbConfig,
@@ -10,10 +10,11 @@ use adapters_catalogue::{
 use domain::{InstanceKind, KindFamily};
 use tokio::sync::OnceCell;
 
-use super::ratings::RatingCache;
+use super::{kept::Kept, ratings::RatingCache};
+use crate::ErrorCode;
 use crate::{
     context::Ctx,
-    contract::ToolError,
+    contract::{Output, ToolError},
     instances::{InstanceSpec, Instances},
 };
 
@@ -50,18 +51,39 @@ pub(crate) struct Entry {
     source: Source,
     /// Ratings read from details for rows that came without one.
     pub ratings: RatingCache,
+    /// The builtin catalogue's answers, kept (its data never changes).
+    kept: Kept,
 }
 
 impl Entry {
+    /// `compute`'s answer of `tool` to `question`; for the builtin catalogue, kept per question and
+    /// per caller's limits and handed out again (see `kept.rs`). Other catalogues answer afresh.
+    pub async fn answer<F, Fut>(
+        &self,
+        ctx: &Ctx,
+        tool: &'static str,
+        question: String,
+        compute: F,
+    ) -> Result<Output, ToolError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Output, ToolError>>,
+    {
+        match self.source {
+            Source::Builtin => self.kept.answer(ctx, tool, question, compute).await,
+            _ => compute().await,
+        }
+    }
+
     pub async fn catalogue(&self) -> Result<Arc<dyn Catalogue>, ToolError> {
         match &self.source {
             Source::Ready(c) => Ok(c.clone()),
             Source::Builtin => builtin()
                 .await
                 .map(|b| b as Arc<dyn Catalogue>)
-                .map_err(|e| ToolError::new("backend_unavailable", e)),
+                .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e)),
             Source::Broken(why) => Err(ToolError::new(
-                "backend_misconfigured",
+                ErrorCode::BackendMisconfigured,
                 format!(
                     "the catalogue instance \"{}\" cannot be used: {why}",
                     self.id
@@ -139,6 +161,7 @@ impl Catalogues {
                 id: spec.id.clone(),
                 source: build(spec),
                 ratings: RatingCache::new(Duration::from_secs(6 * 3600)),
+                kept: Kept::default(),
             })
             .collect();
         if entries.iter().any(|e| matches!(e.source, Source::Builtin))
@@ -197,7 +220,7 @@ pub(crate) fn pick<'c>(
     };
     let spec = match instance_id {
         Some(id) => {
-            let spec = ctx.instance(KindFamily::Catalogue, Some(id))?;
+            let (spec, _) = ctx.instance(KindFamily::Catalogue, Some(id))?;
             if !kinds.contains(&spec.kind) {
                 return Err(unsupported_here(ctx, spec, kinds, what));
             }
@@ -207,10 +230,7 @@ pub(crate) fn pick<'c>(
             let all = ctx.instances().all();
             let family_default = ctx.instances().resolve(KindFamily::Catalogue, None).ok();
             // Only kinds that can answer, and (with an instance-bound grant) only covered instances.
-            let covered = ctx.caller.authority.grant.instances.as_deref();
-            let fits = |s: &&InstanceSpec| {
-                kinds.contains(&s.kind) && covered.is_none_or(|c| c.contains(&s.id))
-            };
+            let fits = |s: &&InstanceSpec| kinds.contains(&s.kind) && ctx.covers(&s.id);
             let chosen = family_default
                 .filter(fits)
                 .or_else(|| all.iter().filter(fits).find(|s| s.default))
@@ -222,16 +242,16 @@ pub(crate) fn pick<'c>(
                     "none is configured; add one under [[instances]] in marquee.toml"
                 };
                 return Err(ToolError::new(
-                    "unsupported",
+                    ErrorCode::Unsupported,
                     format!("{what} needs a {} catalogue and {reason}", names(kinds)),
                 ));
             };
-            ctx.instance(KindFamily::Catalogue, Some(&chosen.id))?
+            ctx.instance(KindFamily::Catalogue, Some(&chosen.id))?.0
         }
     };
     ctx.catalogues().entry(&spec.id).ok_or_else(|| {
         ToolError::new(
-            "unknown_instance",
+            ErrorCode::UnknownInstance,
             format!("the catalogue instance \"{}\" is not loaded", spec.id),
         )
     })
@@ -260,7 +280,7 @@ fn unsupported_here(
         format!("use instance_id {}", able.join(" or "))
     };
     ToolError::new(
-        "unsupported",
+        ErrorCode::Unsupported,
         format!(
             "the {} catalogue \"{}\" cannot answer {what}; {hint}",
             spec.kind, spec.id

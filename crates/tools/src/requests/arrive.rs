@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use store::{LibraryLink, MediaRequest, RequestStatus};
 
 use crate::{
+    ErrorCode,
     context::Ctx,
     contract::ToolError,
     library::{
@@ -79,7 +80,7 @@ pub(crate) async fn destination(
         }
         None => profiles.first().map(|p| p.id).ok_or_else(|| {
             ToolError::new(
-                "backend_unavailable",
+                ErrorCode::BackendUnavailable,
                 format!(
                     "library instance {} has no quality profile; add one in its settings",
                     source.id
@@ -99,7 +100,7 @@ pub(crate) async fn destination(
         }
         None => folders.first().map(|r| r.path.clone()).ok_or_else(|| {
             ToolError::new(
-                "backend_unavailable",
+                ErrorCode::BackendUnavailable,
                 format!(
                     "library instance {} has no root folder; add one in its settings",
                     source.id
@@ -226,7 +227,7 @@ async fn add_options(
             .map_err(|e| source.error(e))?
             .first()
             .map(|p| p.id)
-            .ok_or_else(|| ToolError::new("backend_unavailable", "no quality profile"))?,
+            .ok_or_else(|| ToolError::new(ErrorCode::BackendUnavailable, "no quality profile"))?,
     };
     let root_folder_path = match &link.root_folder {
         Some(f) => f.clone(),
@@ -236,7 +237,7 @@ async fn add_options(
             .map_err(|e| source.error(e))?
             .first()
             .map(|r| r.path.clone())
-            .ok_or_else(|| ToolError::new("backend_unavailable", "no root folder"))?,
+            .ok_or_else(|| ToolError::new(ErrorCode::BackendUnavailable, "no root folder"))?,
     };
     let metadata_profile_id = client
         .metadata_profiles()

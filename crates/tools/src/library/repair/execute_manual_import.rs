@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{super::source::one, download_of};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct ExecuteManualImport;
 
@@ -57,6 +57,7 @@ impl Tool for ExecuteManualImport {
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -161,7 +162,7 @@ impl Tool for ExecuteManualImport {
         let failed = !matches!(command.status.as_str(), "completed" | "queued" | "started");
         let data = json!({ "instance_id": source.id, "command": command, "files": chosen.len() });
         if failed {
-            return Err(ToolError::new("upstream_failed", outcome).with_data(data));
+            return Err(ToolError::new(ErrorCode::BackendError, outcome).with_data(data));
         }
         Ok(Output::new(outcome, data))
     }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Scope, resolve};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct GrabRelease;
 
@@ -42,6 +42,7 @@ impl Tool for GrabRelease {
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
         needs_plan: false,
+        allowance: Some(domain::AllowanceKind::Grabs),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -73,7 +74,7 @@ impl Tool for GrabRelease {
             [one] => *one,
             [] => {
                 return Err(ToolError::new(
-                    "not_found",
+                    ErrorCode::NotFound,
                     format!(
                         "no release of {label} on {} matches that release_ref and indexer_id (it may have left the indexer, or it came from another scope or instance); nothing was grabbed; run search_releases again",
                         source.id
@@ -82,7 +83,7 @@ impl Tool for GrabRelease {
             }
             several => {
                 return Err(ToolError::new(
-                    "conflict",
+                    ErrorCode::Conflict,
                     format!(
                         "{} releases of {label} on {} match that reference; nothing was grabbed; pick another row of search_releases",
                         several.len(),

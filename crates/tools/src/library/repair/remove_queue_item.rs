@@ -47,6 +47,7 @@ impl Tool for RemoveQueueItem {
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
