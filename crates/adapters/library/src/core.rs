@@ -211,7 +211,10 @@ impl Core {
         let status = resp.status();
         if !status.is_success() {
             // The upstream body is never passed on: it may echo what we sent.
-            return Err(fail(httpx::Error::from_status(status.as_u16(), "")));
+            return Err(fail(httpx::Error::from_status(
+                status.as_u16(),
+                "its body is not passed on",
+            )));
         }
         let bytes = resp
             .bytes()
