@@ -49,6 +49,7 @@ impl Tool for TriggerSearch {
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
         needs_plan: false,
+        allowance: Some(domain::AllowanceKind::Searches),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -135,8 +136,9 @@ impl Tool for TriggerSearch {
                 }
             }
         };
-        let command = client
-            .writer()
+        let allowed = ctx.authorize(&source.id)?;
+        let command = source
+            .writer(&allowed)?
             .search(&target)
             .await
             .map_err(|e| source.error(e))?;

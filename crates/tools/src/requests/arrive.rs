@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use store::{LibraryLink, MediaRequest, RequestStatus};
 
 use crate::{
+    ErrorCode,
     context::Ctx,
     contract::ToolError,
     library::{
@@ -79,7 +80,7 @@ pub(crate) async fn destination(
         }
         None => profiles.first().map(|p| p.id).ok_or_else(|| {
             ToolError::new(
-                "backend_unavailable",
+                ErrorCode::BackendMisconfigured,
                 format!(
                     "library instance {} has no quality profile; add one in its settings",
                     source.id
@@ -99,7 +100,7 @@ pub(crate) async fn destination(
         }
         None => folders.first().map(|r| r.path.clone()).ok_or_else(|| {
             ToolError::new(
-                "backend_unavailable",
+                ErrorCode::BackendMisconfigured,
                 format!(
                     "library instance {} has no root folder; add one in its settings",
                     source.id
@@ -184,13 +185,15 @@ async fn add_and_search(
         &request.media.media_id,
         request.media_type,
     )?;
+    // The request tool's own decision, on the library instance it writes to.
+    let allowed = ctx.authorize(&source.id)?;
+    let writer = source.writer(&allowed)?;
     let found = client.find(&media).await.map_err(|e| source.error(e))?;
     let (item_id, added) = match found.library_id {
         Some(id) => (id, false),
         None => {
             let opts = add_options(client, source, link, &request.seasons).await?;
-            let item = client
-                .writer()
+            let item = writer
                 .add(&found, &opts)
                 .await
                 .map_err(|e| source.error(e))?;
@@ -204,11 +207,7 @@ async fn add_and_search(
         MediaType::Music => SearchTarget::Album(item_id),
         MediaType::Book => SearchTarget::Book(item_id),
     };
-    let command = client
-        .writer()
-        .search(&target)
-        .await
-        .map_err(|e| source.error(e))?;
+    let command = writer.search(&target).await.map_err(|e| source.error(e))?;
     Ok((item_id, Some(command.id), added))
 }
 
@@ -226,7 +225,7 @@ async fn add_options(
             .map_err(|e| source.error(e))?
             .first()
             .map(|p| p.id)
-            .ok_or_else(|| ToolError::new("backend_unavailable", "no quality profile"))?,
+            .ok_or_else(|| ToolError::new(ErrorCode::BackendUnavailable, "no quality profile"))?,
     };
     let root_folder_path = match &link.root_folder {
         Some(f) => f.clone(),
@@ -236,7 +235,7 @@ async fn add_options(
             .map_err(|e| source.error(e))?
             .first()
             .map(|r| r.path.clone())
-            .ok_or_else(|| ToolError::new("backend_unavailable", "no root folder"))?,
+            .ok_or_else(|| ToolError::new(ErrorCode::BackendUnavailable, "no root folder"))?,
     };
     let metadata_profile_id = client
         .metadata_profiles()
