@@ -4,6 +4,7 @@
 mod allowance;
 mod app;
 mod authority;
+pub mod completions;
 mod context;
 pub mod contract;
 pub mod discover;
@@ -12,6 +13,7 @@ mod error;
 pub mod guides;
 pub mod instances;
 pub mod library;
+pub mod prompts;
 mod registry;
 pub mod requests;
 mod server;
