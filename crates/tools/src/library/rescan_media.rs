@@ -47,9 +47,9 @@ impl Tool for RescanMedia {
         let item = held(source, &media).await?;
         // Lidarr rescans artists: an album's folder is its artist's.
         let target = item.parent_id.unwrap_or(item.id);
+        let allowed = ctx.authorize(&source.id)?;
         let command = source
-            .client()?
-            .writer()
+            .writer(&allowed)?
             .rescan(target)
             .await
             .map_err(|e| source.error(e))?;

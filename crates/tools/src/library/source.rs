@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
-use adapters_library::{Error, LibraryClient, Service};
+use adapters_library::{Error, LibraryClient, Service, Writer};
 use domain::{InstanceKind, KindFamily, MediaType};
 use futures::future::join_all;
+use policy::Allowed;
 use serde_json::{Value, json};
 
 use crate::{
@@ -95,6 +96,22 @@ impl Source {
         self.client
             .as_deref()
             .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.clone()))
+    }
+
+    /// The writing half of the client, for a call `policy::decide` allowed on this very
+    /// instance (`Ctx::authorize`): adding titles, searches, rescans.
+    pub fn writer(&self, allowed: &Allowed) -> Result<Writer<'_>, ToolError> {
+        if !allowed.covers(&self.id) {
+            tracing::error!(instance = %self.id, decided_for = ?allowed.instance(), "a library write was attempted with a proof for another instance");
+            return Err(ToolError::new(
+                ErrorCode::Internal,
+                format!(
+                    "the write to instance {} was stopped: it was not decided for that instance; the server log has the details",
+                    self.id
+                ),
+            ));
+        }
+        Ok(self.client()?.writer())
     }
 
     /// Turns an adapter failure into a sentence naming this instance and what to do.

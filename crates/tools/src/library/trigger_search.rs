@@ -136,8 +136,9 @@ impl Tool for TriggerSearch {
                 }
             }
         };
-        let command = client
-            .writer()
+        let allowed = ctx.authorize(&source.id)?;
+        let command = source
+            .writer(&allowed)?
             .search(&target)
             .await
             .map_err(|e| source.error(e))?;

@@ -80,7 +80,7 @@ pub(crate) async fn destination(
         }
         None => profiles.first().map(|p| p.id).ok_or_else(|| {
             ToolError::new(
-                ErrorCode::BackendUnavailable,
+                ErrorCode::BackendMisconfigured,
                 format!(
                     "library instance {} has no quality profile; add one in its settings",
                     source.id
@@ -100,7 +100,7 @@ pub(crate) async fn destination(
         }
         None => folders.first().map(|r| r.path.clone()).ok_or_else(|| {
             ToolError::new(
-                ErrorCode::BackendUnavailable,
+                ErrorCode::BackendMisconfigured,
                 format!(
                     "library instance {} has no root folder; add one in its settings",
                     source.id
@@ -185,13 +185,15 @@ async fn add_and_search(
         &request.media.media_id,
         request.media_type,
     )?;
+    // The request tool's own decision, on the library instance it writes to.
+    let allowed = ctx.authorize(&source.id)?;
+    let writer = source.writer(&allowed)?;
     let found = client.find(&media).await.map_err(|e| source.error(e))?;
     let (item_id, added) = match found.library_id {
         Some(id) => (id, false),
         None => {
             let opts = add_options(client, source, link, &request.seasons).await?;
-            let item = client
-                .writer()
+            let item = writer
                 .add(&found, &opts)
                 .await
                 .map_err(|e| source.error(e))?;
@@ -205,11 +207,7 @@ async fn add_and_search(
         MediaType::Music => SearchTarget::Album(item_id),
         MediaType::Book => SearchTarget::Book(item_id),
     };
-    let command = client
-        .writer()
-        .search(&target)
-        .await
-        .map_err(|e| source.error(e))?;
+    let command = writer.search(&target).await.map_err(|e| source.error(e))?;
     Ok((item_id, Some(command.id), added))
 }
 
