@@ -6,6 +6,7 @@
 //! functions in queries, timestamps as INTEGER unix milliseconds, JSON as TEXT.
 
 mod allowances;
+mod arrivals;
 mod audit;
 mod bootstrap;
 mod error;
@@ -31,6 +32,7 @@ use sqlx::{
 };
 
 pub use allowances::{AllowanceLeft, Reserved};
+pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit};
 pub use error::Error;
 pub use grant_changes::GrantSpec;

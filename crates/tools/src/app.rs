@@ -18,6 +18,7 @@ use crate::{
     downloads::Downloads,
     error::{ErrorCode, ToolError},
     instances::Instances,
+    library::Libraries,
     registry,
     settings::Settings,
 };
@@ -29,6 +30,7 @@ pub(crate) struct Shared {
     pub instances: Arc<Instances>,
     pub downloads: Downloads,
     pub catalogues: Catalogues,
+    pub libraries: Libraries,
 }
 
 /// The tool host: one per process.
@@ -77,6 +79,7 @@ impl App {
             shared: Arc::new(Shared {
                 downloads: Downloads::from_instances(&instances),
                 catalogues: Catalogues::from_instances(&instances),
+                libraries: Libraries::from_instances(&instances),
                 store,
                 settings,
                 instances,

@@ -14,6 +14,7 @@ use crate::{
     discover::Catalogues,
     downloads::Downloads,
     instances::{InstanceSpec, Instances},
+    library::Libraries,
     settings::Settings,
 };
 
@@ -72,6 +73,10 @@ impl Ctx {
 
     pub fn catalogues(&self) -> &Catalogues {
         &self.shared.catalogues
+    }
+
+    pub fn libraries(&self) -> &Libraries {
+        &self.shared.libraries
     }
 
     /// Decides this call on the resolved instance `id`: the proof a write-capable handle on

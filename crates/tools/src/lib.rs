@@ -11,6 +11,7 @@ pub mod downloads;
 mod error;
 pub mod guides;
 pub mod instances;
+pub mod library;
 mod registry;
 pub mod requests;
 mod server;

@@ -28,6 +28,7 @@ mod set_category;
 mod set_tags;
 mod source;
 mod torrent_detail;
+mod torrent_file;
 mod torrent_files;
 mod tracker_errors;
 mod write;
