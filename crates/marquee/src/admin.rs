@@ -345,6 +345,19 @@ pub fn config_check(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
             if i.default { " (default)" } else { "" }
         );
     }
+    let folders = &loaded.config.downloads.torrent_folders;
+    if folders.is_empty() {
+        println!("torrent folders: none (add_torrent takes magnet links and http(s) URLs only)");
+    }
+    for f in folders {
+        match std::fs::canonicalize(f) {
+            Ok(real) if real.is_dir() => println!("torrent folder {}", real.display()),
+            _ => println!(
+                "warning: torrent folder {} is not a readable folder; add_torrent reads nothing from it",
+                f.display()
+            ),
+        }
+    }
     for w in &loaded.warnings {
         println!("warning: {w}");
     }

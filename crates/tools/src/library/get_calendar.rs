@@ -12,7 +12,7 @@ use super::{
     count,
     source::{chosen, merged},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
+use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct GetCalendar;
 

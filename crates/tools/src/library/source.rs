@@ -258,7 +258,7 @@ impl<T> Merged<'_, T> {
         Value::Array(
             self.failed
                 .iter()
-                .map(|(s, e)| json!({ "instance_id": s.id, "code": e.code, "error": e.message }))
+                .map(|(s, e)| json!({ "instance_id": s.id, "code": e.code.as_str(), "error": e.message }))
                 .collect(),
         )
     }
