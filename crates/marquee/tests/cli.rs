@@ -202,12 +202,8 @@ fn tools_list_for_a_person_agrees_with_mcp_tools_list_and_switches_hold_over_std
         json!({"name": "get_trending", "arguments": {}}),
     );
     assert_eq!(r["result"]["isError"], true, "{r}");
-    let mut req = Session::start(
-        d,
-        &marquee(d, &["keys", "create", "--person", "req"])
-            .trim()
-            .to_string(),
-    );
+    let req_key = marquee(d, &["keys", "create", "--person", "req"]);
+    let mut req = Session::start(d, req_key.trim());
     assert!(req.tools().contains(&"whoami".to_string()));
     marquee(d, &["tools", "enable", "whoami", "--for-person", "rea"]);
     assert!(

@@ -68,28 +68,24 @@ impl Store {
         if let Some(cached) = token.and_then(|t| self.fresh().switches(t)) {
             return Ok(cached);
         }
-        let rows = sqlx::query("SELECT tool_name, enabled FROM tool_switches")
-            .fetch_all(self.pool())
-            .await?;
-        let all: HashMap<String, bool> = rows
-            .iter()
-            .map(|row| Ok((row.try_get("tool_name")?, row.try_get("enabled")?)))
-            .collect::<Result<_, Error>>()?;
-        let rows = sqlx::query("SELECT person_id, tool_name, enabled FROM person_tool_switches")
-            .fetch_all(self.pool())
-            .await?;
-        let people: HashMap<(PersonId, String), bool> = rows
-            .iter()
-            .map(|row| {
-                Ok((
-                    (
-                        PersonId(row.try_get("person_id")?),
-                        row.try_get("tool_name")?,
-                    ),
-                    row.try_get("enabled")?,
-                ))
-            })
-            .collect::<Result<_, Error>>()?;
+        // One round trip for both tables: a NULL person is a switch for everyone.
+        let rows = sqlx::query(
+            "SELECT NULL AS person_id, tool_name, enabled FROM tool_switches \
+             UNION ALL SELECT person_id, tool_name, enabled FROM person_tool_switches",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        let mut all = HashMap::new();
+        let mut people = HashMap::new();
+        for row in &rows {
+            let person: Option<i64> = row.try_get("person_id")?;
+            let tool: String = row.try_get("tool_name")?;
+            let enabled: bool = row.try_get("enabled")?;
+            match person {
+                None => all.insert(tool, enabled),
+                Some(p) => people.insert((PersonId(p), tool), enabled),
+            };
+        }
         let switches = Arc::new(ToolSwitches { all, people });
         if let Some(t) = token {
             self.fresh().put_switches(t, switches.clone());

@@ -63,6 +63,8 @@ pub enum ErrorCode {
     BackendRateLimited,
     /// The backend answered with an error or something unreadable.
     BackendError,
+    /// The backend's answer could not be read completely; nothing partial is shown.
+    BackendIncomplete,
     /// The caller's content limits could not be checked against the catalogue.
     LimitsUnreadable,
     /// Marquee's own database could not be read or written.
@@ -92,6 +94,7 @@ impl ErrorCode {
             ErrorCode::BackendUnauthorized => "backend_unauthorized",
             ErrorCode::BackendRateLimited => "backend_rate_limited",
             ErrorCode::BackendError => "backend_error",
+            ErrorCode::BackendIncomplete => "backend_incomplete",
             ErrorCode::LimitsUnreadable => "limits_unreadable",
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::Internal => "internal",
@@ -114,6 +117,7 @@ impl ErrorCode {
             | ErrorCode::BackendUnauthorized
             | ErrorCode::BackendRateLimited
             | ErrorCode::BackendError
+            | ErrorCode::BackendIncomplete
             | ErrorCode::LimitsUnreadable
             | ErrorCode::StoreUnavailable => ErrorKind::Backend,
             ErrorCode::Internal => ErrorKind::Internal,
@@ -124,6 +128,12 @@ impl ErrorCode {
     /// refused or its input was wrong); a backend or internal failure may have half-happened.
     pub fn nothing_happened(self) -> bool {
         !matches!(self.kind(), ErrorKind::Backend | ErrorKind::Internal)
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

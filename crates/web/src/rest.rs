@@ -121,6 +121,7 @@ fn tool_status(code: ErrorCode) -> StatusCode {
         | ErrorCode::BackendUnauthorized
         | ErrorCode::BackendRateLimited
         | ErrorCode::BackendError
+        | ErrorCode::BackendIncomplete
         | ErrorCode::LimitsUnreadable => StatusCode::BAD_GATEWAY,
         ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,

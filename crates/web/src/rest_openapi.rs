@@ -16,6 +16,29 @@ pub(crate) fn document() -> Value {
         r["200"] = ok;
         r
     };
+    // A tool that ran and failed: the status follows the error's kind (data.data.kind).
+    let mut call_responses = with_errors(answer(
+        "the tool's answer; data holds {summary, data, warnings, next_action, observed_at}",
+    ));
+    for (status, what) in [
+        (
+            "400",
+            "bad input: the arguments, an instance_id or a media source are wrong",
+        ),
+        (
+            "404",
+            "no such tool, or the thing the tool was asked about does not exist",
+        ),
+        ("409", "conflict: the state disagrees with the call"),
+        (
+            "429",
+            "a request quota or a grant allowance is spent; data says when it refills",
+        ),
+        ("500", "marquee failed; the server log has the details"),
+        ("502", "a backend failed or could not be reached"),
+    ] {
+        call_responses[status] = answer(what);
+    }
     let name =
         json!([{ "name": "name", "in": "path", "required": true, "schema": { "type": "string" } }]);
     json!({
@@ -35,7 +58,7 @@ pub(crate) fn document() -> Value {
                 "operationId": "callTool",
                 "summary": "Run a tool",
                 "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CallRequest" } } } },
-                "responses": with_errors(answer("the tool's answer; data holds {summary, data, warnings, next_action, observed_at}")),
+                "responses": call_responses,
             } }
         },
         "components": {

@@ -468,3 +468,38 @@ async fn rest_statuses_follow_the_error_code() {
         "{body}"
     );
 }
+
+/// `whoami` shows each allowance of the caller's grant with what is left.
+#[tokio::test]
+async fn whoami_shows_the_allowances_left() {
+    let s = server().await;
+    let spec = store::GrantSpec {
+        capabilities: [domain::Capability::Discover].into(),
+        allowances: [(
+            domain::AllowanceKind::Adds,
+            domain::AllowanceRule { count: 10, days: 1 },
+        )]
+        .into(),
+        ..store::GrantSpec::default()
+    };
+    s.host
+        .app
+        .store()
+        .create_grant("fetcher", &spec)
+        .await
+        .unwrap();
+    let key = s.key_for("ann", domain::Role::User, "fetcher").await;
+    let r = s.call(&key, "whoami", json!({})).await;
+    let out = &r["structuredContent"];
+    assert_eq!(
+        out["data"]["grant"]["allowances"],
+        json!([{"allowance": "adds", "count": 10, "days": 1, "used": 0, "left": 10, "refills_at": null}])
+    );
+    assert!(
+        out["summary"]
+            .as_str()
+            .unwrap()
+            .contains("allowances: 10 of 10 adds per day left"),
+        "{out}"
+    );
+}

@@ -231,8 +231,9 @@ impl LibraryClient {
         manual_import::candidates(&self.core, self.service, download_id, folder).await
     }
 
-    /// The writing half. Callers hand it out only after policy allowed the write.
-    pub fn writer(&self) -> Writer<'_> {
+    /// The writing half, unchecked: this crate knows no policy. Marquee's tools hand it out
+    /// only through their own gate, with the proof `policy::decide` gave for this instance.
+    pub fn unchecked_writer(&self) -> Writer<'_> {
         Writer { client: self }
     }
 }

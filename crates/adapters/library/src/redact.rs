@@ -45,6 +45,7 @@ pub fn is_secret_name(name: &str) -> bool {
 pub fn value(v: &mut Value) {
     match v {
         Value::String(s) if needs_text_scrub(s) => *s = text(s),
+        Value::String(_) => {}
         Value::Array(items) => items.iter_mut().for_each(value),
         Value::Object(map) => {
             let setting_is_secret = map

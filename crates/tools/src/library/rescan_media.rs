@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{
-    source::one,
+    source::granted,
     title::{held, media_ref},
 };
 use crate::{Ctx, Meta, Output, Tool, ToolError};
@@ -43,11 +43,10 @@ impl Tool for RescanMedia {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let media = media_ref(input.media_source, &input.media_id, input.media_type)?;
-        let source = one(ctx, input.instance_id.as_deref(), Some(input.media_type))?;
+        let (source, allowed) = granted(ctx, input.instance_id.as_deref(), Some(input.media_type))?;
         let item = held(source, &media).await?;
         // Lidarr rescans artists: an album's folder is its artist's.
         let target = item.parent_id.unwrap_or(item.id);
-        let allowed = ctx.authorize(&source.id)?;
         let command = source
             .writer(&allowed)?
             .rescan(target)

@@ -11,9 +11,9 @@ use policy::Allowed;
 use serde_json::{Value, json};
 
 use crate::{
-    ErrorCode,
     context::Ctx,
     contract::ToolError,
+    error::ErrorCode,
     instances::{InstanceSpec, Instances},
 };
 
@@ -92,26 +92,27 @@ fn client(spec: &InstanceSpec, service: Service) -> Result<Arc<LibraryClient>, S
 }
 
 impl Source {
+    /// The client, for reads. (The library adapter has no read-only face yet; writes go
+    /// through [`Source::writer`].)
     pub fn client(&self) -> Result<&LibraryClient, ToolError> {
         self.client
             .as_deref()
             .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.clone()))
     }
 
-    /// The writing half of the client, for a call `policy::decide` allowed on this very
-    /// instance (`Ctx::authorize`): adding titles, searches, rescans.
+    /// The client for a write `policy::decide` allowed on this very instance.
     pub fn writer(&self, allowed: &Allowed) -> Result<Writer<'_>, ToolError> {
         if !allowed.covers(&self.id) {
-            tracing::error!(instance = %self.id, decided_for = ?allowed.instance(), "a library write was attempted with a proof for another instance");
+            tracing::error!(instance = %self.id, decided_for = ?allowed.instance(), "a write was attempted with a proof for another instance");
             return Err(ToolError::new(
                 ErrorCode::Internal,
                 format!(
-                    "the write to instance {} was stopped: it was not decided for that instance; the server log has the details",
+                    "the write to library instance {} was stopped: it was not decided for that instance; the server log has the details",
                     self.id
                 ),
             ));
         }
-        Ok(self.client()?.writer())
+        Ok(self.client()?.unchecked_writer())
     }
 
     /// Turns an adapter failure into a sentence naming this instance and what to do.
@@ -137,7 +138,7 @@ pub(crate) fn backend_error(instance: &str, e: Error) -> ToolError {
             ),
         ),
         Error::Incomplete { .. } => (
-            ErrorCode::BackendError,
+            ErrorCode::BackendIncomplete,
             format!(
                 "library instance {instance}: {e}; nothing is shown rather than a partial list, try again"
             ),
@@ -165,30 +166,30 @@ pub(crate) fn backend_error(instance: &str, e: Error) -> ToolError {
 }
 
 /// The named library instance; without a name, the default instance of the kind that holds
-/// `media_type`, or the only library instance the grant covers.
-pub(crate) fn one<'c>(
+/// `media_type`, or the only library instance the grant covers; with the decision
+/// `policy::decide` made for this call on it.
+pub(crate) fn granted<'c>(
     ctx: &'c Ctx,
     id: Option<&str>,
     media_type: Option<MediaType>,
-) -> Result<&'c Source, ToolError> {
-    let spec = match (id, media_type) {
-        (Some(_), _) => ctx.instance(KindFamily::Library, id)?.0,
+) -> Result<(&'c Source, Allowed), ToolError> {
+    let (spec, allowed) = match (id, media_type) {
+        (Some(_), _) => ctx.instance(KindFamily::Library, id)?,
         (None, Some(mt)) => {
             let kind = kind_for(mt);
             let spec = ctx.instances().default_of(kind).ok_or_else(|| {
-                ToolError::new(
-                    ErrorCode::NoInstance,
+                ToolError::new(ErrorCode::NoInstance,
                     format!("no {kind} instance is configured for {} titles; add one under [[instances]] in marquee.toml", media_type_word(mt)),
                 )
             })?;
-            ctx.instance(KindFamily::Library, Some(&spec.id))?.0
+            ctx.instance(KindFamily::Library, Some(&spec.id))?
         }
         (None, None) => {
-            let covered = chosen(ctx, None)?;
+            let mut covered = chosen_granted(ctx, None)?;
             match covered.as_slice() {
-                [only] => return Ok(only),
+                [_] => return Ok(covered.remove(0)),
                 many => {
-                    let ids: Vec<&str> = many.iter().map(|s| s.id.as_str()).collect();
+                    let ids: Vec<&str> = many.iter().map(|(s, _)| s.id.as_str()).collect();
                     return Err(ToolError::invalid(format!(
                         "several library instances are configured; name one with instance_id ({}) or give media_type",
                         ids.join(", ")
@@ -197,33 +198,52 @@ pub(crate) fn one<'c>(
             }
         }
     };
-    ctx.libraries().by_id(&spec.id).ok_or_else(|| {
+    let source = ctx.libraries().by_id(&spec.id).ok_or_else(|| {
         ToolError::new(
             ErrorCode::InvalidArgument,
             format!("instance {} is not a library service", spec.id),
         )
-    })
+    })?;
+    Ok((source, allowed))
 }
 
-/// The named library instance, or every library instance the grant covers.
-pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Source>, ToolError> {
+/// The named library instance (or the default one of the kind that holds `media_type`), for a read.
+pub(crate) fn one<'c>(
+    ctx: &'c Ctx,
+    id: Option<&str>,
+    media_type: Option<MediaType>,
+) -> Result<&'c Source, ToolError> {
+    granted(ctx, id, media_type).map(|(source, _)| source)
+}
+
+/// The named library instance, or every library instance `policy::decide` allows this call
+/// on, each with its decision.
+pub(crate) fn chosen_granted<'c>(
+    ctx: &'c Ctx,
+    id: Option<&str>,
+) -> Result<Vec<(&'c Source, Allowed)>, ToolError> {
     if id.is_some() {
-        return Ok(vec![one(ctx, id, None)?]);
+        return Ok(vec![granted(ctx, id, None)?]);
     }
-    let covered: Vec<&Source> = ctx
+    let covered: Vec<(&Source, Allowed)> = ctx
         .libraries()
         .sources
         .iter()
-        .filter(|s| ctx.covers(&s.id))
+        .filter_map(|s| ctx.authorize(&s.id).ok().map(|a| (s, a)))
         .collect();
     if covered.is_empty() {
         ctx.instance(KindFamily::Library, None)?;
-        return Err(ToolError::new(
-            ErrorCode::Denied,
-            "your grant covers no library instance",
-        ));
+        return Err(ToolError::denied("your grant covers no library instance"));
     }
     Ok(covered)
+}
+
+/// The named library instance, or every library instance this call is allowed on, for a read.
+pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Source>, ToolError> {
+    Ok(chosen_granted(ctx, id)?
+        .into_iter()
+        .map(|(source, _)| source)
+        .collect())
 }
 
 /// What a merged read got: each instance's answer, and the instances that could not be read.

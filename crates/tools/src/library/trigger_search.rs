@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{
-    source::one,
+    source::granted,
     title::{held, media_ref},
 };
 use crate::{Ctx, Meta, Output, Tool, ToolError};
@@ -69,7 +69,7 @@ impl Tool for TriggerSearch {
             ));
         }
         let media = media_ref(input.media_source, &input.media_id, input.media_type)?;
-        let source = one(ctx, input.instance_id.as_deref(), Some(input.media_type))?;
+        let (source, allowed) = granted(ctx, input.instance_id.as_deref(), Some(input.media_type))?;
         let item = held(source, &media).await?;
         let client = source.client()?;
         let (target, scope) = match (input.media_type, input.season, input.episode) {
@@ -136,7 +136,6 @@ impl Tool for TriggerSearch {
                 }
             }
         };
-        let allowed = ctx.authorize(&source.id)?;
         let command = source
             .writer(&allowed)?
             .search(&target)

@@ -14,7 +14,7 @@ use crate::{
     context::Ctx,
     contract::ToolError,
     library::{
-        source::{Source, kind_for, one},
+        source::{Source, granted, kind_for, one},
         title::media_ref,
     },
 };
@@ -178,22 +178,21 @@ async fn add_and_search(
     request: &MediaRequest,
     link: &LibraryLink,
 ) -> Result<(i64, Option<i64>, bool), ToolError> {
-    let source = one(ctx, Some(&link.instance_id), Some(request.media_type))?;
+    // The approver's call is decided on the instance the title goes to.
+    let (source, allowed) = granted(ctx, Some(&link.instance_id), Some(request.media_type))?;
     let client = source.client()?;
     let media = media_ref(
         request.media.media_source,
         &request.media.media_id,
         request.media_type,
     )?;
-    // The request tool's own decision, on the library instance it writes to.
-    let allowed = ctx.authorize(&source.id)?;
-    let writer = source.writer(&allowed)?;
     let found = client.find(&media).await.map_err(|e| source.error(e))?;
     let (item_id, added) = match found.library_id {
         Some(id) => (id, false),
         None => {
             let opts = add_options(client, source, link, &request.seasons).await?;
-            let item = writer
+            let item = source
+                .writer(&allowed)?
                 .add(&found, &opts)
                 .await
                 .map_err(|e| source.error(e))?;
@@ -207,7 +206,11 @@ async fn add_and_search(
         MediaType::Music => SearchTarget::Album(item_id),
         MediaType::Book => SearchTarget::Book(item_id),
     };
-    let command = writer.search(&target).await.map_err(|e| source.error(e))?;
+    let command = source
+        .writer(&allowed)?
+        .search(&target)
+        .await
+        .map_err(|e| source.error(e))?;
     Ok((item_id, Some(command.id), added))
 }
 

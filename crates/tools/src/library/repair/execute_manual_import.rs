@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{super::source::one, download_of};
+use super::{super::source::granted, download_of};
 use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct ExecuteManualImport;
@@ -67,7 +67,7 @@ impl Tool for ExecuteManualImport {
         if input.queue_id.is_some() == input.folder.is_some() {
             return Err(ToolError::invalid("give either queue_id or folder"));
         }
-        let source = one(ctx, Some(&input.instance_id), None)?;
+        let (source, allowed) = granted(ctx, Some(&input.instance_id), None)?;
         let client = source.client()?;
         let tv = source.kind == domain::InstanceKind::Sonarr;
         let download = match input.queue_id {
@@ -122,8 +122,8 @@ impl Tool for ExecuteManualImport {
         } else {
             "move"
         };
-        let mut command = client
-            .writer()
+        let mut command = source
+            .writer(&allowed)?
             .manual_import(&chosen, mode)
             .await
             .map_err(|e| source.error(e))?;

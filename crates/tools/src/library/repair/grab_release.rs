@@ -92,8 +92,9 @@ impl Tool for GrabRelease {
                 ));
             }
         };
-        client
-            .writer()
+        let allowed = ctx.authorize(&source.id)?;
+        source
+            .writer(&allowed)?
             .grab(release)
             .await
             .map_err(|e| source.error(e))?;

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::super::source::one;
+use super::super::source::granted;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct RemoveQueueItem;
@@ -54,7 +54,7 @@ impl Tool for RemoveQueueItem {
         if input.queue_ids.is_empty() || input.queue_ids.len() > 50 {
             return Err(ToolError::invalid("give 1 to 50 queue_ids"));
         }
-        let source = one(ctx, Some(&input.instance_id), None)?;
+        let (source, allowed) = granted(ctx, Some(&input.instance_id), None)?;
         let client = source.client()?;
         let queue = client.queue().await.map_err(|e| source.error(e))?;
         let unknown: Vec<String> = input
@@ -91,7 +91,7 @@ impl Tool for RemoveQueueItem {
                 ..Removal::default()
             },
         };
-        let writer = client.writer();
+        let writer = source.writer(&allowed)?;
         let mut outcomes = Vec::new();
         for id in &input.queue_ids {
             let title = queue.iter().find(|q| q.id == *id).map(|q| q.title.clone());

@@ -23,7 +23,7 @@ impl Tool for SearchReleases {
         effect: Effect::Read,
         capability: Capability::LibraryRead,
         needs_plan: false,
-        allowance: Some(domain::AllowanceKind::Searches),
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Scope) -> Result<Output, ToolError> {
