@@ -44,7 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["web", "mcp", "tools", "store", "policy", "domain"],
     ),
     ("test-support", &[]),
-    ("bench", &[]),
+    ("bench", &["test-support"]),
 ];
 
 /// The adapter rule, once: a backend client sees the HTTP client and the vocabulary, never
