@@ -1,15 +1,17 @@
-//! The store: people, credentials, grants, tool switches, audit, requests and quotas, on SQLite
+//! The store: people, credentials, grants, tool switches, audit, allowances, requests and quotas, on SQLite
 //! through sqlx.
 //!
 //! Every SQL statement lives in this crate behind a typed method, so a PostgreSQL backend can
 //! come later without touching callers. SQL stays portable where that is cheap: no SQLite-only
 //! functions in queries, timestamps as INTEGER unix milliseconds, JSON as TEXT.
 
+mod allowances;
 mod arrivals;
 mod audit;
 mod bootstrap;
 mod error;
 mod fresh;
+mod grant_changes;
 mod grants;
 mod keys;
 mod people;
@@ -29,14 +31,17 @@ use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
 };
 
+pub use allowances::{AllowanceLeft, Reserved};
 pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit};
 pub use error::Error;
+pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authority, IssuedKey, KeyInfo};
 pub use people::{ContentLimits, Person};
 pub use quotas::{Allowance, Fit, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope};
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
+pub use switches::ToolSwitches;
 
 /// The schema, embedded at build time and applied at every open (already applied steps are skipped).
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");

@@ -5,16 +5,18 @@ use std::{collections::HashMap, panic::AssertUnwindSafe, sync::Arc};
 
 use domain::{KindFamily, Secret};
 use futures::FutureExt;
-use policy::{Action, Decision, Effect, Switches};
+use policy::Effect;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use store::{AuditStatus, NewAudit, Store};
+use store::{AuditId, AuditStatus, Authority, NewAudit, Reserved, Store, ToolSwitches};
 
 use crate::{
+    allowance, authority,
     context::{Caller, Credential, Ctx},
-    contract::{DynTool, Meta, Output, ToolError},
+    contract::{DynTool, Meta, Output},
     discover::Catalogues,
     downloads::Downloads,
+    error::{ErrorCode, ToolError},
     instances::Instances,
     library::Libraries,
     registry,
@@ -157,37 +159,29 @@ impl App {
         }
     }
 
-    /// Names of the tools this caller may see, in the stable order.
-    pub async fn visible(&self, caller: &Caller) -> Result<Vec<&'static str>, store::Error> {
-        let switches = &caller.switches;
+    /// Names of the tools this caller may see, in the stable order: MCP `tools/list`, the
+    /// REST mirror and `marquee tools list --person` all ask this.
+    pub fn visible(&self, caller: &Caller) -> Vec<&'static str> {
+        self.visible_to(&caller.authority, &caller.switches)
+    }
+
+    /// Names of the tools a caller with `authority` sees under `switches`, in the stable order.
+    pub fn visible_to(&self, authority: &Authority, switches: &ToolSwitches) -> Vec<&'static str> {
         let allow_destructive = self.shared.settings.allow_destructive();
-        let grant = &caller.authority.grant;
-        let who = policy::Caller {
-            role: caller.authority.person.role,
-            capabilities: &grant.capabilities,
-            instances: grant.instances.as_deref(),
-        };
         let instances = &self.shared.instances;
         let family_present = |family: KindFamily| {
-            instances.all().iter().any(|i| {
-                i.kind.family() == family
-                    && grant.instances.as_ref().is_none_or(|g| g.contains(&i.id))
-            })
+            instances
+                .all()
+                .iter()
+                .any(|i| i.kind.family() == family && authority::covers(authority, &i.id))
         };
-        Ok(self
-            .tools
+        self.tools
             .iter()
             .map(|t| t.meta())
             .filter(|m| self.families.get(m.name).is_none_or(|f| family_present(*f)))
-            .filter(|m| {
-                let s = Switches {
-                    allow_destructive,
-                    tool_enabled: switches.get(m.name).copied().unwrap_or(true),
-                };
-                policy::visible(who, action(m), s)
-            })
+            .filter(|m| authority::visible(authority, switches, m, allow_destructive))
             .map(|m| m.name)
-            .collect())
+            .collect()
     }
 
     /// Runs one call: policy, then (for writes) a fresh authority check and an audit entry
@@ -217,7 +211,7 @@ impl App {
         arguments: Map<String, Value>,
     ) -> Result<Output, ToolError> {
         let mut caller = caller.clone();
-        self.check(&caller, meta)?;
+        self.decide(&caller, &meta)?;
         // Only changing calls are audited; reads skip the digest.
         let audited = (meta.effect != Effect::Read).then(|| {
             let instance = arguments
@@ -230,12 +224,9 @@ impl App {
         let audit = if let Some((instance, args_digest)) = audited {
             // Authority is read again right before any write.
             caller = self.reauthenticate(&caller).await?.ok_or_else(|| {
-                ToolError::new(
-                    "denied",
-                    "the credential is no longer valid (revoked or expired)",
-                )
+                ToolError::denied("the credential is no longer valid (revoked or expired)")
             })?;
-            self.check(&caller, meta)?;
+            self.decide(&caller, &meta)?;
             let entry = NewAudit {
                 person: caller.authority.person.id,
                 // A key-less local caller has no key to name.
@@ -244,12 +235,13 @@ impl App {
                 instance,
                 args_digest,
             };
-            Some(self.shared.store.audit_begin(&entry).await?)
+            Some(self.begin(&caller, &meta, &entry).await?)
         } else {
             None
         };
         let ctx = Ctx {
             caller,
+            meta,
             shared: self.shared.clone(),
         };
         let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
@@ -257,7 +249,7 @@ impl App {
             Err(_) => {
                 tracing::error!(tool = meta.name, "tool panicked");
                 Err(ToolError::new(
-                    "internal",
+                    ErrorCode::Internal,
                     format!(
                         "{} failed unexpectedly; the server log has the details",
                         meta.name
@@ -265,56 +257,66 @@ impl App {
                 ))
             }
         };
-        if let Some(id) = audit {
-            let (status, message) = match &outcome {
-                Ok(out) => (AuditStatus::Applied, out.summary.clone()),
-                Err(e) => (AuditStatus::Failed, e.message.clone()),
-            };
-            if let Err(e) = self
-                .shared
-                .store
-                .audit_finish(id, status, Some(&message))
-                .await
-            {
-                tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
-            }
+        if let Some((id, reserved)) = audit {
+            self.finish(meta, id, reserved, &outcome).await;
         }
         outcome
     }
 
-    /// Policy for `caller` with the switches read with its authority.
-    fn check(&self, caller: &Caller, meta: Meta) -> Result<(), ToolError> {
-        let grant = &caller.authority.grant;
-        let who = policy::Caller {
-            role: caller.authority.person.role,
-            capabilities: &grant.capabilities,
-            instances: grant.instances.as_deref(),
+    /// Writes the audit entry of a changing call, reserving a unit of the allowance the tool
+    /// spends (when the caller's grant limits it) in the same transaction.
+    async fn begin(
+        &self,
+        caller: &Caller,
+        meta: &Meta,
+        entry: &NewAudit,
+    ) -> Result<(AuditId, bool), ToolError> {
+        let store = &self.shared.store;
+        let limit = meta
+            .allowance
+            .and_then(|kind| Some((kind, *caller.authority.grant.allowances.get(&kind)?)));
+        let Some((kind, rule)) = limit else {
+            return Ok((store.audit_begin(entry).await?, false));
         };
-        let s = Switches {
-            allow_destructive: self.shared.settings.allow_destructive(),
-            tool_enabled: caller.switches.get(meta.name).copied().unwrap_or(true),
-        };
-        match policy::decide(who, action(&meta), s) {
-            Decision::Allow(_) => Ok(()),
-            Decision::Deny { reason } => Err(ToolError::new("denied", reason)),
-            Decision::NeedsPlan { missing } => Err(ToolError::new(
-                "needs_plan",
-                format!(
-                    "{} needs the owner's approval (your grant lacks {missing}), and planned changes are not available in this version",
-                    meta.name
-                ),
-            )),
+        match store.audit_begin_reserving(entry, kind, rule).await? {
+            Reserved::Begun(id) => Ok((id, true)),
+            Reserved::Exhausted(left) => Err(allowance::exhausted(meta.name, &left)),
         }
     }
-}
 
-fn action(meta: &Meta) -> Action<'static> {
-    Action {
-        tool: meta.name,
-        capability: meta.capability,
-        effect: meta.effect,
-        needs_plan: meta.needs_plan,
-        instance: None,
+    /// Finishes the audit entry with the outcome. A refused call (bad input, denied...) did
+    /// nothing, so it gives back its allowance unit; an uncertain outcome keeps it.
+    async fn finish(
+        &self,
+        meta: Meta,
+        id: AuditId,
+        reserved: bool,
+        outcome: &Result<Output, ToolError>,
+    ) {
+        let store = &self.shared.store;
+        let done = match outcome {
+            Ok(out) => {
+                store
+                    .audit_finish(id, AuditStatus::Applied, Some(&out.summary))
+                    .await
+            }
+            Err(e) if reserved && e.code.nothing_happened() => {
+                store.audit_fail_released(id, &e.message).await
+            }
+            Err(e) => {
+                store
+                    .audit_finish(id, AuditStatus::Failed, Some(&e.message))
+                    .await
+            }
+        };
+        if let Err(e) = done {
+            tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
+        }
+    }
+
+    /// Policy for `caller`, before the tool has resolved an instance.
+    fn decide(&self, caller: &Caller, meta: &Meta) -> Result<(), ToolError> {
+        authority::decide(caller, meta, self.shared.settings.allow_destructive(), None).map(drop)
     }
 }
 

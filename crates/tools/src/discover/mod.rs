@@ -11,7 +11,7 @@ pub(crate) mod identity;
 mod kept;
 pub(crate) mod limits;
 pub(crate) mod lookup;
-mod ratings;
+pub(crate) mod ratings;
 pub(crate) mod render;
 pub mod search_collections;
 pub mod search_music;

@@ -35,6 +35,7 @@ impl Tool for DeleteTorrents {
         effect: Effect::Destructive,
         capability: Capability::DownloadsWrite,
         needs_plan: true,
+        allowance: Some(domain::AllowanceKind::Destructive),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

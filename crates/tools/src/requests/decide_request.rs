@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{NO_LIBRARY, library_configured, request_label, request_row};
+use super::{NO_LIBRARY, arrive, library_configured, request_label, request_row};
+use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct DecideRequest;
@@ -44,6 +45,7 @@ impl Tool for DecideRequest {
         effect: Effect::Write,
         capability: Capability::RequestsManage,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -68,8 +70,8 @@ impl Tool for DecideRequest {
             )
             .await
             .map_err(|e| match e {
-                store::Error::NotFound(m) => ToolError::new("not_found", m),
-                store::Error::Conflict(m) => ToolError::new("conflict", m),
+                store::Error::NotFound(m) => ToolError::new(ErrorCode::NotFound, m),
+                store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
                 other => other.into(),
             })?;
         let mut summary = format!(
@@ -79,8 +81,26 @@ impl Tool for DecideRequest {
             decided.person_name,
             decided.status
         );
-        if approve && !library_configured(ctx) {
-            summary.push_str(&format!(" It waits: {NO_LIBRARY}."));
+        let mut decided = decided;
+        if approve {
+            match arrive::library_for(ctx, decided.media_type, None) {
+                Ok(Some(source)) => {
+                    if ctx.store().library_link(decided.id).await?.is_none() {
+                        ctx.store()
+                            .plan_arrival(decided.id, &source.id, None, None)
+                            .await?;
+                    }
+                    summary.push_str(&arrive::hand_over(ctx, &decided).await?);
+                    decided = ctx.store().request(decided.id).await?.unwrap_or(decided);
+                }
+                Ok(None) if !library_configured(ctx) => {
+                    summary.push_str(&format!(" It waits: {NO_LIBRARY}."));
+                }
+                Ok(None) => {
+                    summary.push_str(" It waits: no library instance holds this media type.")
+                }
+                Err(e) => summary.push_str(&format!(" It waits: {}.", e.message)),
+            }
         }
         if !approve && decided.units > 0 {
             summary.push_str(&format!(

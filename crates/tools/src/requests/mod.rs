@@ -2,6 +2,7 @@
 //! quotas (checked and charged atomically in the store), decided by an admin, and handed to a
 //! library backend once one exists. Until then approved requests wait, and answers say so.
 
+mod arrive;
 pub mod check_request_status;
 pub mod decide_request;
 pub mod get_request_options;
@@ -14,6 +15,7 @@ use domain::KindFamily;
 use serde_json::{Value, json};
 use store::{Fit, MediaRequest, QuotaCheck, QuotaScope};
 
+use crate::ErrorCode;
 use crate::{
     context::Ctx,
     contract::{DynTool, ToolError},
@@ -269,8 +271,7 @@ pub(crate) fn quota_refusal(q: &QuotaCheck) -> ToolError {
     let reduce = how_to_reduce(q);
     let mut data = quota_data(q);
     data["how_to_reduce"] = json!(reduce);
-    ToolError::new(
-        "request_quota_exceeded",
+    ToolError::new(ErrorCode::RequestQuotaExceeded,
         format!(
             "request quota exceeded: this needs {} but the quota allows {}; {when}. Nothing was created; {reduce}.",
             unit_noun(q.media_type, q.requested_units),
