@@ -27,6 +27,8 @@
 #   BENCH_ONLY=REGEX            only cases whose label matches (setup still runs)
 #   BENCH_LOAD_TIMEOUT=600      seconds to wait for a torrent tier to load
 #   BENCH_KEEP=1                keep the temporary folder (saved answers, wrk output, logs)
+#   BENCH_BIN_DIR=DIR           use the binaries in DIR (marquee, bench-bare, fake-qbittorrent,
+#                               fake-catalogues) instead of building
 #   BENCH_LIBRARY_INSTANCES=FILE, BENCH_LIBRARY_CASES=FILE   the library-service hook (section 6)
 # Needs wrk, curl and sqlite3 (the growth rows are seeded with plain SQL into the live database).
 
@@ -88,12 +90,17 @@ for tool in wrk curl sqlite3; do
 done
 
 # --- 1. build ----------------------------------------------------------------------------
-log "building (cargo build --profile $PROFILE -p marquee -p bench)"
-(cd "$ROOT" && cargo build --profile "$PROFILE" -p marquee -p bench \
-    --message-format=json-render-diagnostics) >"$WORK/build.json"
-executable() {
-    grep -o "\"executable\":\"[^\"]*/$1\"" "$WORK/build.json" | tail -n1 | cut -d'"' -f4
-}
+if [[ -n ${BENCH_BIN_DIR:-} ]]; then
+    executable() { printf '%s/%s\n' "$BENCH_BIN_DIR" "$1"; }
+    PROFILE="binaries in $BENCH_BIN_DIR"
+else
+    log "building (cargo build --profile $PROFILE -p marquee -p bench)"
+    (cd "$ROOT" && cargo build --profile "$PROFILE" -p marquee -p bench \
+        --message-format=json-render-diagnostics) >"$WORK/build.json"
+    executable() {
+        grep -o "\"executable\":\"[^\"]*/$1\"" "$WORK/build.json" | tail -n1 | cut -d'"' -f4
+    }
+fi
 MARQUEE=$(executable marquee)
 BARE=$(executable bench-bare)
 FAKE_QB=$(executable fake-qbittorrent)
