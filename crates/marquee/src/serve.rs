@@ -21,6 +21,9 @@ pub async fn open_host(
     let store = store::Store::open(data_dir)
         .await
         .with_context(|| format!("cannot open the database in {}", data_dir.display()))?;
+    // Operations first: each closes its own audit entry (failed before its checkpoint,
+    // outcome_unknown after it); what is left executing is then outcome_unknown.
+    store.recover_unfinished_operations().await?;
     let recovered = store.recover_unfinished_audit().await?;
     if recovered > 0 {
         tracing::warn!(
@@ -72,6 +75,9 @@ pub async fn serve(
     tracing::info!(address = %local, "listening; opening the store");
 
     let host = open_host(&loaded, data_dir, metrics).await?;
+    host.app
+        .settings()
+        .set_public_url(&format!("http://{local}"));
     if let Some((person, key)) = host.app.store().bootstrap_owner("owner").await? {
         let url = format!("http://{local}/mcp");
         println!(

@@ -5,7 +5,7 @@ use std::{fmt, str::FromStr};
 
 use domain::PersonId;
 use serde::Serialize;
-use sqlx::{QueryBuilder, Row, Sqlite, sqlite::SqliteRow};
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, sqlite::SqliteRow};
 
 use crate::{Error, Store, error::corrupt, now_ms};
 
@@ -130,42 +130,50 @@ fn entry_from_row(row: &SqliteRow) -> Result<AuditEntry, Error> {
     })
 }
 
+/// Inserts `entry` as `executing` on `conn` (a transaction's, for operations).
+pub(crate) async fn insert(
+    conn: &mut SqliteConnection,
+    entry: &NewAudit,
+) -> Result<AuditId, Error> {
+    let credential_id: Option<i64> = match &entry.key_id {
+        None => None,
+        Some(key_id) => Some(
+            sqlx::query_scalar("SELECT id FROM credentials WHERE key_id = ?")
+                .bind(key_id)
+                .fetch_optional(&mut *conn)
+                .await?
+                .ok_or_else(|| Error::NotFound(format!("no key with id \"{key_id}\"")))?,
+        ),
+    };
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO audit (at, person_id, credential_id, tool, instance_id, args_digest, \
+         status, message, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL) RETURNING id",
+    )
+    .bind(now_ms())
+    .bind(entry.person.0)
+    .bind(credential_id)
+    .bind(&entry.tool)
+    .bind(&entry.instance)
+    .bind(&entry.args_digest)
+    .bind(AuditStatus::Executing.as_str())
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(|e| {
+        if crate::error::is_foreign_key_violation(&e) {
+            Error::NotFound(format!("no person with id {}", entry.person))
+        } else {
+            Error::Database(e)
+        }
+    })?;
+    Ok(AuditId(id))
+}
+
 impl Store {
     /// Records a write as `executing`. Call it before any external effect.
     /// `NotFound` when the key id or person is unknown.
     pub async fn audit_begin(&self, entry: &NewAudit) -> Result<AuditId, Error> {
         let mut conn = self.pool().acquire().await?;
-        let credential_id: Option<i64> = match &entry.key_id {
-            None => None,
-            Some(key_id) => Some(
-                sqlx::query_scalar("SELECT id FROM credentials WHERE key_id = ?")
-                    .bind(key_id)
-                    .fetch_optional(&mut *conn)
-                    .await?
-                    .ok_or_else(|| Error::NotFound(format!("no key with id \"{key_id}\"")))?,
-            ),
-        };
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO audit (at, person_id, credential_id, tool, instance_id, args_digest, \
-             status, message, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL) RETURNING id",
-        )
-        .bind(now_ms())
-        .bind(entry.person.0)
-        .bind(credential_id)
-        .bind(&entry.tool)
-        .bind(&entry.instance)
-        .bind(&entry.args_digest)
-        .bind(AuditStatus::Executing.as_str())
-        .fetch_one(&mut *conn)
-        .await
-        .map_err(|e| {
-            if crate::error::is_foreign_key_violation(&e) {
-                Error::NotFound(format!("no person with id {}", entry.person))
-            } else {
-                Error::Database(e)
-            }
-        })?;
-        Ok(AuditId(id))
+        insert(&mut conn, entry).await
     }
 
     /// Finishes an executing entry as `applied`, `failed` or `outcome_unknown`.

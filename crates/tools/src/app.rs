@@ -3,7 +3,7 @@
 
 use std::{collections::HashMap, panic::AssertUnwindSafe, sync::Arc};
 
-use domain::{KindFamily, Secret};
+use domain::{Capability, KindFamily, Secret};
 use futures::FutureExt;
 use policy::{Action, Decision, Effect, Switches};
 use serde_json::{Map, Value};
@@ -214,9 +214,20 @@ impl App {
         arguments: Map<String, Value>,
     ) -> Result<Output, ToolError> {
         let mut caller = caller.clone();
-        self.check(&caller, meta)?;
-        // Only changing calls are audited; reads skip the digest.
-        let audited = (meta.effect != Effect::Read).then(|| {
+        let mut needs_plan = self.check(&caller, meta)?;
+        if needs_plan.is_some() && crate::changes::planned(meta.name).is_none() {
+            // Fail closed: a tool that cannot store a plan must not act instead.
+            return Err(ToolError::new(
+                "denied",
+                format!(
+                    "{} needs the owner's approval, and it cannot be planned in this version; nothing was done",
+                    meta.name
+                ),
+            ));
+        }
+        // Only changing calls are audited; reads skip the digest. A plan changes nothing
+        // outside: the change it stores is its record, and applying it is audited.
+        let audited = (meta.effect != Effect::Read && needs_plan.is_none()).then(|| {
             let instance = arguments
                 .get("instance_id")
                 .and_then(Value::as_str)
@@ -232,7 +243,13 @@ impl App {
                     "the credential is no longer valid (revoked or expired)",
                 )
             })?;
-            self.check(&caller, meta)?;
+            needs_plan = self.check(&caller, meta)?;
+            if needs_plan.is_some() {
+                return Err(ToolError::new(
+                    "denied",
+                    "your authority changed during the call; nothing was done; call again",
+                ));
+            }
             let entry = NewAudit {
                 person: caller.authority.person.id,
                 // A key-less local caller has no key to name.
@@ -248,6 +265,7 @@ impl App {
         let ctx = Ctx {
             caller,
             shared: self.shared.clone(),
+            needs_plan,
         };
         let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
             Ok(outcome) => outcome,
@@ -279,29 +297,37 @@ impl App {
         outcome
     }
 
-    /// Policy for `caller` with the switches read with its authority.
-    fn check(&self, caller: &Caller, meta: Meta) -> Result<(), ToolError> {
-        let grant = &caller.authority.grant;
-        let who = policy::Caller {
-            role: caller.authority.person.role,
-            capabilities: &grant.capabilities,
-            instances: grant.instances.as_deref(),
-        };
-        let s = Switches {
-            allow_destructive: self.shared.settings.allow_destructive(),
-            tool_enabled: caller.switches.get(meta.name).copied().unwrap_or(true),
-        };
-        match policy::decide(who, action(&meta), s) {
-            Decision::Allow(_) => Ok(()),
-            Decision::Deny { reason } => Err(ToolError::new("denied", reason)),
-            Decision::NeedsPlan { missing } => Err(ToolError::new(
-                "needs_plan",
-                format!(
-                    "{} needs the owner's approval (your grant lacks {missing}), and planned changes are not available in this version",
-                    meta.name
-                ),
-            )),
-        }
+    /// Policy for `caller` with the switches read with its authority: `Some(missing)` when
+    /// the call may only be planned for the owner's approval.
+    pub(crate) fn check(
+        &self,
+        caller: &Caller,
+        meta: Meta,
+    ) -> Result<Option<Capability>, ToolError> {
+        check(&self.shared, caller, meta)
+    }
+}
+
+/// [`App::check`], for tools that re-check another tool's authority (`apply_change`).
+pub(crate) fn check(
+    shared: &Shared,
+    caller: &Caller,
+    meta: Meta,
+) -> Result<Option<Capability>, ToolError> {
+    let grant = &caller.authority.grant;
+    let who = policy::Caller {
+        role: caller.authority.person.role,
+        capabilities: &grant.capabilities,
+        instances: grant.instances.as_deref(),
+    };
+    let s = Switches {
+        allow_destructive: shared.settings.allow_destructive(),
+        tool_enabled: caller.switches.get(meta.name).copied().unwrap_or(true),
+    };
+    match policy::decide(who, action(&meta), s) {
+        Decision::Allow(_) => Ok(None),
+        Decision::Deny { reason } => Err(ToolError::new("denied", reason)),
+        Decision::NeedsPlan { missing } => Ok(Some(missing)),
     }
 }
 

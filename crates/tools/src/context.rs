@@ -47,9 +47,17 @@ impl Caller {
 pub struct Ctx {
     pub caller: Caller,
     pub(crate) shared: Arc<Shared>,
+    /// Set when policy answered NeedsPlan: the authority the caller lacks. A planned tool then
+    /// stores a change for the owner instead of acting.
+    pub(crate) needs_plan: Option<Capability>,
 }
 
 impl Ctx {
+    /// The authority whose absence makes this call a plan, when it is one.
+    pub fn needs_plan(&self) -> Option<Capability> {
+        self.needs_plan
+    }
+
     pub fn store(&self) -> &Store {
         &self.shared.store
     }

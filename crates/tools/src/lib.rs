@@ -2,6 +2,7 @@
 //! them (policy, fresh authority before writes, audit, panic containment). Knows no MCP wire.
 
 mod app;
+pub mod changes;
 mod context;
 pub mod contract;
 pub mod discover;

@@ -5,13 +5,14 @@ use std::collections::HashMap;
 
 use domain::KindFamily;
 
-use crate::{contract::DynTool, discover, downloads, requests, server};
+use crate::{changes, contract::DynTool, discover, downloads, requests, server};
 
 pub fn all() -> Vec<Box<dyn DynTool>> {
     let mut all = server_tools();
     all.extend(downloads::tools());
     all.extend(discover::tools());
     all.extend(requests::tools());
+    all.extend(changes::tools());
     all
 }
 

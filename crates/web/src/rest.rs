@@ -180,7 +180,8 @@ async fn call(State(web): State<Web>, request: Request) -> Result<Response, ApiE
             host.metrics().tool_call(&body.tool_name, "error");
             let status = match e.code {
                 "invalid_argument" | "unknown_instance" | "no_instance" => StatusCode::BAD_REQUEST,
-                "denied" | "needs_plan" => StatusCode::FORBIDDEN,
+                "denied" | "needs_plan" | "needs_approval" => StatusCode::FORBIDDEN,
+                "conflict" | "stale_plan" | "cancelled" => StatusCode::CONFLICT,
                 "request_quota_exceeded" => StatusCode::TOO_MANY_REQUESTS,
                 "store_unavailable" => StatusCode::SERVICE_UNAVAILABLE,
                 "internal" => StatusCode::INTERNAL_SERVER_ERROR,

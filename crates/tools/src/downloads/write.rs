@@ -133,7 +133,17 @@ pub(crate) struct Plan<'c> {
     pub repeats: usize,
 }
 
-impl Plan<'_> {
+impl<'c> Plan<'c> {
+    /// Exactly `hashes` on `source`, as a stored plan names them.
+    pub fn exact(source: &'c Source, hashes: Vec<InfoHash>) -> Plan<'c> {
+        Plan {
+            groups: vec![(source, hashes.clone())],
+            failures: Vec::new(),
+            order: hashes,
+            repeats: 0,
+        }
+    }
+
     /// The instances something will be sent to.
     pub fn sources(&self) -> Vec<&Source> {
         self.groups.iter().map(|(s, _)| *s).collect()
