@@ -32,7 +32,16 @@ pub struct Config {
     pub builtin_catalogue: bool,
     pub mcp: McpSection,
     pub auth: AuthSection,
+    pub downloads: DownloadsSection,
     pub instances: Vec<InstanceConfig>,
+}
+
+/// `[downloads]`: what the download tools may touch on this machine.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DownloadsSection {
+    /// The only folders `add_torrent` may read .torrent files from (none: magnets and URLs only).
+    pub torrent_folders: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -62,7 +71,8 @@ impl Default for AuthSection {
     }
 }
 
-/// One `[[instances]]` entry as written.
+/// One `[[instances]]` entry as written. Secrets are `Secret` from the moment they are read,
+/// so no `Debug` of the configuration prints them, and they are never serialized.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct InstanceConfig {
@@ -71,9 +81,11 @@ pub struct InstanceConfig {
     pub url: Option<String>,
     pub path: Option<String>,
     pub username: Option<String>,
-    pub password: Option<String>,
+    #[serde(skip_serializing)]
+    pub password: Option<Secret>,
     pub password_file: Option<PathBuf>,
-    pub api_key: Option<String>,
+    #[serde(skip_serializing)]
+    pub api_key: Option<Secret>,
     pub api_key_file: Option<PathBuf>,
     pub default: bool,
 }
@@ -89,6 +101,7 @@ impl Default for Config {
             builtin_catalogue: true,
             mcp: McpSection::default(),
             auth: AuthSection::default(),
+            downloads: DownloadsSection::default(),
             instances: Vec::new(),
         }
     }
@@ -185,14 +198,14 @@ fn insert_path(
 }
 
 fn secret(
-    inline: &Option<String>,
+    inline: &Option<Secret>,
     file: &Option<PathBuf>,
     what: &str,
     id: &str,
 ) -> anyhow::Result<Option<Secret>> {
     match (inline, file) {
         (Some(_), Some(_)) => bail!("instance \"{id}\": set {what} or {what}_file, not both"),
-        (Some(v), None) => Ok(Some(Secret::new(v.clone()))),
+        (Some(v), None) => Ok(Some(v.clone())),
         (None, Some(f)) => {
             let text = std::fs::read_to_string(f).with_context(|| {
                 format!(
@@ -280,6 +293,43 @@ mod tests {
         );
         assert_eq!(loaded.config.instances[0].kind, "qbittorrent");
         assert!(load(Some(&dir.path().join("missing.toml"))).is_err());
+    }
+
+    #[test]
+    fn debug_of_the_loaded_config_shows_no_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("marquee.toml");
+        std::fs::write(&file, "[[instances]]\nid = \"q\"\nkind = \"qbittorrent\"\nurl = \"http://127.0.0.1:1\"\nusername = \"mcp\"\npassword = \"pw-in-the-file\"\n[[instances]]\nid = \"r\"\nkind = \"tmdb\"\napi_key = \"key-in-the-file\"\n").unwrap();
+        let loaded = load(Some(&file)).unwrap();
+        let shown = format!("{loaded:?} {:#?}", loaded.config);
+        assert!(!shown.contains("pw-in-the-file"), "{shown}");
+        assert!(!shown.contains("key-in-the-file"), "{shown}");
+        let specs = loaded.config.instances(dir.path()).unwrap();
+        assert_eq!(
+            specs[0].password.as_ref().unwrap().expose(),
+            "pw-in-the-file"
+        );
+        assert_eq!(
+            specs[1].api_key.as_ref().unwrap().expose(),
+            "key-in-the-file"
+        );
+    }
+
+    #[test]
+    fn torrent_folders_are_read_from_the_downloads_section() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("marquee.toml");
+        std::fs::write(
+            &file,
+            "[downloads]\ntorrent_folders = [\"/srv/torrents\"]\n",
+        )
+        .unwrap();
+        let loaded = load(Some(&file)).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert_eq!(
+            loaded.config.downloads.torrent_folders,
+            [PathBuf::from("/srv/torrents")]
+        );
     }
 
     #[test]

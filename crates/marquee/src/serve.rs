@@ -41,6 +41,7 @@ pub async fn open_host(
             grant: loaded.config.auth.local_grant.clone(),
         });
     }
+    settings.set_torrent_folders(loaded.config.downloads.torrent_folders.clone());
     settings.set_warnings(loaded.warnings.clone());
     let app = App::new(store, Arc::new(settings), Arc::new(instances));
     Ok(Arc::new(Host::new(app, metrics)))
@@ -119,8 +120,8 @@ async fn shutdown() {
     tracing::info!("shutting down");
 }
 
-/// `[mcp] allow_destructive` is read on every request: re-read the config file whenever it
-/// changes, so switching destructive tools off takes effect without a restart.
+/// `[mcp] allow_destructive` and `[downloads] torrent_folders` are read on every request:
+/// re-read the config file whenever it changes, so narrowing either takes effect without a restart.
 fn watch_config(settings: Arc<Settings>, config_flag: Option<PathBuf>) {
     let Some(file) = settings.config_file.clone() else {
         return;
@@ -142,12 +143,14 @@ fn watch_config(settings: Arc<Settings>, config_flag: Option<PathBuf>) {
                         tracing::info!(allow_destructive = on, "config changed");
                     }
                     settings.set_allow_destructive(on);
+                    settings.set_torrent_folders(reloaded.config.downloads.torrent_folders);
                     settings.set_warnings(reloaded.warnings);
                 }
                 Err(e) => {
                     // Fail closed: a config that cannot be read switches destructive tools off.
                     settings.set_allow_destructive(false);
-                    tracing::error!(error = %e, "config change could not be read; destructive tools are off until it can");
+                    settings.set_torrent_folders(Vec::new());
+                    tracing::error!(error = %e, "config change could not be read; destructive tools and reading torrent folders are off until it can");
                 }
             }
         }

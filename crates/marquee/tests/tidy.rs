@@ -1,5 +1,6 @@
 //! Tidy checks of the workspace's shape, the way rust-analyzer's tidy test does it:
-//! dependency directions, `//!` headers, file sizes.
+//! dependency directions as an allow-list, a section in ARCHITECTURE.md for every crate,
+//! `//!` headers, file sizes.
 
 use std::{collections::BTreeMap, path::Path, process::Command};
 
@@ -13,8 +14,77 @@ fn workspace_root() -> &'static Path {
         .unwrap()
 }
 
-/// Normal (non-dev) dependencies of every workspace package.
-fn dependencies() -> BTreeMap<String, Vec<String>> {
+/// Which of our crates each crate may use (normal dependencies): the one statement of the
+/// dependency directions in ARCHITECTURE.md. A crate missing here fails the test.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("domain", &[]),
+    ("httpx", &[]),
+    ("policy", &["domain"]),
+    ("store", &["domain"]),
+    // The protocol edge knows nothing about media: no crate of ours.
+    ("mcp", &[]),
+    ("adapters-downloads", ADAPTER),
+    ("adapters-catalogue", ADAPTER),
+    ("adapters-library", ADAPTER),
+    (
+        "tools",
+        &[
+            "policy",
+            "store",
+            "httpx",
+            "domain",
+            "adapters-downloads",
+            "adapters-catalogue",
+            "adapters-library",
+        ],
+    ),
+    ("web", &["mcp", "tools", "store", "policy", "domain"]),
+    (
+        "marquee",
+        &["web", "mcp", "tools", "store", "policy", "domain"],
+    ),
+    ("test-support", &[]),
+    ("bench", &[]),
+];
+
+/// The adapter rule, once: a backend client sees the HTTP client and the vocabulary, never
+/// MCP, HTTP serving, SQL or permissions.
+const ADAPTER: &[&str] = &["httpx", "domain"];
+
+/// Outside crates that only these crates of ours may use (normal dependencies).
+const ONLY_IN: &[(&str, &[&str])] = &[
+    ("sqlx", &["store"]),
+    ("rmcp", &["mcp"]),
+    ("reqwest", &["httpx", "mcp"]),
+    ("anyhow", &["marquee", "bench"]),
+    ("axum", &["mcp", "web", "marquee", "bench", "test-support"]),
+    (
+        "tokio",
+        &[
+            "httpx",
+            "store",
+            "mcp",
+            "tools",
+            "web",
+            "marquee",
+            "bench",
+            "test-support",
+            "adapters-downloads",
+            "adapters-catalogue",
+            "adapters-library",
+        ],
+    ),
+];
+
+struct Package {
+    /// The folder of its Cargo.toml, relative to the workspace root (`crates/web`).
+    dir: String,
+    /// Normal (non-dev) dependencies; test code may use more.
+    deps: Vec<String>,
+}
+
+/// Every workspace package by name.
+fn packages() -> BTreeMap<String, Package> {
     let out = Command::new(env!("CARGO"))
         .args([
             "metadata",
@@ -32,6 +102,7 @@ fn dependencies() -> BTreeMap<String, Vec<String>> {
         String::from_utf8_lossy(&out.stderr)
     );
     let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let root = workspace_root().canonicalize().unwrap();
     meta["packages"]
         .as_array()
         .unwrap()
@@ -44,53 +115,95 @@ fn dependencies() -> BTreeMap<String, Vec<String>> {
                 .filter(|d| d["kind"].is_null())
                 .map(|d| d["name"].as_str().unwrap().to_string())
                 .collect();
-            (p["name"].as_str().unwrap().to_string(), deps)
+            let manifest = Path::new(p["manifest_path"].as_str().unwrap());
+            let dir = manifest
+                .parent()
+                .unwrap()
+                .strip_prefix(&root)
+                .unwrap()
+                .display()
+                .to_string();
+            let package = Package { dir, deps };
+            (p["name"].as_str().unwrap().to_string(), package)
         })
         .collect()
 }
 
-#[test]
-fn dependencies_point_one_way() {
-    let deps = dependencies();
-    let ours: Vec<&String> = deps.keys().collect();
-    let uses = |pkg: &str, dep: &str| deps.get(pkg).is_some_and(|d| d.iter().any(|x| x == dep));
-    // rmcp appears in no Cargo.toml but mcp's.
-    for pkg in deps.keys().filter(|p| *p != "mcp") {
-        assert!(!uses(pkg, "rmcp"), "{pkg} depends on rmcp; only mcp may");
-    }
-    // mcp depends on no crate of ours: it knows nothing about media.
-    for ours in &ours {
-        assert!(!uses("mcp", ours), "mcp depends on {ours}");
-    }
-    // Adapters never see MCP, HTTP serving, SQL or policy.
-    for pkg in deps.keys().filter(|p| p.starts_with("adapters-")) {
-        for banned in [
-            "rmcp", "mcp", "axum", "sqlx", "policy", "store", "tools", "web",
-        ] {
-            assert!(!uses(pkg, banned), "{pkg} depends on {banned}");
+/// What breaks the allow-lists, one line each.
+fn direction_problems(packages: &BTreeMap<String, Package>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (name, p) in packages {
+        let Some((_, allowed)) = ALLOWED.iter().find(|(n, _)| n == name) else {
+            problems.push(format!(
+                "{name} is not in tidy.rs's ALLOWED list; add it with the crates of ours it may use"
+            ));
+            continue;
+        };
+        for dep in p.deps.iter().filter(|d| packages.contains_key(*d)) {
+            if !allowed.contains(&dep.as_str()) {
+                problems.push(format!(
+                    "{name} depends on {dep}; it may use only: {}",
+                    allowed.join(", ")
+                ));
+            }
+        }
+        if p.deps.iter().any(|d| d == "test-support") {
+            problems.push(format!("{name} uses test-support outside its tests"));
+        }
+        for (outside, users) in ONLY_IN {
+            if p.deps.iter().any(|d| d == outside) && !users.contains(&name.as_str()) {
+                problems.push(format!(
+                    "{name} depends on {outside}; only {} may",
+                    users.join(", ")
+                ));
+            }
         }
     }
-    // policy is pure; domain is vocabulary.
-    for banned in ["tokio", "sqlx", "reqwest", "store", "axum"] {
-        assert!(!uses("policy", banned), "policy depends on {banned}");
-        assert!(!uses("domain", banned), "domain depends on {banned}");
-    }
-    assert!(
-        !uses("store", "policy") && !uses("store", "tools"),
-        "store points the wrong way"
+    problems
+}
+
+#[test]
+fn dependencies_follow_the_allow_list() {
+    let problems = direction_problems(&packages());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_allow_list_catches_a_wrong_direction() {
+    let mut packages = packages();
+    let adapter = packages.get_mut("adapters-downloads").unwrap();
+    adapter.deps.push("store".into());
+    adapter.deps.push("sqlx".into());
+    packages.insert(
+        "newcomer".into(),
+        Package {
+            dir: "crates/newcomer".into(),
+            deps: vec![],
+        },
     );
-    assert!(
-        !uses("tools", "web") && !uses("tools", "mcp"),
-        "tools points the wrong way"
+    assert_eq!(
+        direction_problems(&packages),
+        [
+            "adapters-downloads depends on store; it may use only: httpx, domain",
+            "adapters-downloads depends on sqlx; only store may",
+            "newcomer is not in tidy.rs's ALLOWED list; add it with the crates of ours it may use",
+        ]
     );
-    assert!(!uses("httpx", "domain") || !uses("domain", "httpx"));
-    // Only the binary uses anyhow.
-    for pkg in deps.keys().filter(|p| *p != "marquee" && *p != "bench") {
-        assert!(
-            !uses(pkg, "anyhow"),
-            "{pkg} uses anyhow; only the binary may"
-        );
-    }
+}
+
+#[test]
+fn every_crate_has_its_section_in_architecture_md() {
+    let text = std::fs::read_to_string(workspace_root().join("ARCHITECTURE.md")).unwrap();
+    let headings: Vec<&str> = text.lines().filter(|l| l.starts_with("### ")).collect();
+    let missing: Vec<String> = packages()
+        .into_iter()
+        .filter(|(_, p)| {
+            let quoted = format!("`{}`", p.dir);
+            !headings.iter().any(|h| h.contains(&quoted))
+        })
+        .map(|(name, p)| format!("{name}: no \"### `{}`\" section in ARCHITECTURE.md", p.dir))
+        .collect();
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

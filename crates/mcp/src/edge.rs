@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use crate::{
     ToolHost,
     dispatch::{self, Headers, Reply},
+    throttle::Throttle,
 };
 
 /// Settings of the edge, fixed at start.
@@ -51,6 +52,8 @@ pub type Readiness<H> = Arc<OnceLock<Arc<H>>>;
 pub struct Edge<H> {
     pub ready: Readiness<H>,
     pub config: EdgeConfig,
+    /// Failed authentications by source, shared with every route that authenticates.
+    pub throttle: Arc<Throttle>,
 }
 
 /// `POST /mcp`; GET and DELETE answer 405 with `Allow: POST`.
@@ -89,7 +92,7 @@ async fn handle<H: ToolHost>(State(edge): State<Arc<Edge<H>>>, request: Request)
     let Some(host) = edge.ready.get() else {
         return not_ready();
     };
-    let (reply, method) = match serve(host, &edge.config, request).await {
+    let (reply, method) = match serve(host, &edge.config, &edge.throttle, request).await {
         Ok(reply) => {
             let method = reply.method.clone();
             (render(reply), method)
@@ -103,6 +106,7 @@ async fn handle<H: ToolHost>(State(edge): State<Arc<Edge<H>>>, request: Request)
 async fn serve<H: ToolHost>(
     host: &Arc<H>,
     config: &EdgeConfig,
+    throttle: &Throttle,
     request: Request,
 ) -> Result<Reply, Response> {
     let (parts, body) = request.into_parts();
@@ -124,7 +128,14 @@ async fn serve<H: ToolHost>(
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0);
-    let caller = authenticate(host.as_ref(), &parts.headers, parts.uri.query(), peer).await?;
+    let caller = authenticate(
+        host.as_ref(),
+        throttle,
+        &parts.headers,
+        parts.uri.query(),
+        peer,
+    )
+    .await?;
     if let Some(ct) = parts.headers.get(header::CONTENT_TYPE)
         && !ct.to_str().is_ok_and(|v| {
             v.get(..16)
@@ -186,8 +197,10 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 
 /// Authenticates a request: a presented credential must be valid; without one, a request
 /// from this machine (loopback peer) is let in only when the host offers local access.
+/// A source with too many failed credentials gets 429 before its credential is looked at.
 pub async fn authenticate<H: ToolHost>(
     host: &H,
+    throttle: &Throttle,
     headers: &HeaderMap,
     query: Option<&str>,
     peer: Option<SocketAddr>,
@@ -199,13 +212,23 @@ pub async fn authenticate<H: ToolHost>(
             "internal error; the server log has the details\n",
         )
     };
+    let source = peer.map(|p| p.ip());
+    if let Some(wait) = source.and_then(|ip| throttle.blocked(ip)) {
+        return Err(too_many_failures(wait));
+    }
     match credential(headers, query) {
         Some(c) => match host.authenticate(&c).await.map_err(failed)? {
             Some(caller) => Ok(caller),
-            None => Err(unauthorized(
-                headers,
-                "the credential is not valid (unknown, revoked or expired)",
-            )),
+            None => match source.and_then(|ip| throttle.failed(ip)) {
+                Some(wait) => {
+                    tracing::warn!(source = %source.map(|ip| ip.to_string()).unwrap_or_default(), wait, "too many failed authentications; the source waits");
+                    Err(too_many_failures(wait))
+                }
+                None => Err(unauthorized(
+                    headers,
+                    "the credential is not valid (unknown, revoked or expired)",
+                )),
+            },
         },
         None => {
             let local = match peer {
@@ -219,7 +242,23 @@ pub async fn authenticate<H: ToolHost>(
     }
 }
 
-/// The presented credential: `Authorization: Bearer`, then `X-Api-Key`, then `?apikey=`.
+/// 429 with `Retry-After`: this source presented too many invalid credentials.
+fn too_many_failures(wait: u64) -> Response {
+    let mut r = (
+        StatusCode::TOO_MANY_REQUESTS,
+        axum::Json(json!({
+            "error": "too_many_failed_authentications",
+            "error_description": format!("too many invalid credentials from this address; try again in {wait} seconds"),
+        })),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(wait));
+    r
+}
+
+/// The presented credential: `Authorization: Bearer`, then `X-Api-Key`, then `?apikey=`
+/// (form-decoded, so a key with reserved characters can be sent percent-encoded).
 pub fn credential(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
     if let Some(v) = headers
         .get(header::AUTHORIZATION)
@@ -233,10 +272,9 @@ pub fn credential(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
     if let Some(v) = headers.get("x-api-key").and_then(|v| v.to_str().ok()) {
         return Some(v.trim().to_string());
     }
-    query?.split('&').find_map(|pair| {
-        let (k, v) = pair.split_once('=')?;
-        (k == "apikey").then(|| v.to_string())
-    })
+    url::form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, _)| k == "apikey")
+        .map(|(_, v)| v.into_owned())
 }
 
 /// 401 with the protected-resource metadata pointer of RFC 9728 and a JSON body.
@@ -406,5 +444,18 @@ mod tests {
             Some("mq_c")
         );
         assert_eq!(credential(&h(&[]), Some("x=1")), None);
+    }
+
+    #[test]
+    fn the_query_key_is_form_decoded() {
+        assert_eq!(
+            credential(&h(&[]), Some("apikey=mq_a%2Bb%2Fc%3D&x=1")).as_deref(),
+            Some("mq_a+b/c=")
+        );
+        assert_eq!(
+            credential(&h(&[]), Some("ap%69key=mq_d")).as_deref(),
+            Some("mq_d"),
+            "the name is decoded too"
+        );
     }
 }

@@ -5,6 +5,7 @@ pub mod bridge;
 mod dispatch;
 pub mod edge;
 pub mod stdio;
+pub mod throttle;
 mod version;
 
 use std::{future::Future, sync::Arc, time::Duration};

@@ -6,6 +6,7 @@
 //! come later without touching callers. SQL stays portable where that is cheap: no SQLite-only
 //! functions in queries, timestamps as INTEGER unix milliseconds, JSON as TEXT.
 
+mod arrivals;
 mod audit;
 mod bootstrap;
 mod changes;
@@ -32,6 +33,7 @@ use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
 };
 
+pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit};
 pub use changes::{Change, ChangeStatus, NewChange};
 pub use error::Error;

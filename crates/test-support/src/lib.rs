@@ -5,11 +5,13 @@
 //! assert what an adapter sent on the fake's side. A fake's handle gives its base URL and the recorded
 //! requests, and shuts the server down on drop.
 
+pub mod arr;
 mod musicbrainz;
 pub mod peers;
 mod server;
 mod tmdb;
 
+pub use arr::{ArrKind, FakeArr};
 pub use musicbrainz::{MusicBrainzFake, RATE_LIMIT_MESSAGE as MUSICBRAINZ_RATE_LIMIT_MESSAGE};
 pub use server::RecordedRequest;
 pub use tmdb::TmdbFake;

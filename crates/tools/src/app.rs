@@ -16,6 +16,7 @@ use crate::{
     discover::Catalogues,
     downloads::Downloads,
     instances::Instances,
+    library::Libraries,
     registry,
     settings::Settings,
 };
@@ -27,6 +28,7 @@ pub(crate) struct Shared {
     pub instances: Arc<Instances>,
     pub downloads: Downloads,
     pub catalogues: Catalogues,
+    pub libraries: Libraries,
 }
 
 /// The tool host: one per process.
@@ -75,6 +77,7 @@ impl App {
             shared: Arc::new(Shared {
                 downloads: Downloads::from_instances(&instances),
                 catalogues: Catalogues::from_instances(&instances),
+                libraries: Libraries::from_instances(&instances),
                 store,
                 settings,
                 instances,

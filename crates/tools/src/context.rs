@@ -12,6 +12,7 @@ use crate::{
     discover::Catalogues,
     downloads::Downloads,
     instances::{InstanceSpec, Instances},
+    library::Libraries,
     settings::Settings,
 };
 
@@ -76,6 +77,10 @@ impl Ctx {
 
     pub fn catalogues(&self) -> &Catalogues {
         &self.shared.catalogues
+    }
+
+    pub fn libraries(&self) -> &Libraries {
+        &self.shared.libraries
     }
 
     /// Resolves an optional `instance_id` and checks the caller's grant covers it.

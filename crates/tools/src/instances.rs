@@ -28,10 +28,11 @@ impl InstanceSpec {
             InstanceKind::Builtin | InstanceKind::Tmdb | InstanceKind::Musicbrainz => true,
             // Download clients: the downloads family (src/downloads).
             InstanceKind::Qbittorrent | InstanceKind::Transmission => true,
+            // Library services: the library family (src/library).
             InstanceKind::Radarr
             | InstanceKind::Sonarr
             | InstanceKind::Lidarr
-            | InstanceKind::Readarr => false,
+            | InstanceKind::Readarr => true,
             InstanceKind::Folder | InstanceKind::Mcp => false,
         }
     }
@@ -112,6 +113,11 @@ impl Instances {
                 supported: s.supported(),
             })
             .collect()
+    }
+
+    /// The default instance of one kind, when one is configured.
+    pub fn default_of(&self, kind: InstanceKind) -> Option<&InstanceSpec> {
+        self.list.iter().find(|s| s.kind == kind && s.default)
     }
 
     /// Resolves an optional id within a family: the family's default when omitted.

@@ -9,6 +9,7 @@ pub mod discover;
 pub mod downloads;
 pub mod guides;
 pub mod instances;
+pub mod library;
 mod registry;
 pub mod requests;
 mod server;

@@ -5,13 +5,14 @@ use std::collections::HashMap;
 
 use domain::KindFamily;
 
-use crate::{changes, contract::DynTool, discover, downloads, requests, server};
+use crate::{changes, contract::DynTool, discover, downloads, library, requests, server};
 
 pub fn all() -> Vec<Box<dyn DynTool>> {
     let mut all = server_tools();
     all.extend(downloads::tools());
     all.extend(discover::tools());
     all.extend(requests::tools());
+    all.extend(library::tools());
     all.extend(changes::tools());
     all
 }
@@ -33,6 +34,9 @@ pub fn families() -> HashMap<&'static str, KindFamily> {
     let mut out = HashMap::new();
     for t in downloads::tools() {
         out.insert(t.meta().name, KindFamily::Download);
+    }
+    for t in library::tools() {
+        out.insert(t.meta().name, KindFamily::Library);
     }
     for t in discover::tools() {
         out.insert(t.meta().name, KindFamily::Catalogue);

@@ -19,6 +19,8 @@ pub struct LocalAccess {
 pub struct Settings {
     /// `[auth] local_person` / `local_grant`.
     pub local_access: Option<LocalAccess>,
+    /// `[downloads] torrent_folders`: the only folders `add_torrent` reads .torrent files from.
+    torrent_folders: RwLock<Vec<PathBuf>>,
     /// `[mcp] allow_destructive`; the binary updates it when the config file changes.
     allow_destructive: AtomicBool,
     /// The config file in force, if any.
@@ -34,6 +36,7 @@ impl Settings {
     pub fn new(allow_destructive: bool, config_file: Option<PathBuf>) -> Settings {
         Settings {
             local_access: None,
+            torrent_folders: RwLock::new(Vec::new()),
             allow_destructive: AtomicBool::new(allow_destructive),
             config_file,
             warnings: RwLock::new(Vec::new()),
@@ -47,6 +50,14 @@ impl Settings {
 
     pub fn set_allow_destructive(&self, on: bool) {
         self.allow_destructive.store(on, Ordering::Release);
+    }
+
+    pub fn torrent_folders(&self) -> Vec<PathBuf> {
+        self.torrent_folders.read().clone()
+    }
+
+    pub fn set_torrent_folders(&self, folders: Vec<PathBuf>) {
+        *self.torrent_folders.write() = folders;
     }
 
     pub fn warnings(&self) -> Vec<String> {

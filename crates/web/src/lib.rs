@@ -19,7 +19,10 @@ use axum::{
 };
 pub use host::Host;
 pub use mcp::edge::EdgeConfig;
-use mcp::edge::{Edge, Readiness};
+use mcp::{
+    edge::{Edge, Readiness},
+    throttle::Throttle,
+};
 pub use metrics::Metrics;
 use serde_json::json;
 
@@ -29,6 +32,8 @@ pub struct Web {
     pub ready: Readiness<Host>,
     pub edge: EdgeConfig,
     pub metrics: Arc<Metrics>,
+    /// Failed authentications by source, for `/mcp` and the REST mirror alike.
+    pub throttle: Arc<Throttle>,
 }
 
 impl Web {
@@ -37,6 +42,7 @@ impl Web {
             ready: Arc::new(OnceLock::new()),
             edge,
             metrics,
+            throttle: Arc::new(Throttle::default()),
         }
     }
 
@@ -51,6 +57,7 @@ pub fn router(web: Web) -> Router {
     let mcp = mcp::edge::router(Arc::new(Edge {
         ready: web.ready.clone(),
         config: web.edge.clone(),
+        throttle: web.throttle.clone(),
     }));
     let gated = Router::new()
         .route(

@@ -15,6 +15,35 @@ const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
 ];
 
+/// The JSON-RPC methods (and notifications) counted under their own name; a client can send
+/// any string as a method, so everything else is counted as `other`, keeping the label set
+/// (and the memory it takes) fixed.
+const METHODS: [&str; 14] = [
+    "-",
+    "response",
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/roots/list_changed",
+];
+
+/// The label a method is counted under: itself when known, else `other`.
+fn method_label(method: &str) -> &'static str {
+    METHODS
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("other")
+}
+
 #[derive(Debug, Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<String, BTreeMap<u16, u64>>>,
@@ -37,7 +66,7 @@ fn bump<K: Ord>(counts: &mut BTreeMap<String, BTreeMap<K, u64>>, name: &str, key
 
 impl Metrics {
     pub fn request(&self, method: &str, status: u16, elapsed: Duration) {
-        bump(&mut self.requests.lock(), method, status);
+        bump(&mut self.requests.lock(), method_label(method), status);
         let secs = elapsed.as_secs_f64();
         if let Some(i) = BUCKETS.iter().position(|bound| secs <= *bound) {
             self.buckets[i].fetch_add(1, Ordering::Relaxed);
@@ -129,14 +158,17 @@ mod tests {
         let m = Metrics::default();
         m.request("tools/list", 200, Duration::from_micros(300));
         m.request("tools/list", 200, Duration::from_millis(20));
-        m.request("bad\"method", 404, Duration::from_millis(2));
+        m.request("tools/unknown", 404, Duration::from_millis(2));
         m.tool_call("whoami", "ok");
         let text = m.render();
         assert!(
             text.contains("marquee_mcp_requests_total{method=\"tools/list\",status=\"200\"} 2"),
             "{text}"
         );
-        assert!(text.contains("method=\"bad_method\""), "{text}");
+        assert!(
+            text.contains("marquee_mcp_requests_total{method=\"other\",status=\"404\"} 1"),
+            "{text}"
+        );
         assert!(
             text.contains("marquee_tool_calls_total{tool=\"whoami\",outcome=\"ok\"} 1"),
             "{text}"
@@ -157,5 +189,28 @@ mod tests {
             text.contains("marquee_mcp_request_duration_seconds_count 3"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn unknown_methods_fold_into_one_label() {
+        let m = Metrics::default();
+        for i in 0..1000 {
+            m.request(&format!("made/up/{i}"), 404, Duration::from_millis(1));
+        }
+        m.request("evil\"} 1\nfake_metric{x=\"", 404, Duration::from_millis(1));
+        m.request("tools/call", 200, Duration::from_millis(1));
+        let text = m.render();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("marquee_mcp_requests_total"))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "marquee_mcp_requests_total{method=\"other\",status=\"404\"} 1001",
+                "marquee_mcp_requests_total{method=\"tools/call\",status=\"200\"} 1",
+            ]
+        );
+        assert!(!text.contains("fake_metric"), "{text}");
     }
 }

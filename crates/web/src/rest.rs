@@ -28,6 +28,7 @@ pub(crate) fn router() -> Router<Web> {
 /// The one error type of the REST mirror, with one match from error to status.
 enum ApiError {
     Unauthorized(Response),
+    Throttled(Response),
     Forbidden(Response),
     NotFound(String),
     BadRequest(String),
@@ -41,6 +42,20 @@ impl IntoResponse for ApiError {
                 let why = "the credential is missing or not valid (unknown, revoked or expired)";
                 *r.body_mut() =
                     axum::body::Body::from(envelope(false, why, Value::Null).to_string());
+                return r;
+            }
+            ApiError::Throttled(mut r) => {
+                let wait = r
+                    .headers()
+                    .get(axum::http::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("some")
+                    .to_string();
+                let why = format!(
+                    "too many invalid credentials from this address; try again in {wait} seconds"
+                );
+                *r.body_mut() =
+                    axum::body::Body::from(envelope(false, &why, Value::Null).to_string());
                 return r;
             }
             ApiError::Forbidden(r) => return r,
@@ -75,10 +90,13 @@ async fn authorize(
 ) -> Result<(Arc<Host>, Caller), ApiError> {
     mcp::edge::check_host_and_origin(&web.edge, headers).map_err(ApiError::Forbidden)?;
     let host = web.ready.get().cloned().ok_or(ApiError::Internal)?;
-    match mcp::edge::authenticate(host.as_ref(), headers, query, peer).await {
+    match mcp::edge::authenticate(host.as_ref(), &web.throttle, headers, query, peer).await {
         Ok(caller) => Ok((host, caller)),
         Err(response) if response.status() == StatusCode::UNAUTHORIZED => {
             Err(ApiError::Unauthorized(response))
+        }
+        Err(response) if response.status() == StatusCode::TOO_MANY_REQUESTS => {
+            Err(ApiError::Throttled(response))
         }
         Err(_) => Err(ApiError::Internal),
     }

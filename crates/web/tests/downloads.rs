@@ -140,6 +140,10 @@ async fn download_tools_drive_the_real_daemons() {
     w.traw.add(&t1, &w.tr_dir("movies"), &["mcp"]).await;
     w.traw.add(&t3, &w.tr_dir("tv"), &[]).await;
     let s = server_for(w.specs.clone(), true).await;
+    s.host
+        .app
+        .settings()
+        .set_torrent_folders(vec![w.fix.clone()]);
 
     reads::categories(&s).await;
     reads::adds(&s, &w, [&q1, &q2, &q3, &t2]).await;

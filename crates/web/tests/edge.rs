@@ -467,3 +467,97 @@ async fn metrics_count_requests_and_tool_calls() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn metrics_fold_unknown_methods_into_one_label() {
+    let s = server().await;
+    for i in 0..3 {
+        let (status, _) = s
+            .rpc(
+                &s.owner_key,
+                json!({"jsonrpc":"2.0","id":1,"method":format!("made/up/{i}")}),
+            )
+            .await;
+        assert_eq!(status, 200);
+    }
+    let (_, body) = s
+        .send(
+            Request::get("/metrics")
+                .header(header::HOST, "localhost")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    let text = String::from_utf8(body).unwrap();
+    assert!(
+        text.contains("marquee_mcp_requests_total{method=\"other\",status=\"200\"} 3"),
+        "{text}"
+    );
+    assert!(!text.contains("made/up"), "{text}");
+}
+
+#[tokio::test]
+async fn the_query_key_is_percent_decoded() {
+    let s = server().await;
+    let encoded: String = s.owner_key.bytes().map(|b| format!("%{b:02X}")).collect();
+    let ping = json!({"jsonrpc":"2.0","id":1,"method":"ping"}).to_string();
+    let (resp, _) = s
+        .send(
+            post(&format!("/mcp?apikey={encoded}"))
+                .body(Body::from(ping))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+}
+
+/// A request from `ip` (as the listener would report it) with this bearer key.
+fn from(ip: &str, path: &str, key: &str) -> Request<Body> {
+    let peer: std::net::SocketAddr = format!("{ip}:40000").parse().unwrap();
+    let ping = json!({"jsonrpc":"2.0","id":1,"method":"ping"}).to_string();
+    let builder = if path == "/mcp" {
+        post(path).body(Body::from(ping))
+    } else {
+        Request::get(path)
+            .header(header::HOST, "localhost")
+            .body(Body::empty())
+    };
+    let mut req = builder.unwrap();
+    req.headers_mut().insert(
+        header::AUTHORIZATION,
+        format!("Bearer {key}").parse().unwrap(),
+    );
+    req.extensions_mut()
+        .insert(axum::extract::ConnectInfo(peer));
+    req
+}
+
+#[tokio::test]
+async fn repeated_failed_keys_from_one_address_are_throttled_and_others_are_not() {
+    let s = server().await;
+    let (attacker, other) = ("203.0.113.5", "198.51.100.7");
+    for i in 1..10 {
+        let (resp, _) = s
+            .send(from(attacker, "/mcp", &format!("mq_guess{i}")))
+            .await;
+        assert_eq!(resp.status(), 401, "failure {i}");
+    }
+    let (resp, body) = s.send(from(attacker, "/mcp", "mq_guess10")).await;
+    assert_eq!(resp.status(), 429);
+    assert_eq!(resp.headers()[header::RETRY_AFTER], "300");
+    assert_eq!(parse(&body)["error"], "too_many_failed_authentications");
+    // The blocked address waits even with a valid key, on /mcp and the REST mirror alike.
+    let (resp, _) = s.send(from(attacker, "/mcp", &s.owner_key)).await;
+    assert_eq!(resp.status(), 429);
+    let (resp, body) = s.send(from(attacker, "/api/v1/tools", &s.owner_key)).await;
+    assert_eq!(resp.status(), 429);
+    assert!(resp.headers().contains_key(header::RETRY_AFTER));
+    assert_eq!(parse(&body)["success"], false);
+    // Another address is answered as usual: a valid key at once, a wrong one with 401.
+    let (resp, _) = s.send(from(other, "/mcp", &s.owner_key)).await;
+    assert_eq!(resp.status(), 200);
+    let (resp, _) = s.send(from(other, "/api/v1/tools", &s.owner_key)).await;
+    assert_eq!(resp.status(), 200);
+    let (resp, _) = s.send(from(other, "/mcp", "mq_wrong")).await;
+    assert_eq!(resp.status(), 401);
+}

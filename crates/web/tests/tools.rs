@@ -229,6 +229,35 @@ async fn diagnose_and_list_instances_report_honestly() {
 }
 
 #[tokio::test]
+async fn list_instances_shows_addresses_to_admins_only() {
+    let url = "http://127.0.0.1:9/secret-path/";
+    let s = support::server_with_instances(vec![support::instance(
+        "tmdb",
+        domain::InstanceKind::Tmdb,
+        Some(url),
+        Some("k"),
+    )])
+    .await;
+    let admin = s.key_for("ada", domain::Role::Admin, "reader").await;
+    let kid = s.key_for("kim", domain::Role::Kid, "reader").await;
+    let user = s.key_for("ulf", domain::Role::User, "operator").await;
+    for (key, shown) in [
+        (&s.owner_key, true),
+        (&admin, true),
+        (&kid, false),
+        (&user, false),
+    ] {
+        let r = s.call(key, "list_instances", json!({})).await;
+        assert_eq!(r["isError"], false, "{r}");
+        let listed = &r["structuredContent"]["data"]["instances"];
+        assert_eq!(listed[0]["id"], "tmdb", "{listed}");
+        let text = r.to_string();
+        assert_eq!(text.contains("secret-path"), shown, "{text}");
+        assert_eq!(listed[0]["url"].is_string(), shown, "{listed}");
+    }
+}
+
+#[tokio::test]
 async fn rest_mirror_uses_the_same_rules_and_envelope() {
     let s = server().await;
     let auth = format!("Bearer {}", s.owner_key);

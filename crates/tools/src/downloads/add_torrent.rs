@@ -10,18 +10,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{labels, one, outcome::TorrentResult, refresher};
+use super::{labels, one, outcome::TorrentResult, refresher, torrent_file};
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct AddTorrent;
 
-/// The largest .torrent file read from disk.
-const MAX_TORRENT_FILE: u64 = 10 * 1024 * 1024;
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// What to add: the absolute path of a .torrent file on the Marquee machine, an http(s) URL of a .torrent file, or a magnet link with a btih info hash.
+    /// What to add: the absolute path of a .torrent file in one of the torrent folders the owner configured on the Marquee machine, an http(s) URL of a .torrent file, or a magnet link with a btih info hash.
     pub source: String,
     /// The category to file it under, exactly as list_categories shows it (default: none).
     #[serde(default)]
@@ -42,14 +39,14 @@ impl Tool for AddTorrent {
     const META: Meta = Meta {
         name: "add_torrent",
         title: "Add a torrent",
-        description: "Adds a torrent to a download instance from a .torrent file path (on the Marquee machine), an http(s) URL or a magnet link, optionally paused, into an existing category with known tags (list_categories; unknown names are refused with the valid ones). The client always verifies the data; an already present torrent is left unchanged. Answers {ok, failed, results}.",
+        description: "Adds a torrent to a download instance from a .torrent file path (in a torrent folder the owner configured on the Marquee machine), an http(s) URL or a magnet link, optionally paused, into an existing category with known tags (list_categories; unknown names are refused with the valid ones). The client always verifies the data; an already present torrent is left unchanged. Answers {ok, failed, results}.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let (source, hash) = read_source(&input.source).await?;
+        let (source, hash) = read_source(&ctx.settings().torrent_folders(), &input.source).await?;
         let tags = labels::tag_list(&input.tags)?;
         let instance = one(ctx, input.instance_id.as_deref())?;
         let b = instance.backend()?;
@@ -116,8 +113,11 @@ impl Tool for AddTorrent {
 }
 
 /// Classifies and checks the source before anything is sent: a magnet must name a btih hash,
-/// a URL must be http(s), a file must be a readable, valid .torrent.
-async fn read_source(raw: &str) -> Result<(AddSource, Option<InfoHash>), ToolError> {
+/// a URL must be http(s), a file must be a valid .torrent inside the torrent folders.
+async fn read_source(
+    folders: &[std::path::PathBuf],
+    raw: &str,
+) -> Result<(AddSource, Option<InfoHash>), ToolError> {
     if raw.starts_with("magnet:") {
         let h = info_hash_of_magnet(raw).ok_or_else(|| {
             ToolError::invalid("the magnet link names no btih info hash (xt=urn:btih:...)")
@@ -135,19 +135,9 @@ async fn read_source(raw: &str) -> Result<(AddSource, Option<InfoHash>), ToolErr
             "source \"{raw}\" is neither a magnet link, an http(s) URL nor an absolute path of a .torrent file"
         )));
     }
-    let meta = tokio::fs::metadata(path)
-        .await
-        .map_err(|_| ToolError::invalid(format!("no readable file at {raw}")))?;
-    if !meta.is_file() || meta.len() > MAX_TORRENT_FILE {
-        return Err(ToolError::invalid(format!(
-            "{raw} is not a file of at most 10 MiB"
-        )));
-    }
-    let bytes = tokio::fs::read(path)
-        .await
-        .map_err(|_| ToolError::invalid(format!("no readable file at {raw}")))?;
+    let bytes = torrent_file::read(folders, raw).await?;
     let h = info_hash_of_torrent(&bytes)
-        .map_err(|_| ToolError::invalid(format!("{raw} is not a valid .torrent file")))?;
+        .map_err(|_| ToolError::invalid("source is not a valid .torrent file"))?;
     Ok((AddSource::File(bytes), Some(h)))
 }
 

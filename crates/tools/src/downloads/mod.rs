@@ -27,6 +27,7 @@ mod rows;
 mod set_category;
 mod set_tags;
 mod torrent_detail;
+mod torrent_file;
 mod torrent_files;
 mod tracker_errors;
 mod write;

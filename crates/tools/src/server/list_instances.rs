@@ -19,7 +19,7 @@ impl Tool for ListInstances {
     const META: Meta = Meta {
         name: "list_instances",
         title: "List backend instances",
-        description: "Lists the configured backend instances (id, kind, family, address, whether it is the default of its kind, whether this version has an adapter for it). Use an id from here as instance_id.",
+        description: "Lists the configured backend instances (id, kind, family, address (URL or folder, shown to admins only), whether it is the default of its kind, whether this version has an adapter for it). Use an id from here as instance_id.",
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
@@ -29,6 +29,13 @@ impl Tool for ListInstances {
         let mut views = ctx.instances().views();
         if let Some(allowed) = &ctx.caller.authority.grant.instances {
             views.retain(|v| allowed.contains(&v.id));
+        }
+        // Where a backend lives (its URL or folder) is for those who administer it.
+        if !ctx.caller.is_admin() {
+            for v in &mut views {
+                v.url = None;
+                v.path = None;
+            }
         }
         let summary = match views.len() {
             0 => "No instances are configured (or your grant covers none).".to_string(),

@@ -127,6 +127,14 @@ pub(crate) async fn adds(s: &Server, w: &World, [q1, q2, q3, t2]: [&Fixture; 4])
         let e = refused(s, "add_torrent", args).await;
         assert!(e.contains(expected), "{e}");
     }
+    // Outside the torrent folders, an existing and a missing file get the same sentence.
+    let passwd = refused(s, "add_torrent", json!({"source": "/etc/passwd"})).await;
+    let missing = refused(s, "add_torrent", json!({"source": "/etc/no-such.torrent"})).await;
+    assert_eq!(passwd, missing);
+    assert!(
+        passwd.contains("not a .torrent file inside the torrent folders"),
+        "{passwd}"
+    );
     let again = ok(s, "add_torrent", json!({"source": path(q1)})).await;
     assert_eq!(again["data"]["results"][0]["status"], "already_present");
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;

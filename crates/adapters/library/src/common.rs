@@ -1,0 +1,528 @@
+//! What the four services have in common, read the same way: queue, history, health, disk
+//! space, quality profiles, custom formats, root folders, tags, commands and the settings lists.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{
+    Error,
+    core::Core,
+    model::{
+        Command, ConfigEntry, CustomFormat, Disk, Health, HistoryEvent, Profile, QueueItem,
+        RootFolder, ServiceConfig, Tag,
+    },
+};
+
+/// How many entries each settings list of `service_config` keeps.
+pub const CONFIG_BOUND: usize = 50;
+
+#[derive(Deserialize, Default)]
+pub(crate) struct Named {
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+pub(crate) struct QualityWrap {
+    #[serde(default)]
+    pub quality: Option<Named>,
+}
+
+pub(crate) fn quality_name(q: Option<QualityWrap>) -> Option<String> {
+    q.and_then(|q| q.quality).and_then(|n| n.name)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct VQueue {
+    id: i64,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    tracked_download_state: Option<String>,
+    #[serde(default)]
+    tracked_download_status: Option<String>,
+    #[serde(default)]
+    movie_id: Option<i64>,
+    #[serde(default)]
+    series_id: Option<i64>,
+    #[serde(default)]
+    album_id: Option<i64>,
+    #[serde(default)]
+    book_id: Option<i64>,
+    #[serde(default)]
+    episode_id: Option<i64>,
+    #[serde(default)]
+    season_number: Option<i64>,
+    #[serde(default)]
+    size: f64,
+    #[serde(default)]
+    sizeleft: f64,
+    #[serde(default)]
+    timeleft: Option<String>,
+    #[serde(default)]
+    estimated_completion_time: Option<String>,
+    #[serde(default)]
+    download_client: Option<String>,
+    #[serde(default)]
+    indexer: Option<String>,
+    #[serde(default)]
+    protocol: Option<String>,
+    #[serde(default)]
+    quality: Option<QualityWrap>,
+    #[serde(default)]
+    download_id: Option<String>,
+    #[serde(default)]
+    status_messages: Option<Vec<StatusMessage>>,
+    #[serde(default)]
+    error_message: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StatusMessage {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    messages: Option<Vec<String>>,
+}
+
+/// The whole queue, read completely or not at all.
+pub async fn queue(core: &Core) -> Result<Vec<QueueItem>, Error> {
+    let rows: Vec<VQueue> = core.paged("the queue", "queue", &[]).await?;
+    Ok(rows.into_iter().map(queue_item).collect())
+}
+
+fn queue_item(q: VQueue) -> QueueItem {
+    let progress = if q.size > 0.0 {
+        ((q.size - q.sizeleft) / q.size * 100.0).clamp(0.0, 100.0)
+    } else {
+        0.0
+    };
+    let mut messages = Vec::new();
+    for m in q.status_messages.unwrap_or_default() {
+        let inner = m.messages.unwrap_or_default();
+        if inner.is_empty() {
+            messages.extend(m.title);
+        } else {
+            messages.extend(inner);
+        }
+    }
+    QueueItem {
+        id: q.id,
+        title: q.title.unwrap_or_default(),
+        status: q.status.unwrap_or_else(|| "unknown".into()),
+        tracked_state: q.tracked_download_state,
+        tracked_status: q.tracked_download_status,
+        item_id: q.movie_id.or(q.series_id).or(q.album_id).or(q.book_id),
+        episode_id: q.episode_id,
+        season: q.season_number,
+        progress: (progress * 10.0).round() / 10.0,
+        size: q.size,
+        size_left: q.sizeleft,
+        time_left: q.timeleft,
+        estimated_completion: q.estimated_completion_time,
+        download_client: q.download_client,
+        indexer: q.indexer,
+        protocol: q.protocol,
+        quality: quality_name(q.quality),
+        download_id: q.download_id,
+        messages,
+        error: q.error_message.filter(|e| !e.is_empty()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct VHistory {
+    id: i64,
+    #[serde(default)]
+    date: Option<String>,
+    #[serde(default)]
+    event_type: Option<Value>,
+    #[serde(default)]
+    source_title: Option<String>,
+    #[serde(default)]
+    movie_id: Option<i64>,
+    #[serde(default)]
+    series_id: Option<i64>,
+    #[serde(default)]
+    album_id: Option<i64>,
+    #[serde(default)]
+    book_id: Option<i64>,
+    #[serde(default)]
+    episode_id: Option<i64>,
+    #[serde(default)]
+    quality: Option<QualityWrap>,
+    #[serde(default)]
+    download_id: Option<String>,
+}
+
+fn history_event(h: VHistory) -> HistoryEvent {
+    let event = match h.event_type {
+        Some(Value::String(s)) => s,
+        Some(other) => other.to_string(),
+        None => "unknown".into(),
+    };
+    HistoryEvent {
+        id: h.id,
+        date: h.date,
+        event,
+        source_title: h.source_title,
+        item_id: h.movie_id.or(h.series_id).or(h.album_id).or(h.book_id),
+        episode_id: h.episode_id,
+        quality: quality_name(h.quality),
+        download_id: h.download_id,
+    }
+}
+
+/// The latest `size` history events, newest first (one page of the service's history).
+pub async fn history(core: &Core, size: u32) -> Result<Vec<HistoryEvent>, Error> {
+    #[derive(Deserialize)]
+    struct Page {
+        #[serde(default)]
+        records: Vec<VHistory>,
+    }
+    let q = [
+        ("page", "1".to_string()),
+        ("pageSize", size.to_string()),
+        ("sortKey", "date".to_string()),
+        ("sortDirection", "descending".to_string()),
+    ];
+    let page: Page = core.get("history", &q).await?;
+    Ok(page.records.into_iter().map(history_event).collect())
+}
+
+/// One item's own history, from the service's per-item endpoint (`history/movie`, ...).
+pub async fn item_history(
+    core: &Core,
+    path: &str,
+    query: &[(&str, String)],
+) -> Result<Vec<HistoryEvent>, Error> {
+    let rows: Vec<VHistory> = core.get(path, query).await?;
+    Ok(rows.into_iter().map(history_event).collect())
+}
+
+pub async fn health(core: &Core) -> Result<Vec<Health>, Error> {
+    #[derive(Deserialize)]
+    struct V {
+        #[serde(default)]
+        source: Option<String>,
+        #[serde(default, rename = "type")]
+        kind: Option<String>,
+        #[serde(default)]
+        message: Option<String>,
+    }
+    let rows: Vec<V> = core.get("health", &[]).await?;
+    Ok(rows
+        .into_iter()
+        .map(|v| Health {
+            source: v.source,
+            level: v.kind.unwrap_or_else(|| "warning".into()),
+            message: v.message.unwrap_or_default(),
+        })
+        .collect())
+}
+
+pub async fn disk_space(core: &Core) -> Result<Vec<Disk>, Error> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct V {
+        #[serde(default)]
+        path: Option<String>,
+        #[serde(default)]
+        label: Option<String>,
+        #[serde(default)]
+        free_space: i64,
+        #[serde(default)]
+        total_space: i64,
+    }
+    let rows: Vec<V> = core.get("diskspace", &[]).await?;
+    Ok(rows
+        .into_iter()
+        .map(|v| Disk {
+            path: v.path.unwrap_or_default(),
+            label: v.label,
+            free_bytes: v.free_space,
+            total_bytes: v.total_space,
+        })
+        .collect())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct VProfileItem {
+    #[serde(default)]
+    quality: Option<VQuality>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    allowed: bool,
+    #[serde(default)]
+    items: Vec<VProfileItem>,
+}
+
+#[derive(Deserialize)]
+struct VQuality {
+    #[serde(default)]
+    id: Option<i64>,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+fn allowed_names(items: &[VProfileItem], out: &mut Vec<String>) {
+    for i in items {
+        if !i.allowed {
+            continue;
+        }
+        match (&i.quality, &i.name) {
+            (Some(q), _) => out.extend(q.name.clone()),
+            (None, Some(group)) => out.push(group.clone()),
+            (None, None) => allowed_names(&i.items, out),
+        }
+    }
+}
+
+fn quality_by_id(items: &[VProfileItem], id: i64) -> Option<String> {
+    items.iter().find_map(|i| match &i.quality {
+        Some(q) if q.id == Some(id) => q.name.clone(),
+        _ => quality_by_id(&i.items, id),
+    })
+}
+
+/// Quality profiles (`qualityprofile`), or metadata profiles (`metadataprofile`).
+pub async fn profiles(core: &Core, path: &str) -> Result<Vec<Profile>, Error> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct V {
+        id: i64,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        upgrade_allowed: Option<bool>,
+        #[serde(default)]
+        cutoff: Option<i64>,
+        #[serde(default)]
+        items: Vec<VProfileItem>,
+        #[serde(default)]
+        min_format_score: Option<i64>,
+    }
+    let rows: Vec<V> = core.get(path, &[]).await?;
+    Ok(rows
+        .into_iter()
+        .map(|v| {
+            let mut allowed = Vec::new();
+            allowed_names(&v.items, &mut allowed);
+            Profile {
+                id: v.id,
+                name: v.name.unwrap_or_default(),
+                upgrade_allowed: v.upgrade_allowed,
+                cutoff: v.cutoff.and_then(|c| quality_by_id(&v.items, c)),
+                allowed,
+                min_format_score: v.min_format_score,
+            }
+        })
+        .collect())
+}
+
+pub async fn custom_formats(core: &Core) -> Result<Vec<CustomFormat>, Error> {
+    #[derive(Deserialize)]
+    struct Spec {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        implementation: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct V {
+        id: i64,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        specifications: Vec<Spec>,
+    }
+    let rows: Vec<V> = core.get("customformat", &[]).await?;
+    Ok(rows
+        .into_iter()
+        .map(|v| CustomFormat {
+            id: v.id,
+            name: v.name.unwrap_or_default(),
+            specifications: v
+                .specifications
+                .into_iter()
+                .map(|s| {
+                    format!(
+                        "{} ({})",
+                        s.name.unwrap_or_default(),
+                        s.implementation.unwrap_or_default()
+                    )
+                })
+                .collect(),
+        })
+        .collect())
+}
+
+pub async fn root_folders(core: &Core) -> Result<Vec<RootFolder>, Error> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct V {
+        id: i64,
+        #[serde(default)]
+        path: Option<String>,
+        #[serde(default)]
+        accessible: Option<bool>,
+        #[serde(default)]
+        free_space: Option<i64>,
+    }
+    let rows: Vec<V> = core.get("rootfolder", &[]).await?;
+    Ok(rows
+        .into_iter()
+        .map(|v| RootFolder {
+            id: v.id,
+            path: v.path.unwrap_or_default(),
+            accessible: v.accessible,
+            free_bytes: v.free_space,
+        })
+        .collect())
+}
+
+pub async fn tags(core: &Core) -> Result<Vec<Tag>, Error> {
+    #[derive(Deserialize)]
+    struct V {
+        id: i64,
+        #[serde(default)]
+        label: Option<String>,
+    }
+    let rows: Vec<V> = core.get("tag", &[]).await?;
+    Ok(rows
+        .into_iter()
+        .map(|v| Tag {
+            id: v.id,
+            label: v.label.unwrap_or_default(),
+        })
+        .collect())
+}
+
+#[derive(Deserialize)]
+struct VCommand {
+    id: i64,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    queued: Option<String>,
+    #[serde(default)]
+    ended: Option<String>,
+}
+
+fn command_of(v: VCommand) -> Command {
+    Command {
+        id: v.id,
+        name: v.name.unwrap_or_default(),
+        status: v.status.unwrap_or_else(|| "queued".into()),
+        message: v.message,
+        queued: v.queued,
+        ended: v.ended,
+    }
+}
+
+/// Starts a command (`{"name": ..., fields}`).
+pub async fn start_command(core: &Core, body: Value) -> Result<Command, Error> {
+    let v: VCommand = core.post("command", &body).await?;
+    Ok(command_of(v))
+}
+
+pub async fn command(core: &Core, id: i64) -> Result<Command, Error> {
+    let v: VCommand = core.get(&format!("command/{id}"), &[]).await?;
+    Ok(command_of(v))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct VProvider {
+    id: i64,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    implementation: Option<String>,
+    #[serde(default)]
+    protocol: Option<String>,
+    #[serde(default)]
+    enable: Option<bool>,
+    #[serde(default)]
+    enable_rss: Option<bool>,
+    #[serde(default)]
+    enable_automatic_search: Option<bool>,
+    #[serde(default)]
+    priority: Option<i64>,
+}
+
+fn entry(v: VProvider) -> ConfigEntry {
+    ConfigEntry {
+        id: v.id,
+        name: v.name.unwrap_or_default(),
+        implementation: v.implementation,
+        protocol: v.protocol,
+        enabled: v.enable.unwrap_or(false)
+            || v.enable_rss.unwrap_or(false)
+            || v.enable_automatic_search.unwrap_or(false),
+        priority: v.priority,
+    }
+}
+
+/// Indexers, download clients, delay and release profiles and remote path mappings: names,
+/// kinds and switches only (provider settings, where keys live, are never read out), each list
+/// cut at [`CONFIG_BOUND`].
+pub async fn service_config(core: &Core) -> Result<ServiceConfig, Error> {
+    let (indexers, clients, delay, release, mappings) = tokio::try_join!(
+        core.get::<Vec<VProvider>>("indexer", &[]),
+        core.get::<Vec<VProvider>>("downloadclient", &[]),
+        core.get::<Vec<Value>>("delayprofile", &[]),
+        core.get::<Vec<Value>>("releaseprofile", &[]),
+        core.get::<Vec<Value>>("remotepathmapping", &[]),
+    )?;
+    let mut truncated = false;
+    let mut cut = |len: usize| {
+        truncated |= len > CONFIG_BOUND;
+        len.min(CONFIG_BOUND)
+    };
+    let n = cut(indexers.len());
+    let indexers = indexers.into_iter().take(n).map(entry).collect();
+    let n = cut(clients.len());
+    let download_clients = clients.into_iter().take(n).map(entry).collect();
+    let n = cut(delay.len());
+    let delay_profiles = delay.into_iter().take(n).map(keep_plain).collect();
+    let n = cut(release.len());
+    let release_profiles = release.into_iter().take(n).map(keep_plain).collect();
+    let n = cut(mappings.len());
+    let remote_path_mappings = mappings.into_iter().take(n).map(keep_plain).collect();
+    Ok(ServiceConfig {
+        indexers,
+        download_clients,
+        delay_profiles,
+        release_profiles,
+        remote_path_mappings,
+        truncated,
+    })
+}
+
+/// A settings row with only its scalar fields and short lists of scalars: nested provider
+/// settings are dropped rather than trusted to the redaction alone.
+fn keep_plain(v: Value) -> Value {
+    let Value::Object(map) = v else {
+        return json!({});
+    };
+    let kept = map
+        .into_iter()
+        .filter(|(_, v)| match v {
+            Value::Array(a) => a.len() <= 20 && a.iter().all(|x| !x.is_object() && !x.is_array()),
+            Value::Object(_) => false,
+            _ => true,
+        })
+        .collect();
+    Value::Object(kept)
+}

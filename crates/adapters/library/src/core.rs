@@ -1,0 +1,268 @@
+//! The shared HTTP core of the four services: the `X-Api-Key` header, timeouts (longer for an
+//! interactive release search), no redirects, errors that name method and path only, complete
+//! paged reads, and every answer through the redaction boundary before it is decoded.
+
+use std::time::Duration;
+
+use domain::Secret;
+use httpx::reqwest::{self, Method};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde_json::Value;
+
+use crate::{Error, redact};
+
+/// How long an interactive release search may take: indexers are slow.
+pub const SEARCH_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Largest page asked for; a queue of a few thousand items is two or three requests.
+const PAGE_SIZE: u64 = 1000;
+/// The most records a paged read collects before it gives up.
+const MAX_RECORDS: u64 = 100_000;
+
+/// One service instance's connection.
+pub struct Core {
+    client: reqwest::Client,
+    base: url::Url,
+    key: Secret,
+    /// `/api/v3` or `/api/v1`.
+    api: &'static str,
+}
+
+/// One page of a paged resource, as every *arr answers it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Page {
+    #[serde(default)]
+    total_records: u64,
+    #[serde(default)]
+    records: Vec<Value>,
+}
+
+impl Core {
+    pub fn new(base: url::Url, key: Secret, api: &'static str) -> Result<Core, Error> {
+        if key.expose().trim().is_empty() {
+            return Err(Error::Config("the instance has no api_key".into()));
+        }
+        let client = httpx::builder(httpx::Timeouts::default())
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| {
+                Error::Config(format!(
+                    "cannot build the HTTP client: {}",
+                    redact::text(&e.to_string())
+                ))
+            })?;
+        Ok(Core {
+            client,
+            base,
+            key,
+            api,
+        })
+    }
+
+    /// `GET {api}/{path}?query`, decoded after redaction.
+    pub async fn get<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<T, Error> {
+        let v = self
+            .send(Method::GET, path, query, None::<&()>, None)
+            .await?;
+        decode("GET", &self.full(path), v)
+    }
+
+    /// Interactive release search: a GET with the longer timeout whose answer is handed back
+    /// *before* redaction, because grabbing needs each release's GUID verbatim. Only `repair.rs`
+    /// calls it, and it redacts every release itself after taking the GUID out.
+    pub async fn get_slow_unredacted(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Value, Error> {
+        self.send_raw(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
+            .await
+    }
+
+    /// The instance's API key, as the secret that keys release references.
+    pub fn key(&self) -> &Secret {
+        &self.key
+    }
+
+    /// `DELETE {api}/{path}?query`; the answer (usually empty) is dropped.
+    pub async fn delete(&self, path: &str, query: &[(&str, String)]) -> Result<(), Error> {
+        self.send(Method::DELETE, path, query, None::<&()>, None)
+            .await
+            .map(|_| ())
+    }
+
+    /// A GET with the longer interactive-search timeout.
+    #[allow(
+        dead_code,
+        reason = "the interactive release search of issue 11 is its caller"
+    )]
+    pub async fn get_slow<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<T, Error> {
+        let v = self
+            .send(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
+            .await?;
+        decode("GET", &self.full(path), v)
+    }
+
+    /// `POST {api}/{path}` with a JSON body.
+    pub async fn post<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl Serialize,
+    ) -> Result<T, Error> {
+        let v = self.send(Method::POST, path, &[], Some(body), None).await?;
+        decode("POST", &self.full(path), v)
+    }
+
+    /// Every record of a paged resource. A page that comes back short of what `totalRecords`
+    /// promised is [`Error::Incomplete`], never a shorter list.
+    pub async fn paged<T: DeserializeOwned>(
+        &self,
+        what: &'static str,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Vec<T>, Error> {
+        let mut out: Vec<T> = Vec::new();
+        let mut page = 1u64;
+        loop {
+            let mut q: Vec<(&str, String)> = query.to_vec();
+            q.push(("page", page.to_string()));
+            q.push(("pageSize", PAGE_SIZE.to_string()));
+            let got: Page = self.get(path, &q).await?;
+            let total = got.total_records;
+            let n = got.records.len() as u64;
+            for r in got.records {
+                out.push(decode("GET", &self.full(path), r)?);
+            }
+            let read = out.len() as u64;
+            if read >= total {
+                if read > total {
+                    return Err(Error::Incomplete { what, total, read });
+                }
+                return Ok(out);
+            }
+            // More promised: a page that was not full means records went missing.
+            if n < PAGE_SIZE || read >= MAX_RECORDS {
+                return Err(Error::Incomplete { what, total, read });
+            }
+            page += 1;
+        }
+    }
+
+    fn full(&self, path: &str) -> String {
+        format!("{}/{}", self.api, path.trim_start_matches('/'))
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&impl Serialize>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, Error> {
+        let mut v = self.send_raw(method, path, query, body, timeout).await?;
+        redact::value(&mut v);
+        Ok(v)
+    }
+
+    /// One request; the answer as the service sent it (callers redact it).
+    async fn send_raw(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&impl Serialize>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, Error> {
+        let full = self.full(path);
+        let name = method_name(&method);
+        let fail = |source: httpx::Error| Error::Http {
+            method: name,
+            path: full.clone(),
+            source,
+        };
+        let mut req = self
+            .client
+            .request(method.clone(), httpx::join(&self.base, &full))
+            .header("X-Api-Key", self.key.expose())
+            .header(reqwest::header::ACCEPT, "application/json");
+        if !query.is_empty() {
+            req = req.query(query);
+        }
+        if let Some(body) = body {
+            req = req.json(body);
+        }
+        if let Some(t) = timeout {
+            req = req.timeout(t);
+        }
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| fail(without_url(httpx::Error::from_reqwest(&e))))?;
+        let status = resp.status();
+        if !status.is_success() {
+            // The upstream body is never passed on: it may echo what we sent.
+            return Err(fail(httpx::Error::from_status(status.as_u16(), "")));
+        }
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| fail(without_url(httpx::Error::from_reqwest(&e))))?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Value::Null);
+        }
+        serde_json::from_slice(&bytes).map_err(|e| {
+            fail(httpx::Error::Decode {
+                detail: e.to_string(),
+            })
+        })
+    }
+}
+
+fn method_name(m: &Method) -> &'static str {
+    match *m {
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        _ => "GET",
+    }
+}
+
+/// Transport errors from reqwest carry the full URL (query string included); keep only the class.
+fn without_url(e: httpx::Error) -> httpx::Error {
+    match e {
+        httpx::Error::Unreachable { detail } => httpx::Error::Unreachable {
+            detail: redact::text(&strip_urls(&detail)),
+        },
+        httpx::Error::Decode { .. } => httpx::Error::Decode {
+            detail: "the answer was not valid JSON".into(),
+        },
+        other => other,
+    }
+}
+
+fn strip_urls(s: &str) -> String {
+    s.split_whitespace()
+        .filter(|w| !w.contains("://"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn decode<T: DeserializeOwned>(method: &'static str, path: &str, v: Value) -> Result<T, Error> {
+    serde_json::from_value(v).map_err(|e| Error::Http {
+        method,
+        path: path.to_string(),
+        source: httpx::Error::Decode {
+            detail: e.to_string(),
+        },
+    })
+}

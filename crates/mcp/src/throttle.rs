@@ -1,0 +1,238 @@
+//! Throttling of failed authentications by source address: after `limit` failures within
+//! `window`, a source is answered 429 with `Retry-After` until `block` has passed, before its
+//! credential is even looked at. Other sources are not slowed down. Memory is bounded: at most
+//! `capacity` sources are remembered (IPv6 addresses by their /64, which one host usually
+//! holds whole); when full, expired entries go first, then the oldest unblocked one.
+
+use std::{
+    collections::HashMap,
+    net::{IpAddr, Ipv6Addr},
+    time::Duration,
+};
+
+use parking_lot::Mutex;
+use tokio::time::Instant;
+
+/// What the edge remembers of failing sources.
+#[derive(Debug)]
+pub struct Throttle {
+    sources: Mutex<HashMap<IpAddr, Entry>>,
+    /// Failures within `window` that block a source.
+    limit: u32,
+    window: Duration,
+    /// How long a blocked source waits.
+    block: Duration,
+    /// Most sources remembered at once.
+    capacity: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    failures: u32,
+    /// When the current window of failures began.
+    since: Instant,
+    blocked_until: Option<Instant>,
+}
+
+impl Entry {
+    fn blocked_at(&self, now: Instant) -> Option<Instant> {
+        self.blocked_until.filter(|until| *until > now)
+    }
+
+    /// Whether the entry still says anything at `now`.
+    fn live(&self, now: Instant, window: Duration) -> bool {
+        self.blocked_at(now).is_some() || now.duration_since(self.since) < window
+    }
+}
+
+impl Default for Throttle {
+    /// 10 failures within 5 minutes block a source for 5 minutes; 10,000 sources at most.
+    fn default() -> Throttle {
+        Throttle::new(
+            10,
+            Duration::from_secs(300),
+            Duration::from_secs(300),
+            10_000,
+        )
+    }
+}
+
+impl Throttle {
+    pub fn new(limit: u32, window: Duration, block: Duration, capacity: usize) -> Throttle {
+        Throttle {
+            sources: Mutex::new(HashMap::new()),
+            limit: limit.max(1),
+            window,
+            block,
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Whole seconds `ip` must wait before it may try again, while it is blocked.
+    pub fn blocked(&self, ip: IpAddr) -> Option<u64> {
+        let now = Instant::now();
+        let sources = self.sources.lock();
+        let until = sources.get(&source(ip))?.blocked_at(now)?;
+        Some(seconds(until - now))
+    }
+
+    /// Counts one failed authentication from `ip`; when it blocks the source, the seconds to
+    /// wait.
+    pub fn failed(&self, ip: IpAddr) -> Option<u64> {
+        let now = Instant::now();
+        let key = source(ip);
+        let mut sources = self.sources.lock();
+        if !sources.contains_key(&key) && sources.len() >= self.capacity {
+            self.make_room(&mut sources, now);
+        }
+        let e = sources.entry(key).or_insert(Entry {
+            failures: 0,
+            since: now,
+            blocked_until: None,
+        });
+        if let Some(until) = e.blocked_at(now) {
+            return Some(seconds(until - now));
+        }
+        if now.duration_since(e.since) >= self.window {
+            *e = Entry {
+                failures: 0,
+                since: now,
+                blocked_until: None,
+            };
+        }
+        e.failures += 1;
+        if e.failures < self.limit {
+            return None;
+        }
+        *e = Entry {
+            failures: 0,
+            since: now,
+            blocked_until: Some(now + self.block),
+        };
+        Some(seconds(self.block))
+    }
+
+    /// How many sources are remembered now.
+    pub fn len(&self) -> usize {
+        self.sources.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Drops what has expired; if still full, the oldest unblocked source, else the block that
+    /// ends first.
+    fn make_room(&self, sources: &mut HashMap<IpAddr, Entry>, now: Instant) {
+        sources.retain(|_, e| e.live(now, self.window));
+        if sources.len() < self.capacity {
+            return;
+        }
+        let victim = sources
+            .iter()
+            .min_by_key(|(_, e)| (e.blocked_at(now).is_some(), e.blocked_until, e.since))
+            .map(|(k, _)| *k);
+        if let Some(k) = victim {
+            sources.remove(&k);
+        }
+    }
+}
+
+/// The key a source is remembered by: an IPv4 address, or the /64 of an IPv6 one.
+fn source(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
+/// A wait in whole seconds, rounded up, at least one.
+fn seconds(d: Duration) -> u64 {
+    (d.as_millis().div_ceil(1000) as u64).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    fn small() -> Throttle {
+        Throttle::new(3, Duration::from_secs(60), Duration::from_secs(120), 100)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_limit_th_failure_blocks_the_source_for_the_block_time() {
+        let t = small();
+        let a = ip("203.0.113.5");
+        assert_eq!((t.failed(a), t.failed(a)), (None, None));
+        assert_eq!(t.blocked(a), None);
+        assert_eq!(t.failed(a), Some(120));
+        tokio::time::advance(Duration::from_millis(30_500)).await;
+        assert_eq!(t.blocked(a), Some(90));
+        tokio::time::advance(Duration::from_secs(90)).await;
+        assert_eq!(t.blocked(a), None);
+        assert_eq!(t.failed(a), None, "a new window begins after the block");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn failures_spread_over_more_than_the_window_do_not_block() {
+        let t = small();
+        let a = ip("203.0.113.5");
+        for _ in 0..5 {
+            assert_eq!((t.failed(a), t.failed(a)), (None, None));
+            tokio::time::advance(Duration::from_secs(61)).await;
+        }
+        assert_eq!(t.blocked(a), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_blocked_source_does_not_block_another() {
+        let t = small();
+        for _ in 0..3 {
+            t.failed(ip("203.0.113.5"));
+        }
+        assert!(t.blocked(ip("203.0.113.5")).is_some());
+        assert_eq!(t.blocked(ip("203.0.113.6")), None);
+        assert_eq!(t.blocked(ip("2001:db8:1::1")), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_ipv6_host_is_one_source_across_its_slash_64() {
+        let t = small();
+        t.failed(ip("2001:db8:1:2::1"));
+        t.failed(ip("2001:db8:1:2::ffff"));
+        assert!(t.failed(ip("2001:db8:1:2:aaaa::3")).is_some());
+        assert!(t.blocked(ip("2001:db8:1:2::99")).is_some());
+        assert_eq!(t.blocked(ip("2001:db8:1:3::1")), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn memory_stays_bounded_and_blocks_survive_a_flood_of_sources() {
+        let t = small();
+        let a = ip("203.0.113.5");
+        for _ in 0..3 {
+            t.failed(a);
+        }
+        for i in 0..5000u32 {
+            let b = i.to_be_bytes();
+            t.failed(IpAddr::from([10, b[1], b[2], b[3]]));
+            assert!(t.len() <= 100);
+        }
+        assert!(
+            t.blocked(a).is_some(),
+            "the flood evicted the blocked source"
+        );
+        tokio::time::advance(Duration::from_secs(121)).await;
+        t.failed(ip("198.51.100.1"));
+        assert_eq!(t.len(), 1, "expired entries go first");
+    }
+}

@@ -1,0 +1,108 @@
+//! `get_history`: the latest history events of the library services (grabbed, imported,
+//! failed, deleted), merged; or one title's history read from its service's per-item history.
+
+use domain::{Capability, MediaSource, MediaType};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{
+    count,
+    source::{chosen, merged, one},
+    title::{held, media_ref},
+};
+use crate::{Ctx, Meta, Output, Tool, ToolError, contract::page_limit};
+
+pub struct GetHistory;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// One library instance (default: every library instance, or the instance of media_type's kind for a title).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+    /// One title's history: its source, with media_id and media_type.
+    #[serde(default)]
+    pub media_source: Option<MediaSource>,
+    /// One title's history: its id, with media_source and media_type.
+    #[serde(default)]
+    pub media_id: Option<String>,
+    /// movie, tv or music; with media_source and media_id.
+    #[serde(default)]
+    pub media_type: Option<MediaType>,
+    /// Events per instance, 1 to 200 (default 20).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+impl Tool for GetHistory {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "get_history",
+        title: "Library history",
+        description: "History events of the library services (grabbed, imported, download failed, file deleted or renamed) with date, release title, quality and download id. Without a title: the latest events of every instance. With media_source + media_id + media_type: that title's own history, read from the service's per-item history.",
+        effect: Effect::Read,
+        capability: Capability::LibraryRead,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let limit = page_limit(input.limit)?;
+        match (
+            input.media_source,
+            input.media_id.as_deref(),
+            input.media_type,
+        ) {
+            (None, None, None) => {}
+            (Some(source), Some(id), Some(mt)) => {
+                let media = media_ref(source, id, mt)?;
+                let src = one(ctx, input.instance_id.as_deref(), Some(mt))?;
+                let item = held(src, &media).await?;
+                let mut events = src
+                    .client()?
+                    .item_history(&item)
+                    .await
+                    .map_err(|e| src.error(e))?;
+                events.truncate(limit as usize);
+                return Ok(Output::new(
+                    format!(
+                        "{} for {} in {}.",
+                        count(events.len(), "history event", "history events"),
+                        item.title,
+                        src.id
+                    ),
+                    json!({ "instance_id": src.id, "item": item, "events": events }),
+                ));
+            }
+            _ => {
+                return Err(ToolError::invalid(
+                    "name a title with media_source, media_id and media_type together, or none of them for the latest events",
+                ));
+            }
+        }
+        let sources = chosen(ctx, input.instance_id.as_deref())?;
+        let m = merged(sources, |c| c.history(limit)).await;
+        if let Some(e) = m.all_failed() {
+            return Err(e);
+        }
+        let n: usize = m.read.iter().map(|(_, v)| v.len()).sum();
+        let instances: Vec<_> = m
+            .read
+            .iter()
+            .map(|(s, events)| json!({ "instance_id": s.id, "kind": s.kind, "events": events }))
+            .collect();
+        let mut out = Output::new(
+            format!(
+                "{} from {}.",
+                count(n, "history event", "history events"),
+                count(m.read.len(), "instance", "instances")
+            ),
+            json!({ "instances": instances, "unreadable": m.failed_data() }),
+        );
+        for w in m.warnings() {
+            out = out.warn(w);
+        }
+        Ok(out)
+    }
+}

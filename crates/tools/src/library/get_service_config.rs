@@ -1,0 +1,70 @@
+//! `get_service_config`: one library instance's indexers, download clients, delay and release
+//! profiles and remote path mappings: names, kinds and switches, bounded and secret-free.
+
+use adapters_library::CONFIG_BOUND;
+use domain::{Capability, MediaType};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{count, source::one};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct GetServiceConfig;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The library instance, as list_instances shows it (default: the instance of media_type's kind).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+    /// movie, tv, music or book: picks the default instance of that kind.
+    #[serde(default)]
+    pub media_type: Option<MediaType>,
+}
+
+impl Tool for GetServiceConfig {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "get_service_config",
+        title: "Library service settings",
+        description: "A library instance's indexers and download clients (name, kind, protocol, enabled, priority), delay and release profiles and remote path mappings. Never settings values such as keys or passwords; each list is cut at 50 entries.",
+        effect: Effect::Read,
+        capability: Capability::SettingsRead,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let source = one(ctx, input.instance_id.as_deref(), input.media_type)?;
+        let config = source
+            .client()?
+            .service_config()
+            .await
+            .map_err(|e| source.error(e))?;
+        let enabled = config.indexers.iter().filter(|i| i.enabled).count();
+        let mut out = Output::new(
+            format!(
+                "{} has {} ({} enabled), {}, {}.",
+                source.id,
+                count(config.indexers.len(), "indexer", "indexers"),
+                enabled,
+                count(
+                    config.download_clients.len(),
+                    "download client",
+                    "download clients"
+                ),
+                count(
+                    config.remote_path_mappings.len(),
+                    "remote path mapping",
+                    "remote path mappings"
+                )
+            ),
+            json!({ "instance_id": source.id, "kind": source.kind, "config": config }),
+        );
+        if config.truncated {
+            out = out.warn(format!("some lists were cut at {CONFIG_BOUND} entries"));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,51 @@
+//! Library: Radarr, Sonarr, Lidarr and Readarr behind one tool family. Every tool takes an
+//! optional `instance_id` and every answer names the instance it read; merged reads ask the
+//! instances concurrently and name the ones that could not be read while showing the rest.
+
+mod get_calendar;
+mod get_custom_formats;
+mod get_disk_space;
+mod get_episode_timeline;
+mod get_health;
+mod get_history;
+mod get_item_timeline;
+mod get_library;
+mod get_media_file_details;
+mod get_quality_profiles;
+mod get_queue;
+mod get_service_config;
+mod rescan_media;
+mod search_books;
+pub(crate) mod source;
+pub(crate) mod title;
+mod trigger_search;
+
+pub use source::Libraries;
+
+use crate::contract::DynTool;
+
+/// This family's tools, for the one registry.
+pub fn tools() -> Vec<Box<dyn DynTool>> {
+    vec![
+        Box::new(get_library::GetLibrary),
+        Box::new(get_queue::GetQueue),
+        Box::new(get_calendar::GetCalendar),
+        Box::new(get_history::GetHistory),
+        Box::new(get_disk_space::GetDiskSpace),
+        Box::new(get_health::GetHealth),
+        Box::new(get_episode_timeline::GetEpisodeTimeline),
+        Box::new(get_media_file_details::GetMediaFileDetails),
+        Box::new(get_service_config::GetServiceConfig),
+        Box::new(get_item_timeline::GetItemTimeline),
+        Box::new(get_quality_profiles::GetQualityProfiles),
+        Box::new(get_custom_formats::GetCustomFormats),
+        Box::new(trigger_search::TriggerSearch),
+        Box::new(rescan_media::RescanMedia),
+        Box::new(search_books::SearchBooks),
+    ]
+}
+
+/// "1 item" / "3 items".
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

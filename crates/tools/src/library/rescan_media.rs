@@ -1,0 +1,63 @@
+//! `rescan_media`: asks a library service to rescan a title's folder on disk (after files were
+//! moved or fixed by hand). A direct, audited write.
+
+use domain::{Capability, MediaSource, MediaType};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{
+    source::one,
+    title::{held, media_ref},
+};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct RescanMedia;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The library instance (default: the instance of media_type's kind).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+    /// As a discovery row gave it.
+    pub media_source: MediaSource,
+    /// The title's id within media_source.
+    pub media_id: String,
+    /// movie, tv or music (rescans the album's artist).
+    pub media_type: MediaType,
+}
+
+impl Tool for RescanMedia {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "rescan_media",
+        title: "Rescan a title's folder",
+        description: "Asks the library service to rescan a title's folder on disk: a movie (radarr), a series (sonarr) or an album's artist (lidarr). Use after files were moved, renamed or repaired by hand. Answers the command id and its status.",
+        effect: Effect::Write,
+        capability: Capability::LibraryWrite,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let media = media_ref(input.media_source, &input.media_id, input.media_type)?;
+        let source = one(ctx, input.instance_id.as_deref(), Some(input.media_type))?;
+        let item = held(source, &media).await?;
+        // Lidarr rescans artists: an album's folder is its artist's.
+        let target = item.parent_id.unwrap_or(item.id);
+        let command = source
+            .client()?
+            .writer()
+            .rescan(target)
+            .await
+            .map_err(|e| source.error(e))?;
+        Ok(Output::new(
+            format!(
+                "{} is rescanning the folder of {} (command {}, {}).",
+                source.id, item.title, command.id, command.status
+            ),
+            json!({ "instance_id": source.id, "item_id": item.id, "command": command }),
+        ))
+    }
+}

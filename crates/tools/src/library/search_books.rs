@@ -1,0 +1,73 @@
+//! `search_books`: books found by a Readarr instance's own lookup (title, author or ISBN), with
+//! whether each is already in the library.
+
+use domain::{Capability, MediaType};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{count, source::one};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct SearchBooks;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Title, author or ISBN.
+    pub query: String,
+    /// The readarr instance (default: the default readarr instance).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+    /// Rows, 1 to 50 (default 20).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+impl Tool for SearchBooks {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "search_books",
+        title: "Search books",
+        description: "Finds books through a Readarr instance's own lookup by title, author or ISBN: title, author, year, the book source's id, and in_library when the instance already holds it.",
+        effect: Effect::Read,
+        capability: Capability::Discover,
+        needs_plan: false,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let query = input.query.trim();
+        if query.is_empty() || query.chars().count() > 200 || query.chars().any(char::is_control) {
+            return Err(ToolError::invalid(
+                "invalid argument \"query\": give 1 to 200 characters on one line",
+            ));
+        }
+        let limit = input.limit.unwrap_or(20);
+        if !(1..=50).contains(&limit) {
+            return Err(ToolError::invalid(format!(
+                "invalid argument \"limit\": {limit} is outside 1 to 50"
+            )));
+        }
+        let source = one(ctx, input.instance_id.as_deref(), Some(MediaType::Book))?;
+        super::title::serves(source, MediaType::Book)?;
+        let mut hits = source
+            .client()?
+            .lookup_books(query)
+            .await
+            .map_err(|e| source.error(e))?;
+        hits.truncate(limit as usize);
+        let rows: Vec<_> = hits
+            .iter()
+            .map(|b| json!({ "title": b.title, "author": b.author, "year": b.year, "book_source_id": b.book_source_id, "in_library": b.library_id.is_some() }))
+            .collect();
+        Ok(Output::new(
+            format!(
+                "{} for \"{query}\" in {}.",
+                count(rows.len(), "book", "books"),
+                source.id
+            ),
+            json!({ "instance_id": source.id, "results": rows }),
+        ))
+    }
+}

@@ -1,0 +1,293 @@
+//! The library instances as the tools see them: one client per Radarr, Sonarr, Lidarr or
+//! Readarr instance, how an optional `instance_id` picks one, and how adapter failures become
+//! sentences that name the instance and what to do.
+
+use std::sync::Arc;
+
+use adapters_library::{Error, LibraryClient, Service};
+use domain::{InstanceKind, KindFamily, MediaType};
+use futures::future::join_all;
+use serde_json::{Value, json};
+
+use crate::{
+    context::Ctx,
+    contract::ToolError,
+    instances::{InstanceSpec, Instances},
+};
+
+/// The library instances' clients, built once at start.
+#[derive(Default)]
+pub struct Libraries {
+    sources: Vec<Source>,
+}
+
+/// One library instance.
+pub(crate) struct Source {
+    pub id: String,
+    pub kind: InstanceKind,
+    /// The client, or why the instance's config could not make one.
+    client: Result<Arc<LibraryClient>, String>,
+}
+
+impl Libraries {
+    pub fn from_instances(instances: &Instances) -> Libraries {
+        let sources = instances
+            .all()
+            .iter()
+            .filter(|s| s.kind.family() == KindFamily::Library)
+            .filter_map(|spec| {
+                Some(Source {
+                    id: spec.id.clone(),
+                    kind: spec.kind,
+                    client: client(spec, service_of(spec.kind)?),
+                })
+            })
+            .collect();
+        Libraries { sources }
+    }
+
+    fn by_id(&self, id: &str) -> Option<&Source> {
+        self.sources.iter().find(|s| s.id == id)
+    }
+}
+
+pub(crate) fn service_of(kind: InstanceKind) -> Option<Service> {
+    match kind {
+        InstanceKind::Radarr => Some(Service::Radarr),
+        InstanceKind::Sonarr => Some(Service::Sonarr),
+        InstanceKind::Lidarr => Some(Service::Lidarr),
+        InstanceKind::Readarr => Some(Service::Readarr),
+        _ => None,
+    }
+}
+
+/// The kind of instance that holds a media type.
+pub(crate) fn kind_for(media_type: MediaType) -> InstanceKind {
+    match media_type {
+        MediaType::Movie => InstanceKind::Radarr,
+        MediaType::Tv => InstanceKind::Sonarr,
+        MediaType::Music => InstanceKind::Lidarr,
+        MediaType::Book => InstanceKind::Readarr,
+    }
+}
+
+fn client(spec: &InstanceSpec, service: Service) -> Result<Arc<LibraryClient>, String> {
+    let url = spec.url.clone().ok_or_else(|| {
+        format!(
+            "instance {} has no url; set url in its [[instances]] entry",
+            spec.id
+        )
+    })?;
+    let key = spec.api_key.clone().ok_or_else(|| {
+        format!(
+            "instance {} has no api_key; set api_key (or api_key_file) in its [[instances]] entry",
+            spec.id
+        )
+    })?;
+    LibraryClient::new(service, url, key)
+        .map(Arc::new)
+        .map_err(|e| format!("instance {} cannot be set up: {e}", spec.id))
+}
+
+impl Source {
+    pub fn client(&self) -> Result<&LibraryClient, ToolError> {
+        self.client
+            .as_deref()
+            .map_err(|e| ToolError::new("backend_unavailable", e.clone()))
+    }
+
+    /// Turns an adapter failure into a sentence naming this instance and what to do.
+    pub fn error(&self, e: Error) -> ToolError {
+        backend_error(&self.id, e)
+    }
+}
+
+/// An adapter failure as a tool error naming the instance.
+pub(crate) fn backend_error(instance: &str, e: Error) -> ToolError {
+    let data = json!({ "instance_id": instance });
+    let (code, message) = match &e {
+        _ if e.is_unreachable() => (
+            "backend_unreachable",
+            format!(
+                "library instance {instance} could not be reached ({e}); check that it is running and its url in marquee.toml, or run diagnose"
+            ),
+        ),
+        _ if e.is_unauthorized() => (
+            "backend_unauthorized",
+            format!(
+                "library instance {instance} refused its api key ({e}); copy the key from its Settings > General into api_key in marquee.toml"
+            ),
+        ),
+        Error::Incomplete { .. } => (
+            "backend_incomplete",
+            format!(
+                "library instance {instance}: {e}; nothing is shown rather than a partial list, try again"
+            ),
+        ),
+        Error::NotFound(m) => ("not_found", format!("library instance {instance}: {m}")),
+        Error::Unsupported(m) => (
+            "invalid_argument",
+            format!("library instance {instance}: {m}"),
+        ),
+        Error::Config(m) => (
+            "backend_unavailable",
+            format!("library instance {instance}: {m}"),
+        ),
+        Error::Http { .. } => (
+            "backend_error",
+            format!(
+                "library instance {instance} failed: {e}; run diagnose or check the service's own logs"
+            ),
+        ),
+    };
+    ToolError::new(code, message).with_data(data)
+}
+
+/// The named library instance; without a name, the default instance of the kind that holds
+/// `media_type`, or the only library instance the grant covers.
+pub(crate) fn one<'c>(
+    ctx: &'c Ctx,
+    id: Option<&str>,
+    media_type: Option<MediaType>,
+) -> Result<&'c Source, ToolError> {
+    let spec = match (id, media_type) {
+        (Some(_), _) => ctx.instance(KindFamily::Library, id)?,
+        (None, Some(mt)) => {
+            let kind = kind_for(mt);
+            let spec = ctx.instances().default_of(kind).ok_or_else(|| {
+                ToolError::new(
+                    "no_instance",
+                    format!("no {kind} instance is configured for {} titles; add one under [[instances]] in marquee.toml", media_type_word(mt)),
+                )
+            })?;
+            ctx.instance(KindFamily::Library, Some(&spec.id))?
+        }
+        (None, None) => {
+            let covered = chosen(ctx, None)?;
+            match covered.as_slice() {
+                [only] => return Ok(only),
+                many => {
+                    let ids: Vec<&str> = many.iter().map(|s| s.id.as_str()).collect();
+                    return Err(ToolError::invalid(format!(
+                        "several library instances are configured; name one with instance_id ({}) or give media_type",
+                        ids.join(", ")
+                    )));
+                }
+            }
+        }
+    };
+    ctx.libraries().by_id(&spec.id).ok_or_else(|| {
+        ToolError::new(
+            "invalid_argument",
+            format!("instance {} is not a library service", spec.id),
+        )
+    })
+}
+
+/// The named library instance, or every library instance the grant covers.
+pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Source>, ToolError> {
+    if id.is_some() {
+        return Ok(vec![one(ctx, id, None)?]);
+    }
+    let grant = ctx.caller.authority.grant.instances.as_deref();
+    let covered: Vec<&Source> = ctx
+        .libraries()
+        .sources
+        .iter()
+        .filter(|s| grant.is_none_or(|g| g.iter().any(|i| i == &s.id)))
+        .collect();
+    if covered.is_empty() {
+        ctx.instance(KindFamily::Library, None)?;
+        return Err(ToolError::new(
+            "denied",
+            "your grant covers no library instance",
+        ));
+    }
+    Ok(covered)
+}
+
+/// What a merged read got: each instance's answer, and the instances that could not be read.
+pub(crate) struct Merged<'c, T> {
+    pub read: Vec<(&'c Source, T)>,
+    pub failed: Vec<(&'c Source, ToolError)>,
+}
+
+impl<T> Merged<'_, T> {
+    /// The unreadable instances as shown: `[{instance_id, error}]`.
+    pub fn failed_data(&self) -> Value {
+        Value::Array(
+            self.failed
+                .iter()
+                .map(|(s, e)| json!({ "instance_id": s.id, "code": e.code, "error": e.message }))
+                .collect(),
+        )
+    }
+
+    /// Warnings naming each instance that could not be read.
+    pub fn warnings(&self) -> Vec<String> {
+        self.failed.iter().map(|(_, e)| e.message.clone()).collect()
+    }
+
+    /// All instances failed: the first failure (one instance) or a sentence naming them all.
+    pub fn all_failed(&self) -> Option<ToolError> {
+        if !self.read.is_empty() || self.failed.is_empty() {
+            return None;
+        }
+        if let [(_, e)] = self.failed.as_slice() {
+            return Some(e.clone());
+        }
+        let names: Vec<String> = self
+            .failed
+            .iter()
+            .map(|(s, e)| format!("{} ({})", s.id, e.code))
+            .collect();
+        Some(
+            ToolError::new(
+                "backend_unreachable",
+                format!(
+                    "no library instance could be read: {}; run diagnose",
+                    names.join(", ")
+                ),
+            )
+            .with_data(json!({ "unreadable": self.failed_data() })),
+        )
+    }
+}
+
+/// Reads every source concurrently; one slow or failing instance holds up or hides no other.
+pub(crate) async fn merged<'c, T, F, Fut>(sources: Vec<&'c Source>, read: F) -> Merged<'c, T>
+where
+    F: Fn(&'c LibraryClient) -> Fut,
+    Fut: Future<Output = Result<T, Error>>,
+{
+    let futs = sources.into_iter().map(|s| {
+        let read = &read;
+        async move {
+            let out = match s.client() {
+                Ok(c) => read(c).await.map_err(|e| s.error(e)),
+                Err(e) => Err(e),
+            };
+            (s, out)
+        }
+    });
+    let mut m = Merged {
+        read: Vec::new(),
+        failed: Vec::new(),
+    };
+    for (s, out) in join_all(futs).await {
+        match out {
+            Ok(v) => m.read.push((s, v)),
+            Err(e) => m.failed.push((s, e)),
+        }
+    }
+    m
+}
+
+pub(crate) fn media_type_word(mt: MediaType) -> &'static str {
+    match mt {
+        MediaType::Movie => "movie",
+        MediaType::Tv => "tv",
+        MediaType::Music => "music",
+        MediaType::Book => "book",
+    }
+}
