@@ -267,3 +267,41 @@ async fn a_page_for_another_host_is_refused() {
         .await;
     assert_eq!(resp.status().as_u16(), 403);
 }
+
+#[tokio::test]
+async fn repeated_wrong_passwords_from_one_address_are_throttled() {
+    let s = support::server().await;
+    s.host
+        .app
+        .store()
+        .set_password("owner", &Secret::new(PASSWORD))
+        .await
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let router = s.router.clone();
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
+        .await
+    });
+    let http = httpx::builder(httpx::Timeouts::default()).build().unwrap();
+    let sign_in = |password: &'static str| {
+        http.post(format!("{base}/sign-in"))
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(format!("name=owner&password={password}"))
+            .send()
+    };
+    let mut statuses = Vec::new();
+    for _ in 0..10 {
+        statuses.push(sign_in("not+it+at+all").await.unwrap().status().as_u16());
+    }
+    assert_eq!(statuses[..9], [401; 9]);
+    assert_eq!(statuses[9], 429);
+    // Blocked: even the right password waits, with Retry-After.
+    let r = sign_in("correct+horse+battery+staple").await.unwrap();
+    assert_eq!(r.status().as_u16(), 429);
+    assert!(r.headers().contains_key(header::RETRY_AFTER));
+}

@@ -1,8 +1,11 @@
 //! Signing in with the owner's password, and signing out.
 
 use askama::Template;
+use std::net::SocketAddr;
+
 use axum::{
     body::Bytes,
+    extract::{ConnectInfo, Request},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
@@ -31,14 +34,26 @@ pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Re
     sign_in_page(None).unwrap_or_else(IntoResponse::into_response)
 }
 
-pub(crate) async fn submit(
-    super::State(web): PageState,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    if let Err(r) = check_request(&web, &headers) {
+/// Longest sign-in form accepted.
+const MAX_FORM_BYTES: usize = 16 * 1024;
+
+pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Err(r) = check_request(&web, &parts.headers) {
         return r;
     }
+    // Failed sign-ins count against the source like failed keys do on /mcp.
+    let source = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    if let Some(wait) = source.and_then(|ip| web.throttle.blocked(ip)) {
+        return too_many(wait);
+    }
+    let Ok(body) = axum::body::to_bytes(body, MAX_FORM_BYTES).await else {
+        return PageError::new(StatusCode::PAYLOAD_TOO_LARGE, "the form is too large")
+            .into_response();
+    };
     let fields = form(&body);
     let name = fields.get("name").map(String::as_str).unwrap_or_default();
     let password = Secret::new(fields.get("password").cloned().unwrap_or_default());
@@ -51,6 +66,9 @@ pub(crate) async fn submit(
             .filter(|p| p.role == Role::Owner);
         let Some(person) = person else {
             tracing::warn!("an owner-page sign-in failed");
+            if let Some(wait) = source.and_then(|ip| web.throttle.failed(ip)) {
+                return Ok(too_many(wait));
+            }
             let mut r = sign_in_page(Some(
                 "wrong name or password (these pages are for the owner; set a password with marquee people set-password NAME)",
             ))?;
@@ -96,4 +114,17 @@ pub(crate) async fn sign_out(
     }
     .await;
     result.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// 429 with `Retry-After` for a source with too many failed sign-ins.
+fn too_many(wait: u64) -> Response {
+    let mut r = PageError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        format!("too many failed sign-ins from this address; try again in {wait} seconds"),
+    )
+    .into_response();
+    if let Ok(v) = wait.to_string().parse() {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
 }
