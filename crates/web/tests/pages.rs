@@ -305,3 +305,89 @@ async fn repeated_wrong_passwords_from_one_address_are_throttled() {
     assert_eq!(r.status().as_u16(), 429);
     assert!(r.headers().contains_key(header::RETRY_AFTER));
 }
+
+/// A signed-in owner session for requests through the router: (cookie header, CSRF token).
+async fn owner_session(s: &Server) -> (String, String) {
+    let store = s.host.app.store();
+    let owner = store.person_by_name("owner").await.unwrap().unwrap();
+    let token = store.create_session(owner.id).await.unwrap();
+    let csrf = store.session(token.expose()).await.unwrap().unwrap().csrf;
+    (format!("marquee_session={}", token.expose()), csrf)
+}
+
+fn form_post(path: &str, cookie: &str, body: String) -> Request<Body> {
+    Request::post(path)
+        .header(header::HOST, "127.0.0.1:8765")
+        .header(header::COOKIE, cookie)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(body))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_key_made_on_the_household_page_is_shown_once_and_works() {
+    let s = support::server().await;
+    s.host
+        .app
+        .store()
+        .add_person("kim", Role::User)
+        .await
+        .unwrap();
+    let (cookie, csrf) = owner_session(&s).await;
+    let body = format!("csrf={csrf}&person=kim&grant=reader&label=phone");
+    let (resp, page) = s.send(form_post("/household/keys", &cookie, body)).await;
+    assert_eq!(resp.status().as_u16(), 200);
+    let page = String::from_utf8_lossy(&page).into_owned();
+    let key = page
+        .split(|c: char| c.is_whitespace() || c == '<' || c == '>')
+        .find(|w| w.starts_with("mq_"))
+        .expect("the new key is on the answer page")
+        .to_string();
+    let me = s.call(&key, "whoami", json!({})).await;
+    assert_eq!(me["isError"], false, "{me}");
+    assert!(
+        me["content"][0]["text"].as_str().unwrap().contains("kim"),
+        "{me}"
+    );
+    let req = Request::get("/household")
+        .header(header::HOST, "127.0.0.1:8765")
+        .header(header::COOKIE, &cookie)
+        .body(Body::empty())
+        .unwrap();
+    let (_, household) = s.send(req).await;
+    let household = String::from_utf8_lossy(&household);
+    assert!(household.contains("phone") && !household.contains(&key));
+}
+
+#[tokio::test]
+async fn a_tool_switched_off_on_the_household_page_cannot_be_called() {
+    let s = support::server().await;
+    let (cookie, csrf) = owner_session(&s).await;
+    let (resp, _) = s
+        .send(form_post(
+            "/household/switches",
+            &cookie,
+            format!("csrf={csrf}&tool=get_guide&enabled=off"),
+        ))
+        .await;
+    assert_eq!(resp.status().as_u16(), 303);
+    let r = s
+        .call(&s.owner_key, "get_guide", json!({"topic": "setup"}))
+        .await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("switched off"),
+        "{r}"
+    );
+    let (resp, _) = s
+        .send(form_post(
+            "/household/switches",
+            &cookie,
+            format!("csrf={csrf}&tool=no_such_tool&enabled=off"),
+        ))
+        .await;
+    assert_eq!(resp.status().as_u16(), 400);
+}

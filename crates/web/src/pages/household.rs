@@ -1,6 +1,6 @@
 //! The household at a glance: people and their content limits, grants with their
 //! capabilities, instances and allowances, keys (never their secrets), tool switches and
-//! the configured instances. Read-only for now: the CLI changes them.
+//! the configured instances, with forms for a new key and a tool switch (`household_forms`).
 
 use askama::Template;
 use axum::{
@@ -14,6 +14,9 @@ use super::{PageState, host, owner, render, when};
 #[template(path = "household.html")]
 struct HouseholdPage {
     signed_in: bool,
+    csrf: String,
+    /// Every tool this build has, for the switch form.
+    tools: Vec<&'static str>,
     people: Vec<[String; 3]>,
     grants: Vec<[String; 5]>,
     keys: Vec<[String; 5]>,
@@ -22,9 +25,10 @@ struct HouseholdPage {
 }
 
 pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Response {
-    if let Err(r) = owner(&web, &headers).await {
-        return r;
-    }
+    let session = match owner(&web, &headers).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
     let result = async {
         let host = host(&web)?;
         let store = host.app.store();
@@ -103,6 +107,8 @@ pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Re
             .collect();
         render(&HouseholdPage {
             signed_in: true,
+            csrf: session.csrf.clone(),
+            tools: host.app.all_tools().iter().map(|t| t.meta.name).collect(),
             people,
             grants,
             keys,

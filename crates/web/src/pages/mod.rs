@@ -8,6 +8,7 @@
 mod activity;
 mod changes;
 mod household;
+mod household_forms;
 mod sign_in;
 
 use std::sync::Arc;
@@ -40,6 +41,8 @@ pub(crate) fn router() -> Router<Web> {
         .route("/changes/{id}/decide", post(changes::decide))
         .route("/activity", get(activity::page))
         .route("/household", get(household::page))
+        .route("/household/keys", post(household_forms::create_key))
+        .route("/household/switches", post(household_forms::set_switch))
 }
 
 /// A page that could not be served: status and one sentence for the owner.
