@@ -76,9 +76,20 @@ pub async fn serve(
     tracing::info!(address = %local, "listening; opening the store");
 
     let host = open_host(&loaded, data_dir, metrics).await?;
-    host.app
-        .settings()
-        .set_public_url(&format!("http://{local}"));
+    let public_url = match &c.public_url {
+        Some(url) => {
+            let parsed = url::Url::parse(url)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+            anyhow::ensure!(
+                parsed.is_some(),
+                "public_url \"{url}\" is not an http:// or https:// address with a host name"
+            );
+            url.clone()
+        }
+        None => format!("http://{local}"),
+    };
+    host.app.settings().set_public_url(&public_url);
     if let Some((person, key)) = host.app.store().bootstrap_owner("owner").await? {
         let url = format!("http://{local}/mcp");
         println!(
