@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The one test command (README): installs what the tests need (idempotently), builds,
+# checks formatting, lints and unused dependencies (installing cargo-machete when missing),
 # runs the Rust suites, starts Marquee servers and drives them with real MCP clients
 # (official conformance suite, Python SDK, Inspector) and curl, stops every process it
 # started by pid, and ends with one line "N passed, N failed".
@@ -38,6 +39,22 @@ fi
 log "build"
 cargo build --workspace --all-targets --quiet
 
+# --- house checks (issue 9): formatting, lints, unused dependencies; each counts as one test ---
+log "house checks: cargo fmt, cargo clippy, cargo machete"
+house_passed=0; house_failed=0
+house() { # house NAME COMMAND...
+  if "${@:2}"; then house_passed=$((house_passed + 1)); echo "ok $1"
+  else house_failed=$((house_failed + 1)); echo "FAIL $1"; fi
+}
+if ! command -v cargo-machete >/dev/null 2>&1; then
+  cargo install --locked cargo-machete --quiet || echo "cargo-machete could not be installed"
+fi
+house "cargo fmt --all --check" cargo fmt --all --check
+house "cargo clippy --workspace --all-targets -- -D warnings" \
+  cargo clippy --workspace --all-targets --quiet -- -D warnings
+house "cargo machete (no unused dependencies)" cargo machete "$ROOT"
+# --- end of house checks ---
+
 log "rust suites"
 rust_log=$(mktemp)
 set +e
@@ -61,5 +78,6 @@ if [ "$e2e_rc" != 0 ] && [ "$e2e_failed" = 0 ]; then e2e_failed=1; fi
 log "summary"
 echo "rust: $rust_passed passed, $rust_failed failed"
 echo "e2e: $e2e_passed passed, $e2e_failed failed"
-echo "$((rust_passed + e2e_passed)) passed, $((rust_failed + e2e_failed)) failed"
-[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ]
+echo "house: $house_passed passed, $house_failed failed"
+echo "$((rust_passed + e2e_passed + house_passed)) passed, $((rust_failed + e2e_failed + house_failed)) failed"
+[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ]

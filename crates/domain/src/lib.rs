@@ -1,5 +1,6 @@
 //! Marquee's vocabulary: the nouns every other crate shares. No IO, no async, no policy.
 
+mod allowance;
 mod capability;
 mod instance;
 mod media;
@@ -7,6 +8,7 @@ mod person;
 mod secret;
 mod torrent;
 
+pub use allowance::{AllowanceKind, AllowanceRule, MAX_ALLOWANCE_DAYS};
 pub use capability::{Capability, Preset};
 pub use instance::{InstanceId, InstanceKind, KindFamily};
 pub use media::{MediaId, MediaSource, MediaType};

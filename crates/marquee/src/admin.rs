@@ -1,7 +1,8 @@
-//! The owner's command line: people, keys, grants, request quotas, tools, doctor and config check.
+//! The owner's command line: people, keys, request quotas, doctor and config check (grants and
+//! tools are in `governance.rs`).
 //! Each command prints a clear error and exits non-zero on bad input.
 
-use std::{path::Path, sync::Arc};
+use std::path::Path;
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
@@ -49,7 +50,7 @@ pub enum KeysCommand {
     Create {
         #[arg(long)]
         person: String,
-        /// A preset (reader, requester, operator, admin) or a named grant; default by role.
+        /// Any grant: a preset (reader, requester, operator, admin), owner, or a named grant; default by role.
         #[arg(long)]
         grant: Option<String>,
         #[arg(long)]
@@ -59,14 +60,6 @@ pub enum KeysCommand {
     List,
     /// Revokes a key by its id.
     Revoke { id: String },
-}
-
-#[derive(Subcommand, Debug)]
-pub enum GrantsCommand {
-    /// Lists grants.
-    List,
-    /// Shows one grant.
-    Show { name: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -105,15 +98,6 @@ pub enum QuotasCommand {
     },
     /// Lists every quota.
     List,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum ToolsCommand {
-    /// Lists the tools; with --person, which of them each of that person's keys may use.
-    List {
-        #[arg(long)]
-        person: Option<String>,
-    },
 }
 
 async fn open(data_dir: &Path) -> anyhow::Result<Store> {
@@ -349,98 +333,6 @@ pub async fn quotas(cmd: QuotasCommand, data_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub async fn grants(cmd: GrantsCommand, data_dir: &Path) -> anyhow::Result<()> {
-    let store = open(data_dir).await?;
-    match cmd {
-        GrantsCommand::List => {
-            for g in store.grants().await? {
-                let caps: Vec<&str> = g.capabilities.iter().map(|c| c.as_str()).collect();
-                println!("{:<12} rev {:<3} {}", g.name, g.revision, caps.join(" "));
-            }
-        }
-        GrantsCommand::Show { name } => {
-            let g = store.grant_by_name(&name).await?;
-            let Some(g) = g else {
-                let names: Vec<String> =
-                    store.grants().await?.into_iter().map(|g| g.name).collect();
-                bail!("no grant named \"{name}\"; grants: {}", names.join(", "));
-            };
-            println!("{}", serde_json::to_string_pretty(&g)?);
-        }
-    }
-    Ok(())
-}
-
-pub async fn tools(cmd: ToolsCommand, loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
-    let ToolsCommand::List { person } = cmd;
-    let host =
-        crate::serve::open_host(&loaded, data_dir, Arc::new(web::Metrics::default())).await?;
-    let all = host.app.all_tools();
-    let Some(name) = person else {
-        for t in &all {
-            let m = t.meta;
-            println!(
-                "{:<18} {:<12} {:<16} {}",
-                m.name,
-                m.effect.as_str(),
-                m.capability.as_str(),
-                m.title
-            );
-        }
-        return Ok(());
-    };
-    let store = host.app.store();
-    let p = store
-        .person_by_name(&name)
-        .await?
-        .with_context(|| format!("no person named \"{name}\""))?;
-    let switches = store.tool_switches().await?;
-    let keys: Vec<_> = store
-        .keys()
-        .await?
-        .into_iter()
-        .filter(|k| k.person == p.name && k.revoked_at.is_none())
-        .collect();
-    if keys.is_empty() {
-        println!("{} has no active keys, so no tools", p.name);
-    }
-    for k in keys {
-        let g = store
-            .grant_by_name(&k.grant)
-            .await?
-            .context("a key names a grant that no longer exists")?;
-        let who = policy::Caller {
-            role: p.role,
-            capabilities: &g.capabilities,
-            instances: g.instances.as_deref(),
-        };
-        let names: Vec<&str> = all
-            .iter()
-            .filter(|t| {
-                let m = t.meta;
-                let s = policy::Switches {
-                    allow_destructive: host.app.settings().allow_destructive(),
-                    tool_enabled: switches.get(m.name).copied().unwrap_or(true),
-                };
-                policy::visible(
-                    who,
-                    policy::Action {
-                        tool: m.name,
-                        capability: m.capability,
-                        effect: m.effect,
-                        needs_plan: m.needs_plan,
-                        instance: None,
-                    },
-                    s,
-                )
-            })
-            .map(|t| t.meta.name)
-            .collect();
-        println!("key {} (grant {}): {}", k.key_id, k.grant, names.join(", "));
-    }
-    Ok(())
-}
-
 pub fn config_check(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
     let instances = loaded.config.instances(data_dir)?;
     tools::Instances::new(instances.clone())
@@ -462,6 +354,19 @@ pub fn config_check(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
             i.kind.as_str(),
             if i.default { " (default)" } else { "" }
         );
+    }
+    let folders = &loaded.config.downloads.torrent_folders;
+    if folders.is_empty() {
+        println!("torrent folders: none (add_torrent takes magnet links and http(s) URLs only)");
+    }
+    for f in folders {
+        match std::fs::canonicalize(f) {
+            Ok(real) if real.is_dir() => println!("torrent folder {}", real.display()),
+            _ => println!(
+                "warning: torrent folder {} is not a readable folder; add_torrent reads nothing from it",
+                f.display()
+            ),
+        }
     }
     for w in &loaded.warnings {
         println!("warning: {w}");

@@ -3,6 +3,7 @@
 
 mod admin;
 mod config;
+mod governance;
 mod serve;
 
 use std::path::PathBuf;
@@ -54,15 +55,15 @@ enum Command {
     /// API keys.
     #[command(subcommand)]
     Keys(admin::KeysCommand),
-    /// Grants (presets and named grants).
+    /// Grants: presets and named grants with capabilities, instances, allowances, expiry, tools.
     #[command(subcommand)]
-    Grants(admin::GrantsCommand),
+    Grants(governance::GrantsCommand),
     /// Request quotas per role and per person.
     #[command(subcommand)]
     Quotas(admin::QuotasCommand),
-    /// Tools.
+    /// Tools and their switches.
     #[command(subcommand)]
-    Tools(admin::ToolsCommand),
+    Tools(governance::ToolsCommand),
     /// Checks the configuration, the data folder and the database.
     Doctor,
     /// Configuration.
@@ -111,9 +112,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bridge { url } => serve::bridge(&url).await,
         Command::People(c) => admin::people(c, &cli.data_dir).await,
         Command::Keys(c) => admin::keys(c, &cli.data_dir).await,
-        Command::Grants(c) => admin::grants(c, &cli.data_dir).await,
+        Command::Grants(c) => governance::grants(c, &loaded, &cli.data_dir).await,
         Command::Quotas(c) => admin::quotas(c, &cli.data_dir).await,
-        Command::Tools(c) => admin::tools(c, loaded, &cli.data_dir).await,
+        Command::Tools(c) => governance::tools(c, loaded, &cli.data_dir).await,
         Command::Doctor => admin::doctor(loaded, &cli.data_dir).await,
         Command::Config(ConfigCommand::Check) => admin::config_check(loaded, &cli.data_dir),
     }

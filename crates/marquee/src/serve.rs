@@ -31,6 +31,20 @@ pub async fn open_host(
             "audit entries left executing by an earlier run are now outcome_unknown"
         );
     }
+    let app = build_app(loaded, data_dir, store)?;
+    Ok(Arc::new(Host::new(app, metrics)))
+}
+
+/// The governance core for the owner's command line: the same `App` as a server's, without
+/// touching a running server's unfinished audit entries.
+pub async fn open_app(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<App> {
+    let store = store::Store::open(data_dir)
+        .await
+        .with_context(|| format!("cannot open the database in {}", data_dir.display()))?;
+    build_app(loaded, data_dir, store)
+}
+
+fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::Result<App> {
     let instances = Instances::new(loaded.config.instances(data_dir)?)
         .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?;
     let mut settings = Settings::new(loaded.config.mcp.allow_destructive, loaded.file.clone());
@@ -43,8 +57,7 @@ pub async fn open_host(
     }
     settings.set_torrent_folders(loaded.config.downloads.torrent_folders.clone());
     settings.set_warnings(loaded.warnings.clone());
-    let app = App::new(store, Arc::new(settings), Arc::new(instances));
-    Ok(Arc::new(Host::new(app, metrics)))
+    Ok(App::new(store, Arc::new(settings), Arc::new(instances)))
 }
 
 pub async fn serve(

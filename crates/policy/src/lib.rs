@@ -36,6 +36,8 @@ pub struct Caller<'a> {
     pub capabilities: &'a BTreeSet<Capability>,
     /// `None`: every instance.
     pub instances: Option<&'a [String]>,
+    /// `None`: every tool the capabilities allow; else only these tools.
+    pub tools: Option<&'a [String]>,
 }
 
 /// What is being attempted.
@@ -46,7 +48,8 @@ pub struct Action<'a> {
     pub effect: Effect,
     /// Planned tools go plan, approve, apply.
     pub needs_plan: bool,
-    /// The instance touched, when the tool names one.
+    /// The resolved instance the call touches; `None` for a call that touches no instance
+    /// (or before one is resolved). Instance scope is decided here and nowhere else.
     pub instance: Option<&'a str>,
 }
 
@@ -60,10 +63,23 @@ pub struct Switches {
 }
 
 /// Proof that policy allowed an action. Only [`decide`] makes one, so a write-capable
-/// handle that asks for it cannot be had without a decision.
+/// handle that asks for it cannot be had without a decision. It names the instance it was
+/// decided for, so a proof for one instance opens no handle on another.
 #[derive(Debug)]
 pub struct Allowed {
-    _private: (),
+    instance: Option<String>,
+}
+
+impl Allowed {
+    /// The instance this decision covers; `None` when it was decided without one.
+    pub fn instance(&self) -> Option<&str> {
+        self.instance.as_deref()
+    }
+
+    /// True when this proof was decided for the instance `id`.
+    pub fn covers(&self, id: &str) -> bool {
+        self.instance.as_deref() == Some(id)
+    }
 }
 
 #[derive(Debug)]
@@ -78,11 +94,28 @@ pub enum Decision {
     },
 }
 
-/// May the tool appear in this caller's `tools/list`?
+/// May the tool appear in this caller's `tools/list`? The same checks as [`decide`] before
+/// an instance is known.
 pub fn visible(caller: Caller<'_>, action: Action<'_>, switches: Switches) -> bool {
     switches.tool_enabled
         && (action.effect != Effect::Destructive || switches.allow_destructive)
         && caller.capabilities.contains(&action.capability)
+        && names_tool(caller, action.tool)
+}
+
+/// Does the caller's grant cover the instance `id`? For choosing among instances (the ones a
+/// listing reads); a call on one instance is decided by [`decide`] with that instance.
+pub fn covers(caller: Caller<'_>, id: &str) -> bool {
+    caller
+        .instances
+        .is_none_or(|list| list.iter().any(|i| i == id))
+}
+
+/// Does the caller's explicit tool list (if any) name `tool`?
+fn names_tool(caller: Caller<'_>, tool: &str) -> bool {
+    caller
+        .tools
+        .is_none_or(|list| list.iter().any(|t| t == tool))
 }
 
 /// Decides one call.
@@ -108,13 +141,22 @@ pub fn decide(caller: Caller<'_>, action: Action<'_>, switches: Switches) -> Dec
             ),
         };
     }
-    if let (Some(instance), Some(allowed)) = (action.instance, caller.instances)
-        && !allowed.iter().any(|i| i == instance)
+    if !names_tool(caller, action.tool) {
+        return Decision::Deny {
+            reason: format!(
+                "your grant does not include the tool {}; it names: {}",
+                action.tool,
+                caller.tools.unwrap_or_default().join(", ")
+            ),
+        };
+    }
+    if let Some(instance) = action.instance
+        && !covers(caller, instance)
     {
         return Decision::Deny {
             reason: format!(
                 "your grant does not cover the instance \"{instance}\"; it covers: {}",
-                allowed.join(", ")
+                caller.instances.unwrap_or_default().join(", ")
             ),
         };
     }
@@ -125,7 +167,9 @@ pub fn decide(caller: Caller<'_>, action: Action<'_>, switches: Switches) -> Dec
             missing: Capability::DestructiveDirect,
         };
     }
-    Decision::Allow(Allowed { _private: () })
+    Decision::Allow(Allowed {
+        instance: action.instance.map(str::to_owned),
+    })
 }
 
 #[cfg(test)]
@@ -158,6 +202,7 @@ mod tests {
             role: Role::User,
             capabilities: &c,
             instances: None,
+            tools: None,
         };
         assert!(matches!(
             decide(caller, action(Effect::Read, Capability::Discover), ON),
@@ -185,6 +230,7 @@ mod tests {
             role: Role::Owner,
             capabilities: &c,
             instances: None,
+            tools: None,
         };
         let off = Switches {
             allow_destructive: false,
@@ -226,13 +272,42 @@ mod tests {
             role: Role::Admin,
             capabilities: &c,
             instances: Some(&scope),
+            tools: None,
         };
         let mut a = action(Effect::Write, Capability::DownloadsWrite);
         a.instance = Some("qbit-other");
         assert!(matches!(decide(caller, a, ON), Decision::Deny { .. }));
         a.instance = Some("qbit-main");
-        assert!(matches!(decide(caller, a, ON), Decision::Allow(_)));
+        let Decision::Allow(proof) = decide(caller, a, ON) else {
+            panic!("expected allow")
+        };
+        assert!(proof.covers("qbit-main") && !proof.covers("qbit-other"));
         a.needs_plan = true;
         assert!(matches!(decide(caller, a, ON), Decision::NeedsPlan { .. }));
+    }
+
+    #[test]
+    fn an_explicit_tool_list_limits_listing_and_calls() {
+        let c = caps(&[Capability::Discover]);
+        let list = vec!["search_titles".to_string()];
+        let caller = Caller {
+            role: Role::User,
+            capabilities: &c,
+            instances: None,
+            tools: Some(&list),
+        };
+        let mut a = action(Effect::Read, Capability::Discover);
+        a.tool = "search_titles";
+        assert!(visible(caller, a, ON));
+        assert!(matches!(decide(caller, a, ON), Decision::Allow(_)));
+        a.tool = "get_trending";
+        assert!(!visible(caller, a, ON));
+        let Decision::Deny { reason } = decide(caller, a, ON) else {
+            panic!("expected deny")
+        };
+        assert_eq!(
+            reason,
+            "your grant does not include the tool get_trending; it names: search_titles"
+        );
     }
 }

@@ -130,8 +130,8 @@ fn entry_from_row(row: &SqliteRow) -> Result<AuditEntry, Error> {
     })
 }
 
-/// Inserts `entry` as `executing` on `conn` (a transaction's, for operations).
-pub(crate) async fn insert(
+/// Records a write as `executing` on `conn` (a pooled connection or a transaction).
+pub(crate) async fn insert_audit(
     conn: &mut SqliteConnection,
     entry: &NewAudit,
 ) -> Result<AuditId, Error> {
@@ -168,12 +168,50 @@ pub(crate) async fn insert(
     Ok(AuditId(id))
 }
 
+/// Finishes an executing entry on `conn`; see [`Store::audit_finish`].
+pub(crate) async fn finish_on(
+    conn: &mut SqliteConnection,
+    id: AuditId,
+    status: AuditStatus,
+    message: Option<&str>,
+) -> Result<(), Error> {
+    if status == AuditStatus::Executing {
+        return Err(Error::Invalid(
+            "an audit entry cannot be finished as executing".into(),
+        ));
+    }
+    let done = sqlx::query(
+        "UPDATE audit SET status = ?, message = ?, finished_at = ? WHERE id = ? AND status = ?",
+    )
+    .bind(status.as_str())
+    .bind(message)
+    .bind(now_ms())
+    .bind(id.0)
+    .bind(AuditStatus::Executing.as_str())
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() == 1 {
+        return Ok(());
+    }
+    let current: Option<String> = sqlx::query_scalar("SELECT status FROM audit WHERE id = ?")
+        .bind(id.0)
+        .fetch_optional(&mut *conn)
+        .await?;
+    match current {
+        None => Err(Error::NotFound(format!("no audit entry with id {}", id.0))),
+        Some(s) => Err(Error::Conflict(format!(
+            "audit entry {} is already finished as {s}",
+            id.0
+        ))),
+    }
+}
+
 impl Store {
     /// Records a write as `executing`. Call it before any external effect.
     /// `NotFound` when the key id or person is unknown.
     pub async fn audit_begin(&self, entry: &NewAudit) -> Result<AuditId, Error> {
         let mut conn = self.pool().acquire().await?;
-        insert(&mut conn, entry).await
+        insert_audit(&mut conn, entry).await
     }
 
     /// Finishes an executing entry as `applied`, `failed` or `outcome_unknown`.
@@ -184,35 +222,8 @@ impl Store {
         status: AuditStatus,
         message: Option<&str>,
     ) -> Result<(), Error> {
-        if status == AuditStatus::Executing {
-            return Err(Error::Invalid(
-                "an audit entry cannot be finished as executing".into(),
-            ));
-        }
-        let done = sqlx::query(
-            "UPDATE audit SET status = ?, message = ?, finished_at = ? WHERE id = ? AND status = ?",
-        )
-        .bind(status.as_str())
-        .bind(message)
-        .bind(now_ms())
-        .bind(id.0)
-        .bind(AuditStatus::Executing.as_str())
-        .execute(self.pool())
-        .await?;
-        if done.rows_affected() == 1 {
-            return Ok(());
-        }
-        let current: Option<String> = sqlx::query_scalar("SELECT status FROM audit WHERE id = ?")
-            .bind(id.0)
-            .fetch_optional(self.pool())
-            .await?;
-        match current {
-            None => Err(Error::NotFound(format!("no audit entry with id {}", id.0))),
-            Some(s) => Err(Error::Conflict(format!(
-                "audit entry {} is already finished as {s}",
-                id.0
-            ))),
-        }
+        let mut conn = self.pool().acquire().await?;
+        finish_on(&mut conn, id, status, message).await
     }
 
     /// A page of entries, newest first, optionally for one person, older than `before_id`.

@@ -44,7 +44,7 @@ pub(crate) struct Fresh<K> {
 struct State<K> {
     token: Option<Token>,
     keys: HashMap<String, Arc<K>>,
-    switches: Option<Arc<HashMap<String, bool>>>,
+    switches: Option<Arc<crate::ToolSwitches>>,
 }
 
 impl<K> Fresh<K> {
@@ -108,11 +108,11 @@ impl<K> Fresh<K> {
         state.keys.insert(key_id.to_owned(), row);
     }
 
-    pub(crate) fn switches(&self, token: Token) -> Option<Arc<HashMap<String, bool>>> {
+    pub(crate) fn switches(&self, token: Token) -> Option<Arc<crate::ToolSwitches>> {
         self.at(token).switches.clone()
     }
 
-    pub(crate) fn put_switches(&self, token: Token, switches: Arc<HashMap<String, bool>>) {
+    pub(crate) fn put_switches(&self, token: Token, switches: Arc<crate::ToolSwitches>) {
         self.at(token).switches = Some(switches);
     }
 }

@@ -1,10 +1,9 @@
 //! Grants: named bundles of capabilities, instances and allowances that credentials are bound to.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use domain::{Capability, Preset};
+use domain::{AllowanceKind, AllowanceRule, Capability, Preset};
 use serde::Serialize;
-use serde_json::Value;
 use sqlx::{Row, sqlite::SqliteRow};
 
 use crate::{Error, Store, error::corrupt};
@@ -15,7 +14,7 @@ pub const OWNER_GRANT: &str = "owner";
 /// The columns `grant_from_row` reads, for any query that selects `FROM grants g`.
 pub(crate) const GRANT_COLUMNS: &str = "g.id AS grant_id, g.name AS grant_name, \
     g.capabilities, g.instances, g.allowances, g.expires_at AS grant_expires_at, \
-    g.revision, g.builtin";
+    g.revision, g.builtin, g.tools AS grant_tools";
 
 /// What a credential bound to this grant may do.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -25,13 +24,15 @@ pub struct Grant {
     pub capabilities: BTreeSet<Capability>,
     /// Instance ids the grant may touch; `None` means all of them.
     pub instances: Option<Vec<String>>,
-    /// Budgets such as requests per week, keyed by allowance name.
-    pub allowances: serde_json::Map<String, Value>,
+    /// Finite counts per window, by the kind of call they count (adds per day...).
+    pub allowances: BTreeMap<AllowanceKind, AllowanceRule>,
     pub expires_at: Option<i64>,
     /// Bumped on every change, so a plan made under an older grant can be refused.
     pub revision: i64,
     /// Seeded from the code (the presets and "owner") and kept in step with it at every open.
     pub builtin: bool,
+    /// `None`: every tool the capabilities allow; else only these tools.
+    pub tools: Option<Vec<String>>,
 }
 
 impl Grant {
@@ -75,12 +76,12 @@ pub(crate) fn grant_from_row(row: &SqliteRow) -> Result<Grant, Error> {
                 "grant \"{name}\": instances are not a JSON list: {e}"
             ))
         })?;
-    let allowances: String = row.try_get("allowances")?;
-    let allowances = serde_json::from_str(&allowances).map_err(|e| {
-        corrupt(format!(
-            "grant \"{name}\": allowances are not a JSON object: {e}"
-        ))
-    })?;
+    let allowances = allowances_from_json(&name, &row.try_get::<String, _>("allowances")?)?;
+    let tools: Option<String> = row.try_get("grant_tools")?;
+    let tools = tools
+        .map(|text| serde_json::from_str::<Vec<String>>(&text))
+        .transpose()
+        .map_err(|e| corrupt(format!("grant \"{name}\": tools are not a JSON list: {e}")))?;
     Ok(Grant {
         id: row.try_get("grant_id")?,
         name,
@@ -90,11 +91,42 @@ pub(crate) fn grant_from_row(row: &SqliteRow) -> Result<Grant, Error> {
         expires_at: row.try_get("grant_expires_at")?,
         revision: row.try_get("revision")?,
         builtin: row.try_get("builtin")?,
+        tools,
     })
 }
 
+/// Allowances as stored: `{"adds": {"count": 10, "days": 1}, ...}`. Kinds this build does not
+/// know are dropped with a warning: no tool of this build spends them.
+fn allowances_from_json(
+    name: &str,
+    text: &str,
+) -> Result<BTreeMap<AllowanceKind, AllowanceRule>, Error> {
+    let raw: BTreeMap<String, AllowanceRule> = serde_json::from_str(text).map_err(|e| {
+        corrupt(format!(
+            "grant \"{name}\": allowances are not an object of {{count, days}}: {e}"
+        ))
+    })?;
+    let mut out = BTreeMap::new();
+    for (kind, rule) in raw {
+        match kind.parse::<AllowanceKind>() {
+            Ok(k) => {
+                out.insert(k, rule);
+            }
+            Err(_) => {
+                tracing::warn!(grant = %name, allowance = %kind, "ignoring unknown allowance kind")
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The allowances as stored.
+pub(crate) fn allowances_json(allowances: &BTreeMap<AllowanceKind, AllowanceRule>) -> String {
+    serde_json::to_string(allowances).expect("a map of plain rules always serialises")
+}
+
 /// The capability list as stored: a JSON array of names, sorted.
-fn capabilities_json(caps: &BTreeSet<Capability>) -> String {
+pub(crate) fn capabilities_json(caps: &BTreeSet<Capability>) -> String {
     let names: Vec<&str> = caps.iter().map(|c| c.as_str()).collect();
     serde_json::to_string(&names).expect("a list of strings always serialises")
 }

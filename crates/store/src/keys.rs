@@ -3,7 +3,7 @@
 //! A key reads `mq_<key id>_<secret>`: a 10-character lowercase key id that finds the row, and a
 //! 40-character secret. Only a verifier (hex SHA-256 of a versioned prefix and the whole key) is stored.
 
-use std::{collections::HashMap, sync::Arc};
+use std::sync::Arc;
 
 use domain::{PersonId, Secret};
 use rand::{Rng, distr::Alphanumeric};
@@ -224,7 +224,7 @@ impl Store {
     pub async fn authenticate_with_switches(
         &self,
         presented: &str,
-    ) -> Result<Option<(Arc<Authority>, Arc<HashMap<String, bool>>)>, Error> {
+    ) -> Result<Option<(Arc<Authority>, Arc<crate::ToolSwitches>)>, Error> {
         let token = self.fresh().token();
         let Some(authority) = self.authenticate_under(presented, token).await? else {
             return Ok(None);
@@ -255,6 +255,20 @@ impl Store {
             }
         };
         Ok(row.check(presented, now_ms()))
+    }
+
+    /// The live authority behind the key `key_id`, for the owner's tools (`marquee tools list
+    /// --person`): `None` when the key is unknown, revoked or expired, or its grant expired.
+    /// Does not verify a secret: the owner's command line holds the database already.
+    pub async fn key_authority(&self, key_id: &str) -> Result<Option<Arc<Authority>>, Error> {
+        let Some(row) = self.load_key_row(key_id).await? else {
+            return Ok(None);
+        };
+        let now = now_ms();
+        let dead = row.revoked_at.is_some()
+            || row.expires_at.is_some_and(|at| at <= now)
+            || row.authority.grant.is_expired(now);
+        Ok((!dead).then(|| row.authority.clone()))
     }
 
     async fn load_key_row(&self, key_id: &str) -> Result<Option<KeyRow>, Error> {

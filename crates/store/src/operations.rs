@@ -223,7 +223,7 @@ impl Store {
                 "change {change_id} is {status}; it cannot be applied"
             )));
         }
-        let audit_id = audit::insert(&mut tx, entry).await?;
+        let audit_id = audit::insert_audit(&mut tx, entry).await?;
         let id = fresh_id("op_");
         sqlx::query(
             "INSERT INTO operations (id, change_id, status, checkpoint, created_at, updated_at, \

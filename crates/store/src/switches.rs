@@ -1,16 +1,62 @@
-//! Tool switches: the owner can switch any tool off; a switched-off tool is neither listed nor callable.
+//! Tool switches: the owner can switch any tool off, for everyone or for one person; a
+//! switched-off tool is neither listed nor callable.
 
 use std::{collections::HashMap, sync::Arc};
 
+use domain::PersonId;
 use sqlx::Row;
 
 use crate::{Error, Store, fresh::Token, now_ms};
 
+/// Every switch the owner has set. A tool missing here has never been switched and is on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToolSwitches {
+    /// Switches for everyone, by tool name.
+    pub all: HashMap<String, bool>,
+    /// Switches for one person, by person and tool name; they win over `all`.
+    pub people: HashMap<(PersonId, String), bool>,
+}
+
+impl ToolSwitches {
+    /// Is `tool` on for `person`? Their own switch, else everyone's, else on.
+    pub fn enabled(&self, tool: &str, person: PersonId) -> bool {
+        if !self.people.is_empty()
+            && let Some(on) = self.people.get(&(person, tool.to_owned()))
+        {
+            return *on;
+        }
+        self.all.get(tool).copied().unwrap_or(true)
+    }
+
+    /// Is `tool` switched for everyone (`None`: never switched)?
+    pub fn for_all(&self, tool: &str) -> Option<bool> {
+        self.all.get(tool).copied()
+    }
+
+    /// Which people have their own switch of `tool`, and how it is set.
+    pub fn for_people(&self, tool: &str) -> Vec<(PersonId, bool)> {
+        let mut out: Vec<(PersonId, bool)> = self
+            .people
+            .iter()
+            .filter(|((_, t), _)| t == tool)
+            .map(|((p, _), on)| (*p, *on))
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+fn check_name(tool: &str) -> Result<(), Error> {
+    if tool.is_empty() || tool.chars().any(char::is_control) {
+        return Err(Error::Invalid(format!("invalid tool name {tool:?}")));
+    }
+    Ok(())
+}
+
 impl Store {
-    /// Every tool the owner has switched, by name. A tool missing here has never been switched
-    /// and keeps its default.
+    /// Every switch the owner has set.
     /// Answered from memory while the database is unchanged (see `fresh.rs`).
-    pub async fn tool_switches(&self) -> Result<Arc<HashMap<String, bool>>, Error> {
+    pub async fn tool_switches(&self) -> Result<Arc<ToolSwitches>, Error> {
         self.tool_switches_under(self.fresh().token()).await
     }
 
@@ -18,30 +64,43 @@ impl Store {
     pub(crate) async fn tool_switches_under(
         &self,
         token: Option<Token>,
-    ) -> Result<Arc<HashMap<String, bool>>, Error> {
+    ) -> Result<Arc<ToolSwitches>, Error> {
         if let Some(cached) = token.and_then(|t| self.fresh().switches(t)) {
             return Ok(cached);
         }
         let rows = sqlx::query("SELECT tool_name, enabled FROM tool_switches")
             .fetch_all(self.pool())
             .await?;
-        let switches: HashMap<String, bool> = rows
+        let all: HashMap<String, bool> = rows
             .iter()
             .map(|row| Ok((row.try_get("tool_name")?, row.try_get("enabled")?)))
             .collect::<Result<_, Error>>()?;
-        let switches = Arc::new(switches);
+        let rows = sqlx::query("SELECT person_id, tool_name, enabled FROM person_tool_switches")
+            .fetch_all(self.pool())
+            .await?;
+        let people: HashMap<(PersonId, String), bool> = rows
+            .iter()
+            .map(|row| {
+                Ok((
+                    (
+                        PersonId(row.try_get("person_id")?),
+                        row.try_get("tool_name")?,
+                    ),
+                    row.try_get("enabled")?,
+                ))
+            })
+            .collect::<Result<_, Error>>()?;
+        let switches = Arc::new(ToolSwitches { all, people });
         if let Some(t) = token {
             self.fresh().put_switches(t, switches.clone());
         }
         Ok(switches)
     }
 
-    /// Switches `tool` on or off. The name is not checked against the tool registry: the store
-    /// does not know which tools exist.
+    /// Switches `tool` on or off for everyone. The name is not checked against the tool
+    /// registry: the store does not know which tools exist.
     pub async fn set_tool_switch(&self, tool: &str, enabled: bool) -> Result<(), Error> {
-        if tool.is_empty() || tool.chars().any(char::is_control) {
-            return Err(Error::Invalid(format!("invalid tool name {tool:?}")));
-        }
+        check_name(tool)?;
         sqlx::query(
             "INSERT INTO tool_switches (tool_name, enabled, updated_at) VALUES (?, ?, ?) \
              ON CONFLICT (tool_name) DO UPDATE SET enabled = excluded.enabled, \
@@ -52,6 +111,36 @@ impl Store {
         .bind(now_ms())
         .execute(self.pool())
         .await?;
+        Ok(())
+    }
+
+    /// Switches `tool` on or off for one person, whatever it is for everyone else.
+    /// `NotFound` for an unknown person.
+    pub async fn set_person_tool_switch(
+        &self,
+        person: PersonId,
+        tool: &str,
+        enabled: bool,
+    ) -> Result<(), Error> {
+        check_name(tool)?;
+        sqlx::query(
+            "INSERT INTO person_tool_switches (person_id, tool_name, enabled, updated_at) \
+             VALUES (?, ?, ?, ?) ON CONFLICT (person_id, tool_name) DO UPDATE SET \
+             enabled = excluded.enabled, updated_at = excluded.updated_at",
+        )
+        .bind(person.0)
+        .bind(tool)
+        .bind(enabled)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await
+        .map_err(|e| {
+            if crate::error::is_foreign_key_violation(&e) {
+                Error::NotFound(format!("no person with id {person}"))
+            } else {
+                Error::Database(e)
+            }
+        })?;
         Ok(())
     }
 }

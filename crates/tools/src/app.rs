@@ -3,18 +3,20 @@
 
 use std::{collections::HashMap, panic::AssertUnwindSafe, sync::Arc};
 
-use domain::{Capability, KindFamily, Secret};
+use domain::{KindFamily, Secret};
 use futures::FutureExt;
-use policy::{Action, Decision, Effect, Switches};
+use policy::Effect;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use store::{AuditStatus, NewAudit, Store};
+use store::{AuditId, AuditStatus, Authority, NewAudit, Reserved, Store, ToolSwitches};
 
 use crate::{
+    allowance, authority,
     context::{Caller, Credential, Ctx},
-    contract::{DynTool, Meta, Output, ToolError},
+    contract::{DynTool, Meta, Output},
     discover::Catalogues,
     downloads::Downloads,
+    error::{ErrorCode, ToolError},
     instances::Instances,
     library::Libraries,
     registry,
@@ -157,37 +159,29 @@ impl App {
         }
     }
 
-    /// Names of the tools this caller may see, in the stable order.
-    pub async fn visible(&self, caller: &Caller) -> Result<Vec<&'static str>, store::Error> {
-        let switches = &caller.switches;
+    /// Names of the tools this caller may see, in the stable order: MCP `tools/list`, the
+    /// REST mirror and `marquee tools list --person` all ask this.
+    pub fn visible(&self, caller: &Caller) -> Vec<&'static str> {
+        self.visible_to(&caller.authority, &caller.switches)
+    }
+
+    /// Names of the tools a caller with `authority` sees under `switches`, in the stable order.
+    pub fn visible_to(&self, authority: &Authority, switches: &ToolSwitches) -> Vec<&'static str> {
         let allow_destructive = self.shared.settings.allow_destructive();
-        let grant = &caller.authority.grant;
-        let who = policy::Caller {
-            role: caller.authority.person.role,
-            capabilities: &grant.capabilities,
-            instances: grant.instances.as_deref(),
-        };
         let instances = &self.shared.instances;
         let family_present = |family: KindFamily| {
-            instances.all().iter().any(|i| {
-                i.kind.family() == family
-                    && grant.instances.as_ref().is_none_or(|g| g.contains(&i.id))
-            })
+            instances
+                .all()
+                .iter()
+                .any(|i| i.kind.family() == family && authority::covers(authority, &i.id))
         };
-        Ok(self
-            .tools
+        self.tools
             .iter()
             .map(|t| t.meta())
             .filter(|m| self.families.get(m.name).is_none_or(|f| family_present(*f)))
-            .filter(|m| {
-                let s = Switches {
-                    allow_destructive,
-                    tool_enabled: switches.get(m.name).copied().unwrap_or(true),
-                };
-                policy::visible(who, action(m), s)
-            })
+            .filter(|m| authority::visible(authority, switches, m, allow_destructive))
             .map(|m| m.name)
-            .collect())
+            .collect()
     }
 
     /// Runs one call: policy, then (for writes) a fresh authority check and an audit entry
@@ -217,16 +211,15 @@ impl App {
         arguments: Map<String, Value>,
     ) -> Result<Output, ToolError> {
         let mut caller = caller.clone();
-        let mut needs_plan = self.check(&caller, meta)?;
+        let allow_destructive = self.shared.settings.allow_destructive();
+        let mut needs_plan =
+            authority::decide_or_plan(&caller, &meta, allow_destructive, None)?.err();
         if needs_plan.is_some() && crate::changes::planned(meta.name).is_none() {
             // Fail closed: a tool that cannot store a plan must not act instead.
-            return Err(ToolError::new(
-                "denied",
-                format!(
-                    "{} needs the owner's approval, and it cannot be planned in this version; nothing was done",
-                    meta.name
-                ),
-            ));
+            return Err(ToolError::denied(format!(
+                "{} needs the owner's approval, and it cannot be planned in this version; nothing was done",
+                meta.name
+            )));
         }
         // Only changing calls are audited; reads skip the digest. A plan changes nothing
         // outside: the change it stores is its record, and applying it is audited.
@@ -241,15 +234,11 @@ impl App {
         let audit = if let Some((instance, args_digest)) = audited {
             // Authority is read again right before any write.
             caller = self.reauthenticate(&caller).await?.ok_or_else(|| {
-                ToolError::new(
-                    "denied",
-                    "the credential is no longer valid (revoked or expired)",
-                )
+                ToolError::denied("the credential is no longer valid (revoked or expired)")
             })?;
-            needs_plan = self.check(&caller, meta)?;
+            needs_plan = authority::decide_or_plan(&caller, &meta, allow_destructive, None)?.err();
             if needs_plan.is_some() {
-                return Err(ToolError::new(
-                    "denied",
+                return Err(ToolError::denied(
                     "your authority changed during the call; nothing was done; call again",
                 ));
             }
@@ -261,12 +250,13 @@ impl App {
                 instance,
                 args_digest,
             };
-            Some(self.shared.store.audit_begin(&entry).await?)
+            Some(self.begin(&caller, &meta, &entry).await?)
         } else {
             None
         };
         let ctx = Ctx {
             caller,
+            meta,
             shared: self.shared.clone(),
             needs_plan,
         };
@@ -275,7 +265,7 @@ impl App {
             Err(_) => {
                 tracing::error!(tool = meta.name, "tool panicked");
                 Err(ToolError::new(
-                    "internal",
+                    ErrorCode::Internal,
                     format!(
                         "{} failed unexpectedly; the server log has the details",
                         meta.name
@@ -283,64 +273,61 @@ impl App {
                 ))
             }
         };
-        if let Some(id) = audit {
-            let (status, message) = match &outcome {
-                Ok(out) => (AuditStatus::Applied, out.summary.clone()),
-                Err(e) => (AuditStatus::Failed, e.message.clone()),
-            };
-            if let Err(e) = self
-                .shared
-                .store
-                .audit_finish(id, status, Some(&message))
-                .await
-            {
-                tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
-            }
+        if let Some((id, reserved)) = audit {
+            self.finish(meta, id, reserved, &outcome).await;
         }
         outcome
     }
 
-    /// Policy for `caller` with the switches read with its authority: `Some(missing)` when
-    /// the call may only be planned for the owner's approval.
-    pub(crate) fn check(
+    /// Writes the audit entry of a changing call, reserving a unit of the allowance the tool
+    /// spends (when the caller's grant limits it) in the same transaction.
+    async fn begin(
         &self,
         caller: &Caller,
+        meta: &Meta,
+        entry: &NewAudit,
+    ) -> Result<(AuditId, bool), ToolError> {
+        let store = &self.shared.store;
+        let limit = meta
+            .allowance
+            .and_then(|kind| Some((kind, *caller.authority.grant.allowances.get(&kind)?)));
+        let Some((kind, rule)) = limit else {
+            return Ok((store.audit_begin(entry).await?, false));
+        };
+        match store.audit_begin_reserving(entry, kind, rule).await? {
+            Reserved::Begun(id) => Ok((id, true)),
+            Reserved::Exhausted(left) => Err(allowance::exhausted(meta.name, &left)),
+        }
+    }
+
+    /// Finishes the audit entry with the outcome. A refused call (bad input, denied...) did
+    /// nothing, so it gives back its allowance unit; an uncertain outcome keeps it.
+    async fn finish(
+        &self,
         meta: Meta,
-    ) -> Result<Option<Capability>, ToolError> {
-        check(&self.shared, caller, meta)
-    }
-}
-
-/// [`App::check`], for tools that re-check another tool's authority (`apply_change`).
-pub(crate) fn check(
-    shared: &Shared,
-    caller: &Caller,
-    meta: Meta,
-) -> Result<Option<Capability>, ToolError> {
-    let grant = &caller.authority.grant;
-    let who = policy::Caller {
-        role: caller.authority.person.role,
-        capabilities: &grant.capabilities,
-        instances: grant.instances.as_deref(),
-    };
-    let s = Switches {
-        allow_destructive: shared.settings.allow_destructive(),
-        tool_enabled: caller.switches.get(meta.name).copied().unwrap_or(true),
-    };
-    match policy::decide(who, action(&meta), s) {
-        Decision::Allow(_) => Ok(None),
-        Decision::Deny { reason } => Err(ToolError::new("denied", reason)),
-        Decision::NeedsPlan { missing } => Ok(Some(missing)),
-    }
-}
-
-fn action(meta: &Meta) -> Action<'static> {
-    Action {
-        tool: meta.name,
-        capability: meta.capability,
-        effect: meta.effect,
-        needs_plan: meta.needs_plan,
-        instance: None,
+        id: AuditId,
+        reserved: bool,
+        outcome: &Result<Output, ToolError>,
+    ) {
+        let store = &self.shared.store;
+        let done = match outcome {
+            Ok(out) => {
+                store
+                    .audit_finish(id, AuditStatus::Applied, Some(&out.summary))
+                    .await
+            }
+            Err(e) if reserved && e.code.nothing_happened() => {
+                store.audit_fail_released(id, &e.message).await
+            }
+            Err(e) => {
+                store
+                    .audit_finish(id, AuditStatus::Failed, Some(&e.message))
+                    .await
+            }
+        };
+        if let Err(e) = done {
+            tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
+        }
     }
 }
 

@@ -1,14 +1,16 @@
 //! What a running tool can reach: the caller's live authority, the store, the instances
 //! and the settings. Built per call by the runner.
 
-use std::{collections::HashMap, sync::Arc};
+use std::sync::Arc;
 
 use domain::{Capability, KindFamily, Secret};
-use store::{Authority, Store};
+use policy::Allowed;
+use store::{Authority, Store, ToolSwitches};
 
 use crate::{
     app::Shared,
-    contract::ToolError,
+    authority,
+    contract::{Meta, ToolError},
     discover::Catalogues,
     downloads::Downloads,
     instances::{InstanceSpec, Instances},
@@ -31,7 +33,7 @@ pub struct Caller {
     pub credential: Credential,
     pub authority: Arc<Authority>,
     /// The owner's tool switches, read with the authority.
-    pub switches: Arc<HashMap<String, bool>>,
+    pub switches: Arc<ToolSwitches>,
 }
 
 impl Caller {
@@ -47,6 +49,8 @@ impl Caller {
 /// The context of one tool call.
 pub struct Ctx {
     pub caller: Caller,
+    /// The tool being called, for the decisions it asks for once it knows its instance.
+    pub(crate) meta: Meta,
     pub(crate) shared: Arc<Shared>,
     /// Set when policy answered NeedsPlan: the authority the caller lacks. A planned tool then
     /// stores a change for the owner instead of acting.
@@ -83,26 +87,39 @@ impl Ctx {
         &self.shared.libraries
     }
 
-    /// Resolves an optional `instance_id` and checks the caller's grant covers it.
+    /// Decides this call on the resolved instance `id`: the proof a write-capable handle on
+    /// that instance asks for, or the refusal. Instance scope is decided here, by `policy`.
+    pub fn authorize(&self, id: &str) -> Result<Allowed, ToolError> {
+        let mut meta = self.meta;
+        if self.needs_plan.is_some() {
+            // A call being planned resolves its instances under the same scope rules; what it
+            // stores waits for the owner, and no write happens on this call.
+            meta.needs_plan = false;
+        }
+        authority::decide(
+            &self.caller,
+            &meta,
+            self.shared.settings.allow_destructive(),
+            Some(id),
+        )
+    }
+
+    /// Does the caller's grant cover the instance `id`? For choosing which instances a call
+    /// that names none reads; [`Ctx::authorize`] decides each one it then uses.
+    pub fn covers(&self, id: &str) -> bool {
+        authority::covers(&self.caller.authority, id)
+    }
+
+    /// Resolves an optional `instance_id` (unknown ids are refused with the valid ones) and
+    /// decides this call on it.
     pub fn instance(
         &self,
         family: KindFamily,
         id: Option<&str>,
-    ) -> Result<&InstanceSpec, ToolError> {
+    ) -> Result<(&InstanceSpec, Allowed), ToolError> {
         let spec = self.shared.instances.resolve(family, id)?;
-        if let Some(allowed) = &self.caller.authority.grant.instances
-            && !allowed.iter().any(|i| i == &spec.id)
-        {
-            return Err(ToolError::new(
-                "denied",
-                format!(
-                    "your grant does not cover the instance \"{}\"; it covers: {}",
-                    spec.id,
-                    allowed.join(", ")
-                ),
-            ));
-        }
-        Ok(spec)
+        let allowed = self.authorize(&spec.id)?;
+        Ok((spec, allowed))
     }
 
     /// Whose entries a paged listing shows: `requested` by name, or the caller's own. Anyone
@@ -118,7 +135,7 @@ impl Ctx {
             None if sees_all => Ok(None),
             None => Ok(Some(me.id)),
             Some(name) if name == me.name => Ok(Some(me.id)),
-            Some(_) if !sees_all => Err(ToolError::new("denied", denied)),
+            Some(_) if !sees_all => Err(ToolError::denied(denied)),
             Some(name) => match self.store().person_by_name(name).await? {
                 Some(p) => Ok(Some(p.id)),
                 None => {

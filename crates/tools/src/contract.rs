@@ -9,13 +9,14 @@ use std::{
 };
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use domain::Capability;
+use domain::{AllowanceKind, Capability};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value, json};
 
 use crate::context::Ctx;
+pub use crate::error::{ErrorCode, ErrorKind, ToolError};
 
 /// Everything a tool declares about itself, in its own file.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +29,9 @@ pub struct Meta {
     pub capability: Capability,
     /// Goes plan, approve, apply (DESIGN.md section 8).
     pub needs_plan: bool,
+    /// The grant allowance each call spends (reserved with the audit entry, before the tool
+    /// acts), or `None` when calls spend none.
+    pub allowance: Option<AllowanceKind>,
 }
 
 /// A tool: its declaration, its input type, and what it does.
@@ -76,7 +80,7 @@ impl Output {
         let text = serde_json::to_string(data).map_err(|e| {
             tracing::error!(error = %e, "a tool answer could not be serialized");
             ToolError::new(
-                "internal",
+                ErrorCode::Internal,
                 "the answer could not be written; the server log has the details",
             )
         })?;
@@ -186,60 +190,6 @@ impl Output {
 /// Strings, optional strings and lists of them as JSON; these cannot fail to serialize.
 fn json_text(v: &impl Serialize) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
-}
-
-/// A tool that ran and failed: answered as an `isError` result with one actionable sentence.
-#[derive(Debug, Clone)]
-pub struct ToolError {
-    pub message: String,
-    /// A stable machine-readable code, e.g. `invalid_argument`, `denied`, `backend_unreachable`.
-    pub code: &'static str,
-    pub data: Value,
-}
-
-impl ToolError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> ToolError {
-        ToolError {
-            message: message.into(),
-            code,
-            data: Value::Null,
-        }
-    }
-
-    pub fn invalid(message: impl Into<String>) -> ToolError {
-        ToolError::new("invalid_argument", message)
-    }
-
-    pub fn with_data(mut self, data: Value) -> ToolError {
-        self.data = data;
-        self
-    }
-
-    /// The same envelope as a success, so clients read both the same way.
-    pub fn envelope(&self) -> Value {
-        let mut data = Map::new();
-        data.insert("code".into(), self.code.into());
-        if let Value::Object(extra) = &self.data {
-            data.extend(extra.clone());
-        }
-        json!({
-            "summary": self.message,
-            "data": data,
-            "warnings": [],
-            "next_action": null,
-            "observed_at": Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
-        })
-    }
-}
-
-impl From<store::Error> for ToolError {
-    fn from(e: store::Error) -> ToolError {
-        tracing::error!(error = %e, "store failure inside a tool");
-        ToolError::new(
-            "store_unavailable",
-            "marquee's own database could not be read; run diagnose or check the server log",
-        )
-    }
 }
 
 /// A page size from 1 to 200, 20 when omitted.

@@ -4,6 +4,7 @@
 use domain::{InstanceKind, KindFamily, Secret};
 use serde::Serialize;
 
+use crate::ErrorCode;
 use crate::contract::ToolError;
 
 /// One `[[instances]]` entry, validated.
@@ -140,8 +141,7 @@ impl Instances {
         };
         match id {
             Some(id) => of_family.iter().find(|s| s.id == id).copied().ok_or_else(|| {
-                ToolError::new(
-                    "unknown_instance",
+                ToolError::new(ErrorCode::UnknownInstance,
                     if of_family.is_empty() {
                         format!("unknown instance_id \"{id}\"; no {family:?} instance is configured").to_lowercase()
                     } else {
@@ -150,7 +150,7 @@ impl Instances {
                 )
             }),
             None => of_family.iter().find(|s| s.default).copied().ok_or_else(|| {
-                ToolError::new("no_instance", format!("no {family:?} instance is configured; add one under [[instances]] in marquee.toml").to_lowercase())
+                ToolError::new(ErrorCode::NoInstance, format!("no {family:?} instance is configured; add one under [[instances]] in marquee.toml").to_lowercase())
             }),
         }
     }

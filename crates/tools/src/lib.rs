@@ -1,12 +1,15 @@
 //! The tools: one file per tool plus the one registry, and the governance core that runs
 //! them (policy, fresh authority before writes, audit, panic containment). Knows no MCP wire.
 
+mod allowance;
 mod app;
+mod authority;
 pub mod changes;
 mod context;
 pub mod contract;
 pub mod discover;
 pub mod downloads;
+mod error;
 pub mod guides;
 pub mod instances;
 pub mod library;
@@ -17,9 +20,22 @@ pub mod settings;
 
 pub use app::{App, Called, ToolView};
 pub use context::{Caller, Credential, Ctx};
-pub use contract::{Meta, Output, Tool, ToolError};
+pub use contract::{Meta, Output, Tool};
+pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use instances::{InstanceSpec, Instances};
 pub use settings::{LocalAccess, Settings};
+
+/// The names of every tool this build has, in the stable order.
+pub fn tool_names() -> Vec<&'static str> {
+    tool_metas().iter().map(|m| m.name).collect()
+}
+
+/// The declarations of every tool this build has, in the stable order.
+pub fn tool_metas() -> Vec<Meta> {
+    let mut metas: Vec<Meta> = registry::all().iter().map(|t| t.meta()).collect();
+    metas.sort_by_key(|m| m.name);
+    metas
+}
 
 /// What `initialize` and `server/discover` tell the model first.
 pub const INSTRUCTIONS: &str = "Marquee is the household's media gateway. Start with whoami to see whose \

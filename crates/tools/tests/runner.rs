@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use store::{AuditQuery, AuditStatus};
 use tools::{
-    App, Called, Ctx, Instances, Meta, Output, Settings, Tool, ToolError, contract::DynTool,
+    App, Called, Ctx, ErrorCode, Instances, Meta, Output, Settings, Tool, ToolError,
+    contract::DynTool,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -41,6 +42,7 @@ impl Tool for Poke {
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: None,
     };
     async fn run(&self, ctx: &Ctx, input: In) -> Result<Output, ToolError> {
         let open = ctx
@@ -62,7 +64,7 @@ impl Tool for Poke {
         self.0.fetch_add(1, Ordering::SeqCst);
         if input.fail {
             Err(ToolError::new(
-                "backend_unreachable",
+                ErrorCode::BackendUnreachable,
                 "the backend did not answer",
             ))
         } else {
@@ -82,6 +84,7 @@ impl Tool for Wipe {
         effect: Effect::Destructive,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: None,
     };
     async fn run(&self, _ctx: &Ctx, _input: In) -> Result<Output, ToolError> {
         Ok(Output::new("wiped", json!({})))
@@ -131,7 +134,7 @@ async fn writes_are_audited_before_and_after() {
     let err = done(&app, &owner, "poke", json!({"fail": true}))
         .await
         .unwrap_err();
-    assert_eq!(err.code, "backend_unreachable");
+    assert_eq!(err.code, ErrorCode::BackendUnreachable);
     let rows = app
         .store()
         .audit_page(&AuditQuery {
@@ -184,7 +187,7 @@ async fn a_panicking_tool_becomes_an_error_and_the_core_keeps_serving() {
     let err = done(&app, &owner, "poke", json!({"panic": true}))
         .await
         .unwrap_err();
-    assert_eq!(err.code, "internal");
+    assert_eq!(err.code, ErrorCode::Internal);
     assert!(err.message.contains("poke failed unexpectedly"));
     let rows = app
         .store()
@@ -216,7 +219,7 @@ async fn authority_is_read_again_right_before_a_write() {
         .unwrap();
     app.store().revoke_key(&op_key.info.key_id).await.unwrap();
     let err = done(&app, &op, "poke", json!({})).await.unwrap_err();
-    assert_eq!(err.code, "denied");
+    assert_eq!(err.code, ErrorCode::Denied);
     assert_eq!(n.load(Ordering::SeqCst), 0, "nothing happened");
     assert!(
         app.store()
@@ -236,11 +239,11 @@ async fn authority_is_read_again_right_before_a_write() {
 async fn the_destructive_switch_is_read_on_every_call() {
     let (app, key) = app(Arc::new(AtomicUsize::new(0))).await;
     let owner = app.authenticate(&key).await.unwrap().unwrap();
-    assert_eq!(app.visible(&owner).await.unwrap(), ["poke"]);
+    assert_eq!(app.visible(&owner), ["poke"]);
     let err = done(&app, &owner, "wipe", json!({})).await.unwrap_err();
     assert!(err.message.contains("allow_destructive"), "{}", err.message);
     app.settings().set_allow_destructive(true);
-    assert_eq!(app.visible(&owner).await.unwrap(), ["poke", "wipe"]);
+    assert_eq!(app.visible(&owner), ["poke", "wipe"]);
     done(&app, &owner, "wipe", json!({})).await.unwrap();
     app.settings().set_allow_destructive(false);
     assert!(done(&app, &owner, "wipe", json!({})).await.is_err());

@@ -144,11 +144,7 @@ impl ToolHost for Host {
     }
 
     async fn list_tools(&self, caller: &Caller) -> Result<Arc<[Arc<ListedTool>]>, HostError> {
-        let names = self
-            .app
-            .visible(caller)
-            .await
-            .map_err(|e| HostError(e.to_string()))?;
+        let names = self.app.visible(caller);
         Ok(names
             .iter()
             .filter_map(|n| self.defs.get(n).cloned())

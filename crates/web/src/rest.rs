@@ -12,7 +12,7 @@ use axum::{
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use tools::{Called, Caller};
+use tools::{Called, Caller, ErrorCode};
 
 use crate::{Host, Web, host::definition_json};
 
@@ -102,16 +102,34 @@ async fn authorize(
     }
 }
 
-async fn visible(host: &Host, caller: &Caller) -> Result<Vec<&'static str>, ApiError> {
-    host.app.visible(caller).await.map_err(|e| {
-        tracing::error!(error = %e, "listing tools failed");
-        ApiError::Internal
-    })
+/// The HTTP status of a tool error: one exhaustive match, so a new code cannot go unmapped.
+fn tool_status(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::InvalidArgument
+        | ErrorCode::UnknownInstance
+        | ErrorCode::NoInstance
+        | ErrorCode::Unsupported => StatusCode::BAD_REQUEST,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::NotAvailable | ErrorCode::Denied | ErrorCode::NeedsPlan => StatusCode::FORBIDDEN,
+        ErrorCode::RequestQuotaExceeded | ErrorCode::AllowanceExhausted => {
+            StatusCode::TOO_MANY_REQUESTS
+        }
+        ErrorCode::Conflict | ErrorCode::StalePlan => StatusCode::CONFLICT,
+        ErrorCode::BackendUnavailable
+        | ErrorCode::BackendMisconfigured
+        | ErrorCode::BackendUnreachable
+        | ErrorCode::BackendUnauthorized
+        | ErrorCode::BackendRateLimited
+        | ErrorCode::BackendError
+        | ErrorCode::LimitsUnreadable => StatusCode::BAD_GATEWAY,
+        ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
 }
 
 async fn list(State(web): State<Web>, parts: Parts) -> Result<Response, ApiError> {
     let (host, caller) = authorize(&web, &parts.headers, parts.uri.query(), peer(&parts)).await?;
-    let names = visible(&host, &caller).await?;
+    let names = host.app.visible(&caller);
     let tools: Vec<Value> = names
         .iter()
         .filter_map(|n| host.definition(n))
@@ -129,7 +147,7 @@ async fn find(
     name: &str,
 ) -> Result<Value, ApiError> {
     let (host, caller) = authorize(web, headers, query, peer).await?;
-    let names = visible(&host, &caller).await?;
+    let names = host.app.visible(&caller);
     names
         .iter()
         .find(|n| **n == name)
@@ -196,16 +214,7 @@ async fn call(State(web): State<Web>, request: Request) -> Result<Response, ApiE
         }
         Called::Done(Err(e)) => {
             host.metrics().tool_call(&body.tool_name, "error");
-            let status = match e.code {
-                "invalid_argument" | "unknown_instance" | "no_instance" => StatusCode::BAD_REQUEST,
-                "denied" | "needs_plan" | "needs_approval" => StatusCode::FORBIDDEN,
-                "conflict" | "stale_plan" | "cancelled" => StatusCode::CONFLICT,
-                "request_quota_exceeded" => StatusCode::TOO_MANY_REQUESTS,
-                "store_unavailable" => StatusCode::SERVICE_UNAVAILABLE,
-                "internal" => StatusCode::INTERNAL_SERVER_ERROR,
-                code if code.starts_with("backend_") => StatusCode::BAD_GATEWAY,
-                _ => StatusCode::UNPROCESSABLE_ENTITY,
-            };
+            let status = tool_status(e.code);
             Ok((status, Json(envelope(false, &e.message, e.envelope()))).into_response())
         }
     }

@@ -7,6 +7,8 @@ mod checks;
 mod peers;
 #[path = "downloads/reads.rs"]
 mod reads;
+#[path = "downloads/scope.rs"]
+mod scope;
 mod support;
 #[path = "downloads/writes.rs"]
 mod writes;
@@ -154,4 +156,14 @@ async fn download_tools_drive_the_real_daemons() {
     checks::audit(&s).await;
     checks::grants(&s, &q1).await;
     checks::failures(&w, &q1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grant_scoped_to_one_download_instance_cannot_touch_another() {
+    let w = World::start().await;
+    let t1 = Fixture::new(&w.fix, "t-scoped-one.mkv", 100_000, None);
+    t1.place_data(&w.tr_dir("movies"));
+    w.traw.add(&t1, &w.tr_dir("movies"), &["mcp"]).await;
+    let s = server_for(w.specs.clone(), true).await;
+    scope::scope(&s, &w, &t1).await;
 }

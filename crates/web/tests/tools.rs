@@ -366,3 +366,105 @@ async fn tools_of_unconfigured_families_are_not_listed() {
     let r = s.call(&s.owner_key, "find_torrents", json!({})).await;
     assert_eq!(r["isError"], true, "{r}");
 }
+
+/// The owner's switch: a tool switched off is neither listed nor callable on MCP and the REST
+/// mirror, for everyone or only for the person it was switched off for.
+#[tokio::test]
+async fn a_disabled_tool_is_neither_listed_nor_callable_on_mcp_and_rest() {
+    let s = server().await;
+    let ann = s.key_for("ann", domain::Role::User, "requester").await;
+    let bob = s.key_for("bob", domain::Role::User, "requester").await;
+    let store = s.host.app.store();
+    store.set_tool_switch("get_trending", false).await.unwrap();
+    let ann_id = store.person_by_name("ann").await.unwrap().unwrap().id;
+    store
+        .set_person_tool_switch(ann_id, "search_titles", false)
+        .await
+        .unwrap();
+    let rest = |key: &str, req: Request<Body>| {
+        let (mut parts, body) = req.into_parts();
+        parts.headers.insert(
+            header::AUTHORIZATION,
+            format!("Bearer {key}").parse().unwrap(),
+        );
+        parts
+            .headers
+            .insert(header::HOST, "localhost".parse().unwrap());
+        Request::from_parts(parts, body)
+    };
+    for (key, off) in [
+        (&ann, vec!["get_trending", "search_titles"]),
+        (&bob, vec!["get_trending"]),
+    ] {
+        let (_, listed) = s
+            .rpc(key, json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}))
+            .await;
+        let listed = names(&listed);
+        let (_, body) = s
+            .send(rest(
+                key,
+                Request::get("/api/v1/tools").body(Body::empty()).unwrap(),
+            ))
+            .await;
+        let mirrored: Vec<String> = parse(&body)["data"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(listed, mirrored);
+        for tool in ["get_trending", "search_titles"] {
+            let is_off = off.contains(&tool);
+            assert_eq!(listed.iter().any(|n| n == tool), !is_off, "{tool}");
+            let args = json!({"query": "alien"});
+            let r = s.call(key, tool, args.clone()).await;
+            assert_eq!(r["isError"], is_off, "{tool}: {r}");
+            let (resp, body) = s
+                .send(rest(
+                    key,
+                    post("/api/v1/tools/call")
+                        .body(Body::from(
+                            json!({"tool_name": tool, "arguments": args}).to_string(),
+                        ))
+                        .unwrap(),
+                ))
+                .await;
+            if is_off {
+                assert_eq!(
+                    (resp.status().as_u16(), &parse(&body)["message"]),
+                    (
+                        403,
+                        &json!(format!("the tool {tool} is switched off by the owner"))
+                    )
+                );
+            } else {
+                assert_eq!(resp.status(), 200, "{}", parse(&body));
+            }
+        }
+    }
+}
+
+/// The REST mirror's status follows the error's code: a missing title is 404.
+#[tokio::test]
+async fn rest_statuses_follow_the_error_code() {
+    let s = server().await;
+    let call = |body: Value| {
+        post("/api/v1/tools/call")
+            .header(header::AUTHORIZATION, format!("Bearer {}", s.owner_key))
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    let (resp, body) = s
+        .send(call(json!({"tool_name": "get_title_details", "arguments": {"media_source": "builtin", "media_id": "999999999", "media_type": "movie"}})))
+        .await;
+    let body = parse(&body);
+    assert_eq!(
+        (
+            resp.status().as_u16(),
+            &body["data"]["data"]["code"],
+            &body["data"]["data"]["kind"]
+        ),
+        (404, &json!("not_found"), &json!("not_found")),
+        "{body}"
+    );
+}

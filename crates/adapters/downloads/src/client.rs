@@ -75,6 +75,17 @@ impl DownloadClient {
         both!(self, c => c.version().await)
     }
 
+    /// Asks the daemon whether it answers and accepts Marquee's credentials (for diagnose): it
+    /// signs in as a real call would and reads the versions, described in a short sentence.
+    pub async fn check(&self) -> Result<String> {
+        let v = self.version().await?;
+        let (name, api) = match self {
+            DownloadClient::Qbittorrent(_) => ("qBittorrent", "WebAPI"),
+            DownloadClient::Transmission(_) => ("Transmission", "RPC"),
+        };
+        Ok(format!("{name} {}, {api} {}, signed in", v.app, v.api))
+    }
+
     /// Every torrent, read live (the catalogue is the cheap way to page through them).
     pub async fn list_torrents(&self) -> Result<Vec<Torrent>> {
         both!(self, c => c.list_torrents().await)

@@ -252,7 +252,7 @@ async fn errors_never_carry_the_password() {
 async fn transmission_session_id_handshake() {
     let fake = Running::start(H1).await;
     let cat = catalogue("tr", InstanceKind::Transmission, &fake.url);
-    let DownloadClient::Transmission(tr) = &**cat.client() else {
+    let DownloadClient::Transmission(tr) = &**cat.unchecked_client() else {
         unreachable!()
     };
     let hits = || fake.fake.hits.swap(0, Ordering::SeqCst);

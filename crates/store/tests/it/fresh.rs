@@ -61,7 +61,7 @@ async fn raw_sql_changes_are_seen_too() {
     let (_, owner_key) = server.bootstrap_owner("owner").await.unwrap().unwrap();
     let key = owner_key.secret.expose().to_string();
     assert!(server.authenticate(&key).await.unwrap().is_some());
-    assert!(server.tool_switches().await.unwrap().is_empty());
+    assert!(server.tool_switches().await.unwrap().all.is_empty());
     let mut conn = raw(&server).await;
     conn.execute("UPDATE grants SET expires_at = 1 WHERE name = 'owner'")
         .await
@@ -76,13 +76,13 @@ async fn raw_sql_changes_are_seen_too() {
     .await
     .unwrap();
     assert_eq!(
-        server.tool_switches().await.unwrap().get("whoami"),
-        Some(&false)
+        server.tool_switches().await.unwrap().for_all("whoami"),
+        Some(false)
     );
     let other = store::Store::open(_dir.path()).await.unwrap();
     other.set_tool_switch("whoami", true).await.unwrap();
     assert_eq!(
-        server.tool_switches().await.unwrap().get("whoami"),
-        Some(&true)
+        server.tool_switches().await.unwrap().for_all("whoami"),
+        Some(true)
     );
 }

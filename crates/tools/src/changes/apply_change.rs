@@ -10,7 +10,7 @@ use serde_json::json;
 use store::{Begun, Change, ChangeStatus, NewAudit};
 
 use super::{Run, current_dependencies, execute, operation_json, operation_sentence, review_url};
-use crate::{Ctx, Meta, Output, Tool, ToolError, app};
+use crate::{Ctx, Meta, Output, Tool, ToolError, authority, error::ErrorCode};
 
 pub struct ApplyChange;
 
@@ -32,6 +32,7 @@ impl Tool for ApplyChange {
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -40,7 +41,7 @@ impl Tool for ApplyChange {
         if let Some(op) = ctx.store().operation_by_key(me, key).await? {
             if op.change_id.as_deref() != Some(input.change_id.as_str()) {
                 return Err(ToolError::new(
-                    "conflict",
+                    ErrorCode::Conflict,
                     "this idempotency_key was already used for another change; use a new key",
                 ));
             }
@@ -55,8 +56,7 @@ impl Tool for ApplyChange {
             .await?
             .filter(|c| c.created_by == me || ctx.caller.authority.person.role == Role::Owner)
             .ok_or_else(|| {
-                ToolError::new(
-                    "not_found",
+                ToolError::new(ErrorCode::NotFound,
                     format!(
                         "no change with id \"{}\" that you planned; the planned tool's answer names it",
                         input.change_id
@@ -74,8 +74,7 @@ impl Tool for ApplyChange {
             .collect();
         if !changed.is_empty() {
             let listed: Vec<&str> = changed.iter().take(5).map(|s| s.as_str()).collect();
-            return Err(ToolError::new(
-                "stale_plan",
+            return Err(ToolError::new(ErrorCode::StalePlan,
                 format!(
                     "change {} is stale: what it read has changed since it was planned ({}); nothing was done; plan it again",
                     change.id,
@@ -96,7 +95,7 @@ impl Tool for ApplyChange {
             .begin_operation(&change.id, key, startable, &entry)
             .await
             .map_err(|e| match e {
-                store::Error::Conflict(m) => ToolError::new("conflict", m),
+                store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
                 other => other.into(),
             })?;
         let op = match begun {
@@ -118,7 +117,7 @@ impl Tool for ApplyChange {
                 let clean = data.get("failed").is_none_or(|f| f == 0);
                 (clean, data, out.summary)
             }
-            Err(e) => (false, json!({"code": e.code}), e.message),
+            Err(e) => (false, json!({"code": e.code.as_str()}), e.message),
         };
         let op = match ctx
             .store()
@@ -138,13 +137,13 @@ impl Tool for ApplyChange {
 async fn authorize(ctx: &Ctx, change: &Change) -> Result<&'static [ChangeStatus], ToolError> {
     let meta = super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
     // The planned tool's own policy, on the authority read for this call.
-    let missing = app::check(&ctx.shared, &ctx.caller, meta)?;
+    let allow_destructive = ctx.settings().allow_destructive();
+    let missing = authority::decide_or_plan(&ctx.caller, &meta, allow_destructive, None)?.err();
     let grant = &ctx.caller.authority.grant;
     match (change.status, missing) {
         (ChangeStatus::Pending, None) => Ok(&[ChangeStatus::Pending, ChangeStatus::Approved]),
         (ChangeStatus::Approved, None) => Ok(&[ChangeStatus::Approved]),
-        (ChangeStatus::Pending, Some(missing)) => Err(ToolError::new(
-            "needs_approval",
+        (ChangeStatus::Pending, Some(missing)) => Err(ToolError::new(ErrorCode::NeedsPlan,
             format!(
                 "change {} waits for the owner's approval: your grant lacks {missing}; the owner can review it at {}; nothing was done",
                 change.id,
@@ -155,8 +154,7 @@ async fn authorize(ctx: &Ctx, change: &Change) -> Result<&'static [ChangeStatus]
         (ChangeStatus::Approved, Some(_)) if change.approval_holds(grant.id, grant.revision) => {
             Ok(&[ChangeStatus::Approved])
         }
-        (ChangeStatus::Approved, Some(missing)) => Err(ToolError::new(
-            "needs_approval",
+        (ChangeStatus::Approved, Some(missing)) => Err(ToolError::new(ErrorCode::NeedsPlan,
             format!(
                 "the owner's approval of change {} no longer holds: it was given under revision {} of grant {}, and you now act with revision {} of grant \"{}\" (which lacks {missing}); plan the change again; nothing was done",
                 change.id,
@@ -166,12 +164,10 @@ async fn authorize(ctx: &Ctx, change: &Change) -> Result<&'static [ChangeStatus]
                 grant.name
             ),
         )),
-        (ChangeStatus::Rejected, _) => Err(ToolError::new(
-            "denied",
+        (ChangeStatus::Rejected, _) => Err(ToolError::new(ErrorCode::Denied,
             format!("the owner rejected change {}; nothing was done", change.id),
         )),
-        (status, _) => Err(ToolError::new(
-            "conflict",
+        (status, _) => Err(ToolError::new(ErrorCode::Conflict,
             format!(
                 "change {} is {status}: it runs once; get_operation shows its operation",
                 change.id

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{operation_json, operation_sentence, visible_operation};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
 
 pub struct CancelOperation;
 
@@ -27,6 +27,7 @@ impl Tool for CancelOperation {
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -38,7 +39,7 @@ impl Tool for CancelOperation {
             .await
             .map_err(|e| match e {
                 store::Error::Conflict(_) => ToolError::new(
-                    "conflict",
+                    ErrorCode::Conflict,
                     format!(
                         "operation {} is {} and can no longer be cancelled; get_operation shows it",
                         op.id, op.status

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::review_url;
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
 
 pub struct GetChange;
 
@@ -28,6 +28,7 @@ impl Tool for GetChange {
         effect: Effect::Read,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -39,7 +40,7 @@ impl Tool for GetChange {
             .filter(|c| c.created_by == me.id || me.role == Role::Owner || ctx.caller.is_admin())
             .ok_or_else(|| {
                 ToolError::new(
-                    "not_found",
+                    ErrorCode::NotFound,
                     format!("no change with id \"{}\" that you can see", input.change_id),
                 )
             })?;

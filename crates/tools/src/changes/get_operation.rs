@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{operation_json, operation_sentence, visible_operation};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
 
 pub struct GetOperation;
 
@@ -31,6 +31,7 @@ impl Tool for GetOperation {
         effect: Effect::Read,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -42,8 +43,7 @@ impl Tool for GetOperation {
                 .await?
                 .map(|op| op.id)
                 .ok_or_else(|| {
-                    ToolError::new(
-                        "not_found",
+                    ToolError::new(ErrorCode::NotFound,
                         format!("change \"{change}\" has no operation; it runs when apply_change is called after the owner's approval"),
                     )
                 })?,

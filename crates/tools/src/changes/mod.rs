@@ -23,6 +23,7 @@ use crate::{
     context::Ctx,
     contract::{DynTool, Meta, Output, ToolError},
     downloads::delete_torrents::{self, DeleteTorrents},
+    error::ErrorCode,
 };
 
 /// This family's tools, for the one registry.
@@ -62,8 +63,12 @@ pub(crate) async fn propose(
     proposal: Proposal,
 ) -> Result<Output, ToolError> {
     let plan = proposal.plan.to_string();
-    let dependencies = serde_json::to_string(&proposal.dependencies)
-        .map_err(|e| ToolError::new("internal", format!("the plan could not be written: {e}")))?;
+    let dependencies = serde_json::to_string(&proposal.dependencies).map_err(|e| {
+        ToolError::new(
+            ErrorCode::Internal,
+            format!("the plan could not be written: {e}"),
+        )
+    })?;
     let grant = &ctx.caller.authority.grant;
     let change = ctx
         .store()
@@ -145,7 +150,7 @@ fn parse_plan<T: serde::de::DeserializeOwned>(change: &Change) -> Result<T, Tool
     serde_json::from_str(&change.plan).map_err(|e| {
         tracing::error!(change = %change.id, error = %e, "a stored plan cannot be read");
         ToolError::new(
-            "internal",
+            ErrorCode::Internal,
             format!(
                 "change {} cannot be read by this version; plan it again",
                 change.id
@@ -156,7 +161,7 @@ fn parse_plan<T: serde::de::DeserializeOwned>(change: &Change) -> Result<T, Tool
 
 fn not_plannable(tool: &str) -> ToolError {
     ToolError::new(
-        "internal",
+        ErrorCode::Internal,
         format!("{tool} cannot be planned in this version; nothing was done"),
     )
 }
@@ -180,7 +185,7 @@ impl Run<'_> {
             Ok(())
         } else {
             Err(ToolError::new(
-                "cancelled",
+                ErrorCode::Conflict,
                 format!(
                     "operation {} was cancelled before this call; it was not made",
                     self.operation_id
@@ -233,7 +238,7 @@ async fn visible_operation(ctx: &Ctx, id: &str) -> Result<Operation, ToolError> 
             Ok(op)
         }
         _ => Err(ToolError::new(
-            "not_found",
+            ErrorCode::NotFound,
             format!(
                 "no operation with id \"{id}\" that you can see; apply_change answers operation ids"
             ),

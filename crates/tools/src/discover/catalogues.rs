@@ -11,6 +11,7 @@ use domain::{InstanceKind, KindFamily};
 use tokio::sync::OnceCell;
 
 use super::ratings::RatingCache;
+use crate::ErrorCode;
 use crate::{
     context::Ctx,
     contract::ToolError,
@@ -59,9 +60,9 @@ impl Entry {
             Source::Builtin => builtin()
                 .await
                 .map(|b| b as Arc<dyn Catalogue>)
-                .map_err(|e| ToolError::new("backend_unavailable", e)),
+                .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e)),
             Source::Broken(why) => Err(ToolError::new(
-                "backend_misconfigured",
+                ErrorCode::BackendMisconfigured,
                 format!(
                     "the catalogue instance \"{}\" cannot be used: {why}",
                     self.id
@@ -197,7 +198,7 @@ pub(crate) fn pick<'c>(
     };
     let spec = match instance_id {
         Some(id) => {
-            let spec = ctx.instance(KindFamily::Catalogue, Some(id))?;
+            let (spec, _) = ctx.instance(KindFamily::Catalogue, Some(id))?;
             if !kinds.contains(&spec.kind) {
                 return Err(unsupported_here(ctx, spec, kinds, what));
             }
@@ -207,10 +208,7 @@ pub(crate) fn pick<'c>(
             let all = ctx.instances().all();
             let family_default = ctx.instances().resolve(KindFamily::Catalogue, None).ok();
             // Only kinds that can answer, and (with an instance-bound grant) only covered instances.
-            let covered = ctx.caller.authority.grant.instances.as_deref();
-            let fits = |s: &&InstanceSpec| {
-                kinds.contains(&s.kind) && covered.is_none_or(|c| c.contains(&s.id))
-            };
+            let fits = |s: &&InstanceSpec| kinds.contains(&s.kind) && ctx.covers(&s.id);
             let chosen = family_default
                 .filter(fits)
                 .or_else(|| all.iter().filter(fits).find(|s| s.default))
@@ -222,16 +220,16 @@ pub(crate) fn pick<'c>(
                     "none is configured; add one under [[instances]] in marquee.toml"
                 };
                 return Err(ToolError::new(
-                    "unsupported",
+                    ErrorCode::Unsupported,
                     format!("{what} needs a {} catalogue and {reason}", names(kinds)),
                 ));
             };
-            ctx.instance(KindFamily::Catalogue, Some(&chosen.id))?
+            ctx.instance(KindFamily::Catalogue, Some(&chosen.id))?.0
         }
     };
     ctx.catalogues().entry(&spec.id).ok_or_else(|| {
         ToolError::new(
-            "unknown_instance",
+            ErrorCode::UnknownInstance,
             format!("the catalogue instance \"{}\" is not loaded", spec.id),
         )
     })
@@ -260,7 +258,7 @@ fn unsupported_here(
         format!("use instance_id {}", able.join(" or "))
     };
     ToolError::new(
-        "unsupported",
+        ErrorCode::Unsupported,
         format!(
             "the {} catalogue \"{}\" cannot answer {what}; {hint}",
             spec.kind, spec.id

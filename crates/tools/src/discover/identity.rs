@@ -6,6 +6,7 @@ use domain::{InstanceKind, MediaId, MediaSource, MediaType};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::ErrorCode;
 use crate::contract::ToolError;
 
 /// Movie or TV show: what title tools and requests take.
@@ -111,7 +112,7 @@ pub(crate) fn check_type(id: &MediaId, media_type: MediaType) -> Result<(), Tool
         format!("use media_source {}", names.join(" or "))
     };
     Err(ToolError::new(
-        "unsupported",
+        ErrorCode::Unsupported,
         format!(
             "media_source \"{}\" cannot name a {} title here; {hint}",
             id.media_source,
@@ -145,7 +146,7 @@ mod tests {
         assert!(e.message.contains("media_source") && e.message.contains("media_id"));
         assert_eq!(optional(None, None).unwrap(), None);
         let e = required(Some(MediaSource::Tmdb), Some("  ".into())).unwrap_err();
-        assert_eq!(e.code, "invalid_argument");
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
     }
 
     #[test]

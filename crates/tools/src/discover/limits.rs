@@ -18,6 +18,7 @@ use super::{
     ratings::{Ladder, is_unrated_label},
     render,
 };
+use crate::ErrorCode;
 use crate::{context::Ctx, contract::ToolError};
 
 /// Rows whose rating is read from details per call, at most; rows past it are hidden and counted.
@@ -29,12 +30,12 @@ const RESOLVE_CONCURRENCY: usize = 4;
 pub const NOT_AVAILABLE: &str = "That title is not available for this account.";
 
 pub(crate) fn not_available() -> ToolError {
-    ToolError::new("not_available", NOT_AVAILABLE)
+    ToolError::new(ErrorCode::NotAvailable, NOT_AVAILABLE)
 }
 
 fn unreadable(instance: &str, why: impl std::fmt::Display) -> ToolError {
     ToolError::new(
-        "limits_unreadable",
+        ErrorCode::LimitsUnreadable,
         format!(
             "this account's content limits cannot be checked against the catalogue \"{instance}\" ({why}), so nothing is shown; the owner can adjust the limits with `marquee people set-limits`"
         ),

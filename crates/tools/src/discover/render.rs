@@ -7,6 +7,7 @@ use domain::{MediaId, MediaSource, MediaType};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::ErrorCode;
 use crate::contract::{Output, ToolError};
 
 /// Longest overview shown in a list row, in characters.
@@ -222,21 +223,23 @@ pub(crate) fn catalogue_error(e: CatalogueError, instance: &str) -> ToolError {
             ref supported_by, ..
         } => {
             let sources: Vec<&str> = supported_by.iter().map(|s| s.as_str()).collect();
-            ToolError::new("unsupported", e.to_string())
+            ToolError::new(ErrorCode::Unsupported, e.to_string())
                 .with_data(json!({ "instance_id": instance, "supported_sources": sources }))
         }
         CatalogueError::UnknownName { ref options, .. } => {
             let options = options.clone();
             ToolError::invalid(e.to_string()).with_data(json!({ "options": options }))
         }
-        CatalogueError::NotFound { .. } => ToolError::new("not_found", e.to_string()),
+        CatalogueError::NotFound { .. } => ToolError::new(ErrorCode::NotFound, e.to_string()),
         CatalogueError::InvalidArgument { .. } => ToolError::invalid(e.to_string()),
         CatalogueError::Backend { ref error, .. } => {
             let code = match error {
-                httpx::Error::Unreachable { .. } | httpx::Error::Timeout => "backend_unreachable",
-                httpx::Error::Unauthorized { .. } => "backend_unauthorized",
-                httpx::Error::RateLimited { .. } => "backend_rate_limited",
-                _ => "backend_error",
+                httpx::Error::Unreachable { .. } | httpx::Error::Timeout => {
+                    ErrorCode::BackendUnreachable
+                }
+                httpx::Error::Unauthorized { .. } => ErrorCode::BackendUnauthorized,
+                httpx::Error::RateLimited { .. } => ErrorCode::BackendRateLimited,
+                _ => ErrorCode::BackendError,
             };
             tracing::warn!(instance, error = %e, "catalogue call failed");
             ToolError::new(

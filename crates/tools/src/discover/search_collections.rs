@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{limits::Gate, pick, render};
+use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchCollections;
@@ -34,6 +35,7 @@ impl Tool for SearchCollections {
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -45,7 +47,7 @@ impl Tool for SearchCollections {
         )?;
         if Gate::for_caller_would_filter(ctx) {
             return Err(ToolError::new(
-                "limits_unreadable",
+                ErrorCode::LimitsUnreadable,
                 "collections carry no ratings, so they cannot be checked against this account's content limits; use search_titles, which checks every title",
             ));
         }

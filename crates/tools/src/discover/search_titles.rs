@@ -44,6 +44,7 @@ impl Tool for SearchTitles {
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{labels, one, outcome::TorrentResult, refresher, torrent_file};
+use super::{granted, labels, outcome::TorrentResult, refresher, torrent_file};
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct AddTorrent;
@@ -43,13 +43,15 @@ impl Tool for AddTorrent {
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: Some(domain::AllowanceKind::Adds),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let (source, hash) = read_source(&ctx.settings().torrent_folders(), &input.source).await?;
         let tags = labels::tag_list(&input.tags)?;
-        let instance = one(ctx, input.instance_id.as_deref())?;
+        let (instance, allowed) = granted(ctx, input.instance_id.as_deref())?;
         let b = instance.backend()?;
+        let writer = instance.writer(&allowed)?;
         refresher::ensure_loaded(&[instance]).await;
         if let Some(c) = &input.category {
             labels::require_category(&[instance], c)?;
@@ -64,7 +66,7 @@ impl Tool for AddTorrent {
             paused: input.paused,
         };
         let id = instance.id.as_str();
-        let row = match b.client.add(&req).await {
+        let row = match writer.add(&req).await {
             Ok(out) => {
                 let h = out.info_hash.or(hash);
                 let refreshed = match h {

@@ -14,12 +14,13 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::{
-    Backend, Source, hashes, one, outcome,
+    Backend, Source, granted, hashes, one, outcome,
     write::{self, Op},
 };
 use crate::{
     Ctx, Meta, Output, Tool, ToolError,
     changes::{self, Proposal, Run},
+    error::ErrorCode,
 };
 
 pub struct DeleteTorrents;
@@ -45,6 +46,7 @@ impl Tool for DeleteTorrents {
         effect: Effect::Destructive,
         capability: Capability::DownloadsWrite,
         needs_plan: true,
+        allowance: Some(domain::AllowanceKind::Destructive),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -119,13 +121,14 @@ async fn propose(ctx: &Ctx, input: &Input) -> Result<Proposal, ToolError> {
     }
     let mut groups = Vec::new();
     let mut dependencies = BTreeMap::new();
-    for (source, hashes) in &found.groups {
+    for group in &found.groups {
+        let (source, hashes) = (group.source, &group.hashes);
         let backend = live(source, hashes).await?;
         let mut torrents = Vec::new();
         for h in hashes {
             let t = backend.catalogue.get(h).ok_or_else(|| {
                 ToolError::new(
-                    "not_found",
+                    ErrorCode::NotFound,
                     format!(
                         "the torrent {h} is no longer on instance {}; nothing was planned",
                         source.id
@@ -204,7 +207,7 @@ pub(crate) async fn apply(ctx: &Ctx, plan: DeletePlan, run: &Run<'_>) -> Result<
     };
     let mut results = Vec::new();
     for g in &plan.instances {
-        let source = one(ctx, Some(&g.instance_id))?;
+        let (source, allowed) = granted(ctx, Some(&g.instance_id))?;
         let hashes = parsed(g)?;
         run.checkpoint(json!({
             "call": "delete",
@@ -213,7 +216,7 @@ pub(crate) async fn apply(ctx: &Ctx, plan: DeletePlan, run: &Run<'_>) -> Result<
             "info_hashes": g.torrents.iter().map(|t| &t.info_hash).collect::<Vec<_>>(),
         }))
         .await?;
-        results.extend(write::execute(write::Plan::exact(source, hashes), op).await);
+        results.extend(write::execute(write::Plan::exact(source, allowed, hashes), op).await);
     }
     Ok(outcome::output(op.verb(), results))
 }
@@ -222,8 +225,7 @@ pub(crate) async fn apply(ctx: &Ctx, plan: DeletePlan, run: &Run<'_>) -> Result<
 async fn live<'s>(source: &'s Source, hashes: &[InfoHash]) -> Result<&'s Backend, ToolError> {
     let backend = source.backend()?;
     backend.catalogue.refresh_hashes(hashes).await.map_err(|e| {
-        ToolError::new(
-            "backend_unavailable",
+        ToolError::new(ErrorCode::BackendUnavailable,
             format!(
                 "instance {} could not be read to check the torrents: {e}; nothing was done; try again when it answers",
                 source.id

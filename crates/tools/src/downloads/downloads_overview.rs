@@ -29,6 +29,7 @@ impl Tool for DownloadsOverview {
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -38,7 +39,7 @@ impl Tool for DownloadsOverview {
         let mut lines = Vec::new();
         for s in &sources {
             let status = freshness::status(s);
-            let Ok(b) = &s.backend else {
+            let Some(b) = s.working() else {
                 sections.push(json!({ "instance_id": s.id, "kind": s.kind, "status": status }));
                 lines.push(format!("{} could not be set up", s.id));
                 continue;

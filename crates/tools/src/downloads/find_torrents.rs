@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Source, chosen, freshness, labels, refresher, rows};
+use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct FindTorrents;
@@ -122,6 +123,7 @@ impl Tool for FindTorrents {
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -141,7 +143,7 @@ impl Tool for FindTorrents {
         }
         let catalogues: Vec<&TorrentCatalogue> = sources
             .iter()
-            .filter_map(|s| Some(&*s.backend.as_ref().ok()?.catalogue))
+            .filter_map(|s| Some(&*s.working()?.catalogue))
             .collect();
         // Rows are written to JSON while the catalogues are locked, without copying them out.
         let mut rows_json = Vec::with_capacity(query.effective_limit() * 512);
@@ -191,7 +193,7 @@ struct Head {
 fn internal(e: impl std::fmt::Display) -> ToolError {
     tracing::error!(error = %e, "find_torrents could not write its answer");
     ToolError::new(
-        "internal",
+        ErrorCode::Internal,
         "find_torrents could not write its answer; the server log has the details",
     )
 }

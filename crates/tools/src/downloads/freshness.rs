@@ -20,7 +20,7 @@ pub(crate) fn unix_rfc3339(secs: i64) -> Option<String> {
 
 /// One instance's freshness: `{instance_id, kind, ok, rows, observed_at, error}`.
 pub(crate) fn status(source: &Source) -> Value {
-    match &source.backend {
+    match source.state() {
         Err(problem) => json!({
             "instance_id": source.id, "kind": source.kind, "ok": false, "rows": 0,
             "observed_at": null, "error": { "class": "config", "message": problem },
@@ -46,15 +46,14 @@ pub(crate) fn status(source: &Source) -> Value {
 /// Whether the instance has ever been read.
 pub(crate) fn loaded(source: &Source) -> bool {
     source
-        .backend
-        .as_ref()
-        .is_ok_and(|b| b.catalogue.status().observed_at.is_some())
+        .working()
+        .is_some_and(|b| b.catalogue.status().observed_at.is_some())
 }
 
 /// A sentence for an instance whose data is missing or old, `None` when it is fine.
 pub(crate) fn problem(source: &Source) -> Option<String> {
-    let b = match &source.backend {
-        Err(problem) => return Some(problem.clone()),
+    let b = match source.state() {
+        Err(problem) => return Some(problem.to_owned()),
         Ok(b) => b,
     };
     let st = b.catalogue.status();
@@ -95,7 +94,7 @@ pub(crate) fn stamp(mut out: Output, sources: &[&Source]) -> Output {
     }
     let oldest = sources
         .iter()
-        .filter_map(|s| s.backend.as_ref().ok()?.catalogue.status().observed_at)
+        .filter_map(|s| s.working()?.catalogue.status().observed_at)
         .min();
     if let Some(t) = oldest {
         out.observed_at = DateTime::<Utc>::from(t);

@@ -1,9 +1,10 @@
 //! Categories and tags as each instance knows them (from its catalogue, no backend call), and the
 //! refusal of a name an instance does not have, listing the ones it does.
 
-use adapters_downloads::{CategoryModel, DownloadClient};
+use adapters_downloads::CategoryModel;
 
 use super::{Source, freshness};
+use crate::ErrorCode;
 use crate::contract::ToolError;
 
 /// The category names of one loaded instance; `None` when it was never read.
@@ -11,7 +12,7 @@ pub(crate) fn category_names(source: &Source) -> Option<Vec<String>> {
     if !freshness::loaded(source) {
         return None;
     }
-    let b = source.backend.as_ref().ok()?;
+    let b = source.working()?;
     Some(
         b.catalogue
             .categories()
@@ -27,14 +28,13 @@ pub(crate) fn tag_names(source: &Source) -> Option<Vec<String>> {
     if !freshness::loaded(source) {
         return None;
     }
-    Some(source.backend.as_ref().ok()?.catalogue.tags())
+    Some(source.working()?.catalogue.tags())
 }
 
 fn is_transmission(source: &Source) -> bool {
     source
-        .backend
-        .as_ref()
-        .is_ok_and(|b| matches!(*b.client, DownloadClient::Transmission(_)))
+        .working()
+        .is_some_and(|b| b.reads().is_transmission())
 }
 
 fn listed(names: &[String]) -> String {
@@ -47,7 +47,7 @@ fn listed(names: &[String]) -> String {
 
 fn unreadable(source: &Source, what: &str) -> ToolError {
     ToolError::new(
-        "backend_unavailable",
+        ErrorCode::BackendUnavailable,
         format!(
             "cannot check the {what} on instance {} because it could not be read; {}",
             source.id,

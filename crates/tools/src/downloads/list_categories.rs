@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{freshness, labels, one, refresher};
+use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct ListCategories;
@@ -30,6 +31,7 @@ impl Tool for ListCategories {
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -38,7 +40,7 @@ impl Tool for ListCategories {
         refresher::ensure_loaded(&[source]).await;
         if !freshness::loaded(source) {
             return Err(ToolError::new(
-                "backend_unavailable",
+                ErrorCode::BackendUnavailable,
                 freshness::problem(source)
                     .unwrap_or_else(|| format!("instance {} could not be read", source.id)),
             ));

@@ -4,6 +4,7 @@
 use domain::InfoHash;
 
 use super::{Source, chosen, freshness, one, refresher};
+use crate::ErrorCode;
 use crate::{context::Ctx, contract::ToolError};
 
 /// The instance holding `hash`. With `instance_id` that instance, whether its catalogue has
@@ -41,7 +42,7 @@ pub(crate) async fn instance_of<'c>(
                 m.push_str(&format!("; {} could not be read", unread.join(", ")));
             }
             Err(ToolError::new(
-                "not_found",
+                ErrorCode::NotFound,
                 m + "; find_torrents lists what there is",
             ))
         }

@@ -23,7 +23,7 @@ impl Versions {
             sources
                 .iter()
                 .map(|s| {
-                    let version = s.backend.as_ref().ok().map(|b| b.catalogue.version());
+                    let version = s.working().map(|b| b.catalogue.version());
                     (s.id.clone(), version)
                 })
                 .collect(),

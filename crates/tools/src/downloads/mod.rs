@@ -26,6 +26,7 @@ mod resume_torrents;
 mod rows;
 mod set_category;
 mod set_tags;
+mod source;
 mod torrent_detail;
 mod torrent_file;
 mod torrent_files;
@@ -34,13 +35,15 @@ mod write;
 
 use std::sync::{Arc, atomic::AtomicBool};
 
-use adapters_downloads::{ClientConfig, DownloadClient, TorrentCatalogue};
-use domain::{InfoHash, InstanceId, InstanceKind, KindFamily};
+use domain::KindFamily;
+use policy::Allowed;
+pub(crate) use source::{Backend, Source};
 
 use crate::{
     context::Ctx,
-    contract::{DynTool, ToolError},
-    instances::{InstanceSpec, Instances},
+    contract::DynTool,
+    error::{ErrorCode, ToolError},
+    instances::Instances,
 };
 
 /// The download instances' clients and catalogues, built once at start.
@@ -59,30 +62,13 @@ struct Inner {
     find_memo: memo::Memo<adapters_downloads::TorrentQuery>,
 }
 
-/// One download instance as the tools see it.
-pub(crate) struct Source {
-    pub id: String,
-    pub kind: InstanceKind,
-    /// The client and its catalogue, or why the instance's config could not make one.
-    pub backend: Result<Backend, String>,
-}
-
-pub(crate) struct Backend {
-    pub client: Arc<DownloadClient>,
-    pub catalogue: Arc<TorrentCatalogue>,
-}
-
 impl Downloads {
     pub fn from_instances(instances: &Instances) -> Downloads {
         let sources = instances
             .all()
             .iter()
             .filter(|s| s.kind.family() == KindFamily::Download)
-            .map(|spec| Source {
-                id: spec.id.clone(),
-                kind: spec.kind,
-                backend: backend(spec),
-            })
+            .map(Source::from_spec)
             .collect();
         let downloads = Downloads {
             inner: Arc::new(Inner {
@@ -108,88 +94,83 @@ impl Downloads {
         &self.inner.find_memo
     }
 
+    /// The download client's own check of the instance `id` (for diagnose): `None` when `id`
+    /// is no download instance, else what it found or a sentence saying what to fix.
+    pub async fn check(&self, id: &str) -> Option<Result<String, String>> {
+        let source = self.by_id(id)?;
+        let backend = match source.state() {
+            Ok(b) => b,
+            Err(why) => return Some(Err(why.to_owned())),
+        };
+        Some(backend.reads().check().await.map_err(|e| {
+            let fix = match e.class() {
+                adapters_downloads::ErrorClass::Unauthorized => {
+                    "check the instance's username and password in marquee.toml"
+                }
+                _ => "check that the daemon runs and the instance's url in marquee.toml",
+            };
+            format!("{id}: {e}; {fix}")
+        }))
+    }
+
     fn by_id(&self, id: &str) -> Option<&Source> {
         self.inner.sources.iter().find(|s| s.id == id)
     }
 }
 
-fn backend(spec: &InstanceSpec) -> Result<Backend, String> {
-    let url = spec.url.clone().ok_or_else(|| {
-        format!(
-            "instance {} has no url; set url in its [[instances]] entry",
-            spec.id
-        )
-    })?;
-    let config = ClientConfig {
-        kind: spec.kind,
-        url,
-        username: spec.username.clone(),
-        password: spec.password.clone(),
-        timeouts: refresher::TIMEOUTS,
-    };
-    let client = Arc::new(
-        DownloadClient::new(config)
-            .map_err(|e| format!("instance {} cannot be set up: {e}", spec.id))?,
-    );
-    let catalogue = Arc::new(TorrentCatalogue::new(
-        InstanceId(spec.id.clone()),
-        client.clone(),
-    ));
-    Ok(Backend { client, catalogue })
-}
-
-impl Source {
-    /// The backend, or a tool error naming why this instance cannot be used.
-    pub fn backend(&self) -> Result<&Backend, ToolError> {
-        self.backend
-            .as_ref()
-            .map_err(|e| ToolError::new("backend_unavailable", e.clone()))
-    }
-
-    /// The cached row of `hash`, when this instance's catalogue has it.
-    pub fn has(&self, hash: &InfoHash) -> bool {
-        self.backend
-            .as_ref()
-            .is_ok_and(|b| b.catalogue.get(hash).is_some())
-    }
-}
-
-/// The named download instance, or the default one; refused when unknown or outside the grant.
-pub(crate) fn one<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<&'c Source, ToolError> {
-    let spec = ctx.instance(KindFamily::Download, id)?;
+/// The named download instance, or the default one, with the decision for this call on it;
+/// refused when unknown or when `policy::decide` refuses it.
+pub(crate) fn granted<'c>(
+    ctx: &'c Ctx,
+    id: Option<&str>,
+) -> Result<(&'c Source, Allowed), ToolError> {
+    let (spec, allowed) = ctx.instance(KindFamily::Download, id)?;
     ctx.downloads().start_refreshers();
-    ctx.downloads().by_id(&spec.id).ok_or_else(|| {
+    let source = ctx.downloads().by_id(&spec.id).ok_or_else(|| {
         ToolError::new(
-            "backend_unavailable",
+            ErrorCode::BackendUnavailable,
             format!("instance {} is not a download client", spec.id),
         )
-    })
+    })?;
+    Ok((source, allowed))
 }
 
-/// The named download instance, or every download instance the caller's grant covers.
-pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Source>, ToolError> {
+/// The named download instance, or the default one, for a read.
+pub(crate) fn one<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<&'c Source, ToolError> {
+    granted(ctx, id).map(|(source, _)| source)
+}
+
+/// The named download instance, or every download instance `policy::decide` allows this call
+/// on, each with its decision.
+pub(crate) fn chosen_granted<'c>(
+    ctx: &'c Ctx,
+    id: Option<&str>,
+) -> Result<Vec<(&'c Source, Allowed)>, ToolError> {
     if id.is_some() {
-        return Ok(vec![one(ctx, id)?]);
+        return Ok(vec![granted(ctx, id)?]);
     }
     ctx.downloads().start_refreshers();
-    let grant = ctx.caller.authority.grant.instances.as_deref();
-    let covered: Vec<&Source> = ctx
+    let covered: Vec<(&Source, Allowed)> = ctx
         .downloads()
         .sources()
         .iter()
-        .filter(|s| grant.is_none_or(|g| g.iter().any(|i| i == &s.id)))
+        .filter_map(|s| ctx.authorize(&s.id).ok().map(|a| (s, a)))
         .collect();
     if covered.is_empty() {
         // Same refusal as a single read: no instance, or none the grant covers.
-        one(ctx, None)?;
-        return Err(ToolError::new(
-            "denied",
-            "your grant covers no download instance",
-        ));
+        granted(ctx, None)?;
+        return Err(ToolError::denied("your grant covers no download instance"));
     }
     Ok(covered)
 }
 
+/// The named download instance, or every download instance this call is allowed on, for a read.
+pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Source>, ToolError> {
+    Ok(chosen_granted(ctx, id)?
+        .into_iter()
+        .map(|(source, _)| source)
+        .collect())
+}
 /// This family's tools, for the one registry.
 pub fn tools() -> Vec<Box<dyn DynTool>> {
     vec![

@@ -36,6 +36,7 @@ impl Tool for MoveToCategory {
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

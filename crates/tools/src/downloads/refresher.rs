@@ -31,7 +31,7 @@ pub(super) fn start(inner: &Arc<Inner>) {
         return;
     }
     for source in &inner.sources {
-        let Ok(backend) = &source.backend else {
+        let Some(backend) = source.working() else {
             continue;
         };
         let catalogue = Arc::downgrade(&backend.catalogue);
@@ -52,8 +52,8 @@ pub(super) fn start(inner: &Arc<Inner>) {
 /// Loaded catalogues are not touched.
 pub(crate) async fn ensure_loaded(sources: &[&Source]) {
     let settled = |s: &Source| {
-        s.backend.is_err()
-            || s.backend.as_ref().is_ok_and(|b| {
+        s.working().is_none()
+            || s.working().is_some_and(|b| {
                 let st = b.catalogue.status();
                 st.observed_at.is_some() || st.last_error.is_some()
             })
@@ -73,7 +73,7 @@ pub(crate) async fn ensure_loaded(sources: &[&Source]) {
 /// whose last attempt is older than a second, bounded like a first load.
 pub(crate) async fn refresh_recent(sources: &[&Source]) {
     let waits = sources.iter().filter_map(|s| {
-        let c = s.backend.as_ref().ok()?.catalogue.clone();
+        let c = s.working()?.catalogue.clone();
         Some(async move {
             let _ = tokio::time::timeout(
                 FIRST_LOAD_WAIT,

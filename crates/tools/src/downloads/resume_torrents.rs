@@ -17,6 +17,7 @@ impl Tool for ResumeTorrents {
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: HashesInput) -> Result<Output, ToolError> {

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{freshness, hashes, lookup, rows};
+use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct TorrentDetail;
@@ -32,6 +33,7 @@ impl Tool for TorrentDetail {
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -40,14 +42,14 @@ impl Tool for TorrentDetail {
         let b = source.backend()?;
         let id = source.id.as_str();
         let (detail, trackers) = futures::join!(
-            b.client.torrent_detail(hash),
-            b.client.torrent_trackers(hash)
+            b.reads().torrent_detail(hash),
+            b.reads().torrent_trackers(hash)
         );
         let detail = match detail {
             Ok(d) => d,
             Err(Error::NotFound { .. }) => {
                 return Err(ToolError::new(
-                    "not_found",
+                    ErrorCode::NotFound,
                     format!(
                         "instance {id} has no torrent with info hash {hash}; find_torrents lists what there is"
                     ),
@@ -57,7 +59,7 @@ impl Tool for TorrentDetail {
                 // The cached row is better than nothing, said plainly.
                 let Some(t) = b.catalogue.get(&hash) else {
                     return Err(ToolError::new(
-                        "backend_unavailable",
+                        ErrorCode::BackendUnavailable,
                         format!("instance {id} could not be asked about {hash}: {e}"),
                     ));
                 };

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{hashes, lookup};
+use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct TorrentFiles;
@@ -40,6 +41,7 @@ impl Tool for TorrentFiles {
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -52,11 +54,11 @@ impl Tool for TorrentFiles {
         }
         let source = lookup::instance_of(ctx, hash, input.instance_id.as_deref()).await?;
         let id = source.id.as_str();
-        let files = match source.backend()?.client.torrent_files(hash).await {
+        let files = match source.backend()?.reads().torrent_files(hash).await {
             Ok(f) => f,
             Err(Error::NotFound { .. }) => {
                 return Err(ToolError::new(
-                    "not_found",
+                    ErrorCode::NotFound,
                     format!(
                         "instance {id} has no torrent with info hash {hash}; find_torrents lists what there is"
                     ),
@@ -64,7 +66,7 @@ impl Tool for TorrentFiles {
             }
             Err(e) => {
                 return Err(ToolError::new(
-                    "backend_unavailable",
+                    ErrorCode::BackendUnavailable,
                     format!("instance {id} could not list the files of {hash}: {e}"),
                 ));
             }

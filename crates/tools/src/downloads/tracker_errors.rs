@@ -39,6 +39,7 @@ impl Tool for TrackerErrors {
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -46,7 +47,7 @@ impl Tool for TrackerErrors {
         refresher::ensure_loaded(&sources).await;
         let mut groups: BTreeMap<TrackerErrorClass, Group> = BTreeMap::new();
         for s in &sources {
-            let Ok(b) = &s.backend else { continue };
+            let Some(b) = s.working() else { continue };
             for g in b.catalogue.tracker_error_groups() {
                 let e = groups.entry(g.class).or_default();
                 e.count += g.count;

@@ -9,8 +9,10 @@ use domain::InfoHash;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use policy::Allowed;
+
 use super::{
-    Source, chosen, freshness, hashes, one,
+    Source, chosen_granted, freshness, granted, hashes,
     outcome::{self, TorrentResult},
     refresher,
 };
@@ -121,10 +123,17 @@ impl Op<'_> {
     }
 }
 
+/// The torrents to send one instance, with the decision that allows this call there.
+pub(crate) struct Group<'c> {
+    pub source: &'c Source,
+    allowed: Allowed,
+    pub hashes: Vec<InfoHash>,
+}
+
 /// Where each named torrent is, decided before anything happens.
 pub(crate) struct Plan<'c> {
     /// Per instance, the torrents to send it, in the order they were named.
-    pub groups: Vec<(&'c Source, Vec<InfoHash>)>,
+    pub groups: Vec<Group<'c>>,
     /// Torrents nothing will be done to: on no instance, or on several.
     pub failures: Vec<TorrentResult>,
     /// The hashes as named (repeats dropped), for the order of the results.
@@ -135,9 +144,13 @@ pub(crate) struct Plan<'c> {
 
 impl<'c> Plan<'c> {
     /// Exactly `hashes` on `source`, as a stored plan names them.
-    pub fn exact(source: &'c Source, hashes: Vec<InfoHash>) -> Plan<'c> {
+    pub fn exact(source: &'c Source, allowed: Allowed, hashes: Vec<InfoHash>) -> Plan<'c> {
         Plan {
-            groups: vec![(source, hashes.clone())],
+            groups: vec![Group {
+                source,
+                allowed,
+                hashes: hashes.clone(),
+            }],
             failures: Vec::new(),
             order: hashes,
             repeats: 0,
@@ -146,7 +159,7 @@ impl<'c> Plan<'c> {
 
     /// The instances something will be sent to.
     pub fn sources(&self) -> Vec<&Source> {
-        self.groups.iter().map(|(s, _)| *s).collect()
+        self.groups.iter().map(|g| g.source).collect()
     }
 }
 
@@ -160,23 +173,31 @@ pub(crate) async fn plan<'c>(
 ) -> Result<Plan<'c>, ToolError> {
     let (order, repeats) = hashes::list(raw, max)?;
     if instance_id.is_some() {
-        let source = one(ctx, instance_id)?;
+        let (source, allowed) = granted(ctx, instance_id)?;
         source.backend()?;
         refresher::ensure_loaded(&[source]).await;
         return Ok(Plan {
-            groups: vec![(source, order.clone())],
+            groups: vec![Group {
+                source,
+                allowed,
+                hashes: order.clone(),
+            }],
             failures: Vec::new(),
             order,
             repeats,
         });
     }
-    let sources = chosen(ctx, None)?;
+    let mut decided: Vec<(&Source, Option<Allowed>)> = chosen_granted(ctx, None)?
+        .into_iter()
+        .map(|(s, a)| (s, Some(a)))
+        .collect();
+    let sources: Vec<&Source> = decided.iter().map(|(s, _)| *s).collect();
     refresher::ensure_loaded(&sources).await;
     if order.iter().any(|h| !sources.iter().any(|s| s.has(h))) {
         // Added a moment ago, perhaps: look once more before calling it missing.
         refresher::refresh_recent(&sources).await;
     }
-    let mut groups: Vec<(&Source, Vec<InfoHash>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     let mut failures = Vec::new();
     for h in &order {
         let on: Vec<&Source> = sources.iter().copied().filter(|s| s.has(h)).collect();
@@ -187,9 +208,21 @@ pub(crate) async fn plan<'c>(
                 "not_found",
                 not_found(&sources),
             )),
-            [s] => match groups.iter_mut().find(|(g, _)| g.id == s.id) {
-                Some((_, hs)) => hs.push(*h),
-                None => groups.push((s, vec![*h])),
+            [s] => match groups.iter_mut().find(|g| g.source.id == s.id) {
+                Some(g) => g.hashes.push(*h),
+                None => {
+                    let allowed = decided
+                        .iter_mut()
+                        .find(|(d, _)| d.id == s.id)
+                        .and_then(|(_, a)| a.take());
+                    if let Some(allowed) = allowed {
+                        groups.push(Group {
+                            source: s,
+                            allowed,
+                            hashes: vec![*h],
+                        });
+                    }
+                }
             },
             several => {
                 let ids: Vec<&str> = several.iter().map(|s| s.id.as_str()).collect();
@@ -230,9 +263,13 @@ fn not_found(sources: &[&Source]) -> String {
 /// Sends `op` once per instance (all instances at once), then re-reads the touched torrents.
 /// Results come in the order the hashes were named.
 pub(crate) async fn execute(plan: Plan<'_>, op: Op<'_>) -> Vec<TorrentResult> {
-    let calls = plan.groups.iter().map(|(source, hashes)| async move {
-        let backend = match source.backend() {
-            Ok(b) => b,
+    let calls = plan.groups.iter().map(|group| async move {
+        let (source, hashes) = (group.source, &group.hashes);
+        let (backend, writer) = match source
+            .backend()
+            .and_then(|b| Ok((b, source.writer(&group.allowed)?)))
+        {
+            Ok(both) => both,
             Err(e) => {
                 return hashes
                     .iter()
@@ -247,7 +284,7 @@ pub(crate) async fn execute(plan: Plan<'_>, op: Op<'_>) -> Vec<TorrentResult> {
                     .collect::<Vec<_>>();
             }
         };
-        match op.send(&backend.client, hashes).await {
+        match op.send(writer, hashes).await {
             Ok(out) => {
                 if let Err(e) = backend.catalogue.refresh_hashes(hashes).await {
                     tracing::debug!(instance = %source.id, error = %e, "re-reading written torrents failed");

@@ -12,7 +12,7 @@ use super::{
     count,
     source::{chosen, merged},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct GetCalendar;
 
@@ -49,6 +49,7 @@ impl Tool for GetCalendar {
         effect: Effect::Read,
         capability: Capability::LibraryRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -65,7 +66,7 @@ impl Tool for GetCalendar {
         sources.retain(|s| has_calendar(s.kind));
         if sources.is_empty() {
             return Err(ToolError::new(
-                "no_instance",
+                ErrorCode::NoInstance,
                 "no radarr or sonarr instance is configured (or covered by your grant); calendars come from those",
             ));
         }

@@ -39,6 +39,7 @@ impl Tool for GetItemTimeline {
         effect: Effect::Read,
         capability: Capability::LibraryRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -32,6 +32,7 @@ impl Tool for GetQualityProfiles {
         effect: Effect::Read,
         capability: Capability::LibraryRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -73,6 +73,7 @@ impl Tool for GetQueue {
         effect: Effect::Read,
         capability: Capability::LibraryRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

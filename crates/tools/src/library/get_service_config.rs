@@ -33,6 +33,7 @@ impl Tool for GetServiceConfig {
         effect: Effect::Read,
         capability: Capability::SettingsRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -34,6 +34,7 @@ impl Tool for SearchBooks {
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -10,6 +10,7 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 
 use crate::{
+    ErrorCode,
     context::Ctx,
     contract::ToolError,
     instances::{InstanceSpec, Instances},
@@ -93,7 +94,7 @@ impl Source {
     pub fn client(&self) -> Result<&LibraryClient, ToolError> {
         self.client
             .as_deref()
-            .map_err(|e| ToolError::new("backend_unavailable", e.clone()))
+            .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.clone()))
     }
 
     /// Turns an adapter failure into a sentence naming this instance and what to do.
@@ -107,34 +108,37 @@ pub(crate) fn backend_error(instance: &str, e: Error) -> ToolError {
     let data = json!({ "instance_id": instance });
     let (code, message) = match &e {
         _ if e.is_unreachable() => (
-            "backend_unreachable",
+            ErrorCode::BackendUnreachable,
             format!(
                 "library instance {instance} could not be reached ({e}); check that it is running and its url in marquee.toml, or run diagnose"
             ),
         ),
         _ if e.is_unauthorized() => (
-            "backend_unauthorized",
+            ErrorCode::BackendUnauthorized,
             format!(
                 "library instance {instance} refused its api key ({e}); copy the key from its Settings > General into api_key in marquee.toml"
             ),
         ),
         Error::Incomplete { .. } => (
-            "backend_incomplete",
+            ErrorCode::BackendError,
             format!(
                 "library instance {instance}: {e}; nothing is shown rather than a partial list, try again"
             ),
         ),
-        Error::NotFound(m) => ("not_found", format!("library instance {instance}: {m}")),
+        Error::NotFound(m) => (
+            ErrorCode::NotFound,
+            format!("library instance {instance}: {m}"),
+        ),
         Error::Unsupported(m) => (
-            "invalid_argument",
+            ErrorCode::InvalidArgument,
             format!("library instance {instance}: {m}"),
         ),
         Error::Config(m) => (
-            "backend_unavailable",
+            ErrorCode::BackendUnavailable,
             format!("library instance {instance}: {m}"),
         ),
         Error::Http { .. } => (
-            "backend_error",
+            ErrorCode::BackendError,
             format!(
                 "library instance {instance} failed: {e}; run diagnose or check the service's own logs"
             ),
@@ -151,16 +155,16 @@ pub(crate) fn one<'c>(
     media_type: Option<MediaType>,
 ) -> Result<&'c Source, ToolError> {
     let spec = match (id, media_type) {
-        (Some(_), _) => ctx.instance(KindFamily::Library, id)?,
+        (Some(_), _) => ctx.instance(KindFamily::Library, id)?.0,
         (None, Some(mt)) => {
             let kind = kind_for(mt);
             let spec = ctx.instances().default_of(kind).ok_or_else(|| {
                 ToolError::new(
-                    "no_instance",
+                    ErrorCode::NoInstance,
                     format!("no {kind} instance is configured for {} titles; add one under [[instances]] in marquee.toml", media_type_word(mt)),
                 )
             })?;
-            ctx.instance(KindFamily::Library, Some(&spec.id))?
+            ctx.instance(KindFamily::Library, Some(&spec.id))?.0
         }
         (None, None) => {
             let covered = chosen(ctx, None)?;
@@ -178,7 +182,7 @@ pub(crate) fn one<'c>(
     };
     ctx.libraries().by_id(&spec.id).ok_or_else(|| {
         ToolError::new(
-            "invalid_argument",
+            ErrorCode::InvalidArgument,
             format!("instance {} is not a library service", spec.id),
         )
     })
@@ -189,17 +193,16 @@ pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Sourc
     if id.is_some() {
         return Ok(vec![one(ctx, id, None)?]);
     }
-    let grant = ctx.caller.authority.grant.instances.as_deref();
     let covered: Vec<&Source> = ctx
         .libraries()
         .sources
         .iter()
-        .filter(|s| grant.is_none_or(|g| g.iter().any(|i| i == &s.id)))
+        .filter(|s| ctx.covers(&s.id))
         .collect();
     if covered.is_empty() {
         ctx.instance(KindFamily::Library, None)?;
         return Err(ToolError::new(
-            "denied",
+            ErrorCode::Denied,
             "your grant covers no library instance",
         ));
     }
@@ -218,7 +221,7 @@ impl<T> Merged<'_, T> {
         Value::Array(
             self.failed
                 .iter()
-                .map(|(s, e)| json!({ "instance_id": s.id, "code": e.code, "error": e.message }))
+                .map(|(s, e)| json!({ "instance_id": s.id, "code": e.code.as_str(), "error": e.message }))
                 .collect(),
         )
     }
@@ -243,7 +246,7 @@ impl<T> Merged<'_, T> {
             .collect();
         Some(
             ToolError::new(
-                "backend_unreachable",
+                ErrorCode::BackendUnreachable,
                 format!(
                     "no library instance could be read: {}; run diagnose",
                     names.join(", ")

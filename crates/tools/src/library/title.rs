@@ -5,7 +5,7 @@ use adapters_library::{Found, LibraryItem, MediaRef};
 use domain::{MediaSource, MediaType};
 
 use super::source::{Source, kind_for, media_type_word, service_of};
-use crate::contract::ToolError;
+use crate::{ErrorCode, ToolError};
 
 /// The sources each media type can be named by in the library services.
 fn sources_for(mt: MediaType) -> &'static [MediaSource] {
@@ -86,7 +86,7 @@ pub(crate) async fn held(source: &Source, media: &MediaRef) -> Result<LibraryIte
     let found = find(source, media).await?;
     let Some(id) = found.library_id else {
         return Err(ToolError::new(
-            "not_found",
+            ErrorCode::NotFound,
             format!(
                 "{} ({}:{}) is not in the library of {}; request it with request_media",
                 found.title, media.source, media.id, source.id

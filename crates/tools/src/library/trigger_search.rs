@@ -49,6 +49,7 @@ impl Tool for TriggerSearch {
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
         needs_plan: false,
+        allowance: Some(domain::AllowanceKind::Searches),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

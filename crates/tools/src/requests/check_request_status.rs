@@ -9,6 +9,7 @@ use serde_json::json;
 use store::{RequestQuery, RequestStatus};
 
 use super::{NO_LIBRARY, library_configured, request_label, request_row, sees_all};
+use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError, discover::identity};
 
 pub struct CheckRequestStatus;
@@ -36,6 +37,7 @@ impl Tool for CheckRequestStatus {
         effect: Effect::Read,
         capability: Capability::Request,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -58,7 +60,7 @@ impl Tool for CheckRequestStatus {
                 // Someone else's request is as unknown as a missing one.
                 _ => {
                     return Err(ToolError::new(
-                        "not_found",
+                        ErrorCode::NotFound,
                         format!("no request {id} of yours; list_requests shows your requests"),
                     ));
                 }

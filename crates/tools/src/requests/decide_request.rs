@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{NO_LIBRARY, library_configured, request_label, request_row};
+use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct DecideRequest;
@@ -44,6 +45,7 @@ impl Tool for DecideRequest {
         effect: Effect::Write,
         capability: Capability::RequestsManage,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -68,8 +70,8 @@ impl Tool for DecideRequest {
             )
             .await
             .map_err(|e| match e {
-                store::Error::NotFound(m) => ToolError::new("not_found", m),
-                store::Error::Conflict(m) => ToolError::new("conflict", m),
+                store::Error::NotFound(m) => ToolError::new(ErrorCode::NotFound, m),
+                store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
                 other => other.into(),
             })?;
         let mut summary = format!(

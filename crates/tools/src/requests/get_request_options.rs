@@ -53,6 +53,7 @@ impl Tool for GetRequestOptions {
         effect: Effect::Read,
         capability: Capability::Request,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -62,6 +62,7 @@ impl Tool for ListRequests {
         effect: Effect::Read,
         capability: Capability::Request,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

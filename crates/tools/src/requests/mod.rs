@@ -14,6 +14,7 @@ use domain::KindFamily;
 use serde_json::{Value, json};
 use store::{Fit, MediaRequest, QuotaCheck, QuotaScope};
 
+use crate::ErrorCode;
 use crate::{
     context::Ctx,
     contract::{DynTool, ToolError},
@@ -269,8 +270,7 @@ pub(crate) fn quota_refusal(q: &QuotaCheck) -> ToolError {
     let reduce = how_to_reduce(q);
     let mut data = quota_data(q);
     data["how_to_reduce"] = json!(reduce);
-    ToolError::new(
-        "request_quota_exceeded",
+    ToolError::new(ErrorCode::RequestQuotaExceeded,
         format!(
             "request quota exceeded: this needs {} but the quota allows {}; {when}. Nothing was created; {reduce}.",
             unit_noun(q.media_type, q.requested_units),

@@ -1,7 +1,7 @@
 //! `diagnose`: Marquee's own database and configuration, and every configured instance:
 //! does it answer, and if not, why.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use domain::Capability;
 use policy::Effect;
@@ -9,7 +9,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{Ctx, InstanceSpec, Meta, Output, Tool, ToolError, discover::Catalogues};
+use crate::ErrorCode;
+use crate::{Ctx, InstanceSpec, Meta, Output, Tool, ToolError};
 
 pub struct Diagnose;
 
@@ -30,6 +31,7 @@ impl Tool for Diagnose {
         effect: Effect::Read,
         capability: Capability::SettingsRead,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -41,7 +43,7 @@ impl Tool for Diagnose {
                 None => {
                     let valid: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
                     return Err(ToolError::new(
-                        "unknown_instance",
+                        ErrorCode::UnknownInstance,
                         format!(
                             "unknown instance_id \"{id}\"; valid ids: {}",
                             valid.join(", ")
@@ -66,8 +68,7 @@ impl Tool for Diagnose {
             "allow_destructive": settings.allow_destructive(),
             "warnings": settings.warnings(),
         });
-        let catalogues = ctx.catalogues();
-        let checks = futures::future::join_all(chosen.iter().map(|s| check(catalogues, s))).await;
+        let checks = futures::future::join_all(chosen.iter().map(|s| check(ctx, s))).await;
         let mut notes = crate::discover::notes();
         notes.extend(crate::requests::notes(ctx).await?);
         let bad: Vec<&str> = checks
@@ -101,12 +102,16 @@ impl Tool for Diagnose {
     }
 }
 
-/// One instance's health: a catalogue adapter's own check (its config, its key) when it has one,
-/// else whether the instance answers at all.
-async fn check(catalogues: &Catalogues, spec: &InstanceSpec) -> Value {
+/// One instance's health, from its adapter's own check (its config, its credentials): a
+/// catalogue's or a download client's. Tools speak no HTTP themselves.
+async fn check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
     let started = Instant::now();
-    let Some(own) = catalogues.check(&spec.id).await else {
-        return probe(spec).await;
+    let own = match ctx.catalogues().check(&spec.id).await {
+        Some(found) => Some(found),
+        None => ctx.downloads().check(&spec.id).await,
+    };
+    let Some(own) = own else {
+        return without_adapter_check(spec).await;
     };
     let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": spec.supported() });
     v["latency_ms"] = json!(started.elapsed().as_millis() as u64);
@@ -119,15 +124,10 @@ async fn check(catalogues: &Catalogues, spec: &InstanceSpec) -> Value {
     v
 }
 
-/// Whether an instance answers. Kinds without an adapter are reported as such, after a reachability check.
-async fn probe(spec: &InstanceSpec) -> Value {
+/// An instance no adapter can check: a folder is looked at on disk; a built-in catalogue has
+/// nothing to reach; a kind this version has no adapter for is reported as such, unchecked.
+async fn without_adapter_check(spec: &InstanceSpec) -> Value {
     let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": spec.supported() });
-    if !spec.supported() {
-        v["note"] = json!(format!(
-            "this version has no {} adapter yet; the instance is declared but no tool uses it",
-            spec.kind
-        ));
-    }
     if let Some(path) = &spec.path {
         let exists = tokio::fs::metadata(path)
             .await
@@ -141,42 +141,15 @@ async fn probe(spec: &InstanceSpec) -> Value {
         });
         return v;
     }
-    let Some(url) = &spec.url else {
-        v["ok"] = json!(true);
-        v["detail"] = json!("built in; nothing to reach");
+    if !spec.supported() {
+        v["ok"] = json!(null);
+        v["note"] = json!(format!(
+            "this version has no {} adapter yet; the instance is declared but no tool uses it, and it is not checked",
+            spec.kind
+        ));
         return v;
-    };
-    let client = match httpx::client(httpx::Timeouts {
-        connect: Duration::from_secs(2),
-        request: Duration::from_secs(4),
-    }) {
-        Ok(c) => c,
-        Err(e) => {
-            v["ok"] = json!(false);
-            v["detail"] = json!(e.to_string());
-            return v;
-        }
-    };
-    let started = Instant::now();
-    match client.get(url.clone()).send().await {
-        Ok(resp) => {
-            v["ok"] = json!(true);
-            v["http_status"] = json!(resp.status().as_u16());
-            v["latency_ms"] = json!(started.elapsed().as_millis() as u64);
-            v["detail"] = json!(format!(
-                "reachable at {}",
-                spec.display_url().unwrap_or_default()
-            ));
-        }
-        Err(e) => {
-            let class = httpx::Error::from_reqwest(&e);
-            v["ok"] = json!(false);
-            v["detail"] = json!(format!(
-                "{} at {}: {class}; check that the service runs and the url in marquee.toml",
-                spec.id,
-                spec.display_url().unwrap_or_default()
-            ));
-        }
     }
+    v["ok"] = json!(true);
+    v["detail"] = json!("built in; nothing to reach");
     v
 }

@@ -26,6 +26,7 @@ impl Tool for GetGuide {
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, _ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -23,13 +23,12 @@ impl Tool for ListInstances {
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
         let mut views = ctx.instances().views();
-        if let Some(allowed) = &ctx.caller.authority.grant.instances {
-            views.retain(|v| allowed.contains(&v.id));
-        }
+        views.retain(|v| ctx.covers(&v.id));
         // Where a backend lives (its URL or folder) is for those who administer it.
         if !ctx.caller.is_admin() {
             for v in &mut views {

@@ -20,10 +20,11 @@ impl Tool for Whoami {
     const META: Meta = Meta {
         name: "whoami",
         title: "Who am I",
-        description: "Shows whose authority this connection acts with: the person and role, the grant with its capabilities, instances, allowances and expiry, the request quotas left, and any content limits. Call this first.",
+        description: "Shows whose authority this connection acts with: the person and role, the grant with its capabilities, instances, tools, allowances left (and when they refill) and expiry, the request quotas left, and any content limits. Call this first.",
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
+        allowance: None,
     };
 
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
@@ -31,6 +32,10 @@ impl Tool for Whoami {
         let caps: Vec<&str> = a.grant.capabilities.iter().map(|c| c.as_str()).collect();
         let limits = &a.person.limits;
         let quotas = crate::requests::quotas_left(ctx).await?;
+        let allowances = ctx
+            .store()
+            .allowances_left(a.person.id, &a.grant.allowances)
+            .await?;
         let mut data = json!({
             "person": { "name": a.person.name, "role": a.person.role },
             "key_id": a.key_id,
@@ -38,7 +43,8 @@ impl Tool for Whoami {
                 "name": a.grant.name,
                 "capabilities": caps,
                 "instances": a.grant.instances.clone().map_or(json!("all"), |i| json!(i)),
-                "allowances": a.grant.allowances,
+                "allowances": allowances.iter().map(crate::allowance::data).collect::<Vec<_>>(),
+                "tools": a.grant.tools,
                 "expires_at": a.grant.expires_at,
                 "revision": a.grant.revision,
             },
@@ -56,6 +62,11 @@ impl Tool for Whoami {
             a.grant.name,
             caps.len()
         );
+        if !allowances.is_empty() {
+            let left: Vec<String> = allowances.iter().map(crate::allowance::sentence).collect();
+            summary.push_str("; allowances: ");
+            summary.push_str(&left.join(", "));
+        }
         if let Some((left, sentence)) = quotas {
             data["request_quotas"] = left;
             summary.push_str("; ");

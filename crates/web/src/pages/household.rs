@@ -51,7 +51,7 @@ pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Re
                     g.name,
                     caps.join(", "),
                     g.instances.map_or("all".into(), |i| i.join(", ")),
-                    serde_json::Value::Object(g.allowances).to_string(),
+                    serde_json::to_string(&g.allowances).unwrap_or_default(),
                     g.revision.to_string(),
                 ]
             })
@@ -78,6 +78,7 @@ pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Re
         let mut switches: Vec<[String; 2]> = store
             .tool_switches()
             .await?
+            .all
             .iter()
             .map(|(tool, on)| [tool.clone(), if *on { "on" } else { "off" }.into()])
             .collect();

@@ -90,7 +90,9 @@ impl TorrentCatalogue {
         self.client.kind()
     }
 
-    pub fn client(&self) -> &Arc<DownloadClient> {
+    /// The write-capable client this catalogue reads through. Callers that govern writes hand
+    /// out their own gated handle instead (see `tools::downloads::source`); this bypass says so.
+    pub fn unchecked_client(&self) -> &Arc<DownloadClient> {
         &self.client
     }
 

@@ -108,6 +108,15 @@ impl CatalogueState {
         self.interner.clear();
     }
 
+    /// Takes the rows (and their interned strings) of `staged`, built apart while a full
+    /// refresh was read, in place of this state's.
+    pub(crate) fn replace_rows(&mut self, staged: CatalogueState) {
+        self.generation += 1;
+        self.rows = staged.rows;
+        self.index = staged.index;
+        self.interner = staged.interner;
+    }
+
     /// Returns memory a full refresh over-allocated.
     pub(crate) fn shrink(&mut self) {
         self.rows.shrink_to_fit();

@@ -42,14 +42,12 @@ impl QbClient {
         })
     }
 
-    /// One `sync/maindata` answer after `rid` (0 = everything).
+    /// One `sync/maindata` answer after `rid` (0 = everything), parsed as it arrives.
     pub async fn maindata(&self, rid: u64) -> Result<MainData> {
-        let body = self
-            .send(Effect::Read, |c| {
-                c.get(self.url("sync/maindata")).query(&[("rid", rid)])
-            })
+        let resp = self
+            .send_streamed(|c| c.get(self.url("sync/maindata")).query(&[("rid", rid)]))
             .await?;
-        MainData::parse(body.as_bytes())
+        super::stream::parse_response(resp).await
     }
 
     /// One page of `torrents/info`, sorted by hash. Beware: on some versions an offset past the

@@ -156,6 +156,38 @@ impl QbClient {
         finish(status, body)
     }
 
+    /// Like [`QbClient::send`] for a read, but hands back a successful answer unread, so a
+    /// large body can be parsed as it arrives.
+    pub(crate) async fn send_streamed(
+        &self,
+        build: impl Fn(&reqwest::Client) -> RequestBuilder,
+    ) -> Result<reqwest::Response> {
+        let generation = self.ensure_login().await?;
+        let mut resp = build(&self.http)
+            .send()
+            .await
+            .map_err(|e| Error::transport(&e))?;
+        if resp.status() == StatusCode::FORBIDDEN {
+            tracing::debug!(base = %self.base, "qbittorrent session expired; logging in again");
+            self.relogin(generation).await?;
+            resp = build(&self.http)
+                .send()
+                .await
+                .map_err(|e| Error::transport(&e))?;
+            if resp.status() == StatusCode::FORBIDDEN {
+                return Err(Error::Unauthorized {
+                    detail: "qBittorrent refused the request right after a new login".into(),
+                });
+            }
+        }
+        let status = resp.status();
+        if status.is_success() {
+            return Ok(resp);
+        }
+        let body = resp.text().await.map_err(|e| Error::transport(&e))?;
+        Err(Error::status(status.as_u16(), &body))
+    }
+
     async fn exec(&self, req: RequestBuilder) -> Result<(StatusCode, String)> {
         let resp = req.send().await.map_err(|e| Error::transport(&e))?;
         let status = resp.status();

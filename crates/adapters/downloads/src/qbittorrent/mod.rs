@@ -11,6 +11,7 @@
 mod add;
 mod api;
 mod client;
+mod stream;
 pub(crate) mod sync;
 mod torrent;
 mod write;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use domain::InfoHash;
 use serde::Deserialize;
 
+use super::stream::{self, Staged};
 use crate::{
     catalogue::state::CatalogueState,
     error::{Error, Result},
@@ -38,11 +39,16 @@ pub struct MainData {
     pub tags_removed: Vec<String>,
     #[serde(default)]
     pub server_state: Option<ServerState>,
+    /// A full update's torrents as rows, when they were read after `full_update` (then
+    /// `torrents` is empty).
+    #[serde(skip)]
+    pub(crate) staged: Option<Staged>,
 }
 
 impl MainData {
+    /// Parses a whole answer, torrent by torrent (see `stream`).
     pub fn parse(body: &[u8]) -> Result<MainData> {
-        serde_json::from_slice(body).map_err(|e| Error::decode("sync/maindata", e))
+        stream::parse_slice(body)
     }
 }
 
@@ -204,15 +210,28 @@ pub(crate) struct QbCursor {
 pub(crate) fn apply_maindata(
     state: &mut CatalogueState,
     cursor: &mut QbCursor,
-    md: MainData,
+    mut md: MainData,
 ) -> (usize, usize) {
+    let mut upserted = 0;
     if md.full_update {
         state.clear_rows();
         state.categories.clear();
         state.tags.clear();
         cursor.no_working_tracker.clear();
+        if let Some(staged) = md.staged.take() {
+            if staged.skipped > 0 {
+                tracing::warn!(
+                    skipped = staged.skipped,
+                    "qbittorrent sent torrent keys that are not info hashes"
+                );
+            }
+            upserted += staged.state.rows().len();
+            state.replace_rows(staged.state);
+            for hash in staged.no_working_tracker {
+                cursor.no_working_tracker.entry(hash).or_insert(None);
+            }
+        }
     }
-    let mut upserted = 0;
     for (key, patch) in &md.torrents {
         let Ok(hash) = key.parse::<InfoHash>() else {
             tracing::warn!(key = %key.chars().take(64).collect::<String>(), "qbittorrent sent a torrent key that is not an info hash");

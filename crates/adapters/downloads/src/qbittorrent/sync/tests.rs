@@ -177,3 +177,42 @@ fn maps_every_state_string() {
         assert_eq!(map_state(s), want, "{s}");
     }
 }
+
+/// The rows of a state, by hash, as text.
+fn rows_text(s: &CatalogueState) -> Vec<String> {
+    let mut rows: Vec<String> = s.rows().iter().map(|t| format!("{t:?}")).collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_full_update_reads_the_same_whether_torrents_come_before_full_update_or_after() {
+    let torrents = format!(
+        r#""torrents":{{"{A}":{{"name":"Alpha","state":"pausedDL","size":1000,"category":"movies","tags":"x","tracker":"","trackers_count":1}},
+        "{B}":{{"name":"Beta","state":"uploading","size":2000,"tracker":"https://t.example/announce"}},
+        "not-a-hash":{{"name":"skipped"}}}}"#
+    );
+    let first = format!(r#"{{"rid":3,"full_update":true,{torrents},"tags":["x"]}}"#);
+    let last = format!(r#"{{"rid":3,{torrents},"tags":["x"],"full_update":true}}"#);
+    let staged = MainData::parse(first.as_bytes()).unwrap();
+    assert!(staged.staged.is_some() && staged.torrents.is_empty());
+    let patches = MainData::parse(last.as_bytes()).unwrap();
+    assert!(patches.staged.is_none() && patches.torrents.len() == 3);
+    let (mut s1, mut c1) = (CatalogueState::default(), QbCursor::default());
+    let (mut s2, mut c2) = (CatalogueState::default(), QbCursor::default());
+    // Something left from before, which a full update forgets.
+    apply(
+        &mut s1,
+        &mut c1,
+        &format!(r#"{{"rid":1,"torrents":{{"{C}":{{"name":"Gone"}}}}}}"#),
+    );
+    assert_eq!(apply_maindata(&mut s1, &mut c1, staged), (2, 0));
+    assert_eq!(apply_maindata(&mut s2, &mut c2, patches), (2, 0));
+    assert_eq!(rows_text(&s1), rows_text(&s2));
+    assert_eq!(s1.rows().len(), 2);
+    assert_eq!(
+        c1.no_working_tracker.keys().collect::<Vec<_>>(),
+        [&A.parse::<InfoHash>().unwrap()]
+    );
+    assert_eq!(c1.rid, 3);
+}

@@ -1,0 +1,132 @@
+//! Allowances: a grant's finite counts per window (adds per day, destructive operations per
+//! week...), spent by a person. A unit is reserved in the same `BEGIN IMMEDIATE` transaction
+//! that writes the call's audit entry, before the external call, so concurrent calls queue for
+//! the write lock and never spend more than the count. A call that certainly did nothing gives
+//! its unit back; an uncertain outcome keeps it.
+
+use std::collections::BTreeMap;
+
+use domain::{AllowanceKind, AllowanceRule, PersonId};
+use serde::Serialize;
+use sqlx::SqliteConnection;
+
+use crate::{AuditId, AuditStatus, Error, NewAudit, Store, audit::insert_audit, now_ms};
+
+const DAY_MS: i64 = 86_400_000;
+
+/// One allowance as it stands for a person right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AllowanceLeft {
+    pub kind: AllowanceKind,
+    pub count: u32,
+    pub days: u32,
+    /// Units spent inside the window.
+    pub used: u32,
+    pub left: u32,
+    /// When the next spent unit comes back (unix ms); `None` when none is spent.
+    pub refills_at: Option<i64>,
+}
+
+/// What [`Store::audit_begin_reserving`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reserved {
+    /// The unit is reserved and the audit entry written.
+    Begun(AuditId),
+    /// Nothing was written: the allowance is spent.
+    Exhausted(AllowanceLeft),
+}
+
+/// The allowance `kind` under `rule` for `person`, read on `conn` at `now`.
+async fn left_on(
+    conn: &mut SqliteConnection,
+    person: PersonId,
+    kind: AllowanceKind,
+    rule: AllowanceRule,
+    now: i64,
+) -> Result<AllowanceLeft, Error> {
+    let window = i64::from(rule.days) * DAY_MS;
+    let spent: Vec<i64> = sqlx::query_scalar(
+        "SELECT at FROM allowance_charges WHERE person_id = ? AND kind = ? AND at > ? ORDER BY at",
+    )
+    .bind(person.0)
+    .bind(kind.as_str())
+    .bind(now - window)
+    .fetch_all(&mut *conn)
+    .await?;
+    let used = u32::try_from(spent.len()).unwrap_or(u32::MAX);
+    // With more spent than the count (the owner lowered it), units come back oldest first
+    // until one is free: the (used - count)th oldest charge.
+    let next = (used.saturating_sub(rule.count)) as usize;
+    Ok(AllowanceLeft {
+        kind,
+        count: rule.count,
+        days: rule.days,
+        used,
+        left: rule.count.saturating_sub(used),
+        refills_at: spent.get(next).map(|at| at + window),
+    })
+}
+
+impl Store {
+    /// Reserves one unit of `kind` under `rule` for the entry's person and, in the same
+    /// transaction, records the call as `executing`. Call it before any external effect.
+    pub async fn audit_begin_reserving(
+        &self,
+        entry: &NewAudit,
+        kind: AllowanceKind,
+        rule: AllowanceRule,
+    ) -> Result<Reserved, Error> {
+        // IMMEDIATE takes the write lock first: concurrent reservations queue here, so the
+        // count below always sees every earlier charge.
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        let now = now_ms();
+        let state = left_on(&mut tx, entry.person, kind, rule, now).await?;
+        if state.left == 0 {
+            tx.rollback().await?;
+            return Ok(Reserved::Exhausted(state));
+        }
+        let id = insert_audit(&mut tx, entry).await?;
+        sqlx::query(
+            "INSERT INTO allowance_charges (person_id, kind, audit_id, at) VALUES (?, ?, ?, ?)",
+        )
+        .bind(entry.person.0)
+        .bind(kind.as_str())
+        .bind(id.0)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Reserved::Begun(id))
+    }
+
+    /// Finishes an executing entry as `failed` for a call that certainly did nothing, and gives
+    /// back the allowance unit it reserved, in one transaction.
+    pub async fn audit_fail_released(&self, id: AuditId, message: &str) -> Result<(), Error> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        crate::audit::finish_on(&mut tx, id, AuditStatus::Failed, Some(message)).await?;
+        sqlx::query("DELETE FROM allowance_charges WHERE audit_id = ?")
+            .bind(id.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Every allowance of `allowances` as it stands for `person` now, in kind order.
+    pub async fn allowances_left(
+        &self,
+        person: PersonId,
+        allowances: &BTreeMap<AllowanceKind, AllowanceRule>,
+    ) -> Result<Vec<AllowanceLeft>, Error> {
+        if allowances.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.pool().acquire().await?;
+        let now = now_ms();
+        let mut out = Vec::with_capacity(allowances.len());
+        for (kind, rule) in allowances {
+            out.push(left_on(&mut conn, person, *kind, *rule, now).await?);
+        }
+        Ok(out)
+    }
+}
