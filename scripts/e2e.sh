@@ -172,5 +172,36 @@ for spec in 2025-11-25 2026-07-28; do
 done
 stop "$c_PID"
 
+# ---- [mcp section] Full conformance suites (both eras), every scenario, no expected
+# failures: a test server with [mcp] conformance_fixtures on serves the suite's fixtures.
+PF=$(free_port); F="http://127.0.0.1:$PF"; DF=$W/f
+start f "$DF" "$PF" MARQUEE_MCP__CONFORMANCE_FIXTURES=true MARQUEE_AUTH__LOCAL_PERSON=conformance MARQUEE_AUTH__LOCAL_GRANT=reader || bad "fixture server starts"
+FKEY=$(grep -m1 -o 'mq_[A-Za-z0-9_]*' "$W/f.out")
+"$BIN" people add conformance --role user --data-dir "$DF" >/dev/null 2>&1
+for spec in 2025-11-25 2026-07-28; do
+  OUT=$("$KIT/conformance.sh" "$F/mcp?apikey=$FKEY" --spec "$spec" 2>&1)
+  echo "$OUT" | grep -E '^(FAIL|SKIP) ' | sed "s/^/   [full $spec] /"
+  check "conformance full --spec $spec: no failure" "$(echo "$OUT" | grep -c '^FAIL ')" 0
+  contains "conformance full --spec $spec: summary" "$(echo "$OUT" | tail -1)" ", 0 failed"
+done
+# Prompts, completions, progress, logging and elicitation through the official Python SDK
+# (scripts/mcp_features.py), over HTTP and stdio; the Inspector lists prompts.
+feat() {
+  local name=$1 out=$2
+  check "$name: prompts listed" "$(jq -r '.prompts|index("request-media") != null' <<<"$out")" true
+  contains "$name: a prompt names its tools" "$(jq -r .prompt_text <<<"$out")" "Tools to use: search_titles"
+  check "$name: a prompt argument completes" "$(jq -c .media_type_completion <<<"$out")" '["tv"]'
+  check "$name: a guide topic completes" "$(jq -c .topic_completion <<<"$out")" '["setup"]'
+  check "$name: progress notifications during a long call" "$(jq -c .progress <<<"$out")" '[0,50,100]'
+  check "$name: log notifications at the level asked" "$(jq -r '.logs|length' <<<"$out")" 3
+  contains "$name: an elicitation is answered" "$(jq -r .elicitation_result <<<"$out")" "action=accept"
+}
+feat "python SDK features over HTTP" "$("$ROOT/scripts/mcp_features.py" --url "$F/mcp" --header "Authorization: Bearer $FKEY" --fixtures 2>"$W/feat.err")"
+feat "python SDK features over stdio" "$("$ROOT/scripts/mcp_features.py" --stdio "env MARQUEE_KEY=$FKEY MARQUEE_MCP__CONFORMANCE_FIXTURES=true $BIN stdio --data-dir $DF" --fixtures 2>"$W/feat.err")"
+OUT=$("$KIT/inspector.sh" "$F/mcp" --header "Authorization: Bearer $FKEY" --method prompts/list --format json 2>"$W/insp.err")
+contains "inspector lists prompts" "$OUT" '"library-health"'
+stop "$f_PID"
+# ---- [end mcp section]
+
 echo "e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -25,7 +25,7 @@ log() { printf '\n== %s\n' "$*"; }
 if [ -z "${SKIP_SETUP:-}" ]; then
   log "setup: system packages"
   need=()
-  for p in curl jq python3-venv transmission-daemon transmission-cli qbittorrent-nox; do
+  for p in curl jq python3-venv transmission-daemon transmission-cli qbittorrent-nox wrk sqlite3 chromium chromium-driver; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
   if [ ${#need[@]} -gt 0 ]; then
@@ -75,9 +75,27 @@ e2e_failed=$(awk '/^e2e: [0-9]+ passed/ {print $4}' "$rust_log.e2e" | tail -1)
 e2e_passed=${e2e_passed:-0}; e2e_failed=${e2e_failed:-1}
 if [ "$e2e_rc" != 0 ] && [ "$e2e_failed" = 0 ]; then e2e_failed=1; fi
 
+# ---- bench matrix smoke (issue 14) ------------------------------------------------------
+# Every case of scripts/bench-matrix.sh answered once more, in 1-second runs on the debug
+# build, so the matrix cannot rot; its verdicts are not judged here (benchmarks are not tests).
+log "bench matrix smoke"
+set +e
+"$ROOT/scripts/bench-matrix.sh" --smoke >"$rust_log.matrix" 2>&1
+matrix_rc=$?
+set -e
+if [ "$matrix_rc" = 0 ]; then
+  matrix_passed=1; matrix_failed=0
+  tail -n 3 "$rust_log.matrix"
+else
+  matrix_passed=0; matrix_failed=1
+  tail -n 30 "$rust_log.matrix"
+fi
+# ---- end of bench matrix smoke ----------------------------------------------------------
+
 log "summary"
 echo "rust: $rust_passed passed, $rust_failed failed"
 echo "e2e: $e2e_passed passed, $e2e_failed failed"
 echo "house: $house_passed passed, $house_failed failed"
-echo "$((rust_passed + e2e_passed + house_passed)) passed, $((rust_failed + e2e_failed + house_failed)) failed"
-[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ]
+echo "bench matrix smoke: $matrix_passed passed, $matrix_failed failed"
+echo "$((rust_passed + e2e_passed + house_passed + matrix_passed)) passed, $((rust_failed + e2e_failed + house_failed + matrix_failed)) failed"
+[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ] && [ "$matrix_failed" = 0 ]

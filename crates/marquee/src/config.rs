@@ -52,6 +52,10 @@ pub struct DownloadsSection {
 pub struct McpSection {
     /// Destructive tools exist only while this is true; read on every request.
     pub allow_destructive: bool,
+    /// Serves the official conformance suite's fixture tools, prompts and resources
+    /// (`test_*`, `test://*`) beside Marquee's own, so the full suites can run against this
+    /// server. For test servers only: never on in a product config.
+    pub conformance_fixtures: bool,
 }
 
 /// `[auth]`: credentials policy.

@@ -32,7 +32,14 @@ pub async fn open_host(
         );
     }
     let app = build_app(loaded, data_dir, store)?;
-    Ok(Arc::new(Host::new(app, metrics)))
+    if loaded.config.mcp.conformance_fixtures {
+        tracing::warn!(
+            "the conformance suite's test_* fixtures are served ([mcp] conformance_fixtures); never in a product config"
+        );
+    }
+    let host =
+        Host::new(app, metrics).with_conformance_fixtures(loaded.config.mcp.conformance_fixtures);
+    Ok(Arc::new(host))
 }
 
 /// The governance core for the owner's command line: the same `App` as a server's, without

@@ -4,9 +4,9 @@
 use rmcp::{
     ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, ListResourceTemplatesResult, ListResourcesResult,
-        ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerConfig,
+        CallToolRequestParams, CallToolResponse, Implementation, InitializeResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
     },
     service::{RequestContext, RunningService, ServiceError},
     transport::{
@@ -86,6 +86,20 @@ impl ServerHandler for Forward {
     }
 }
 
+/// The bridge's own description, until the remote's is known.
+fn server_config(name: &str, title: &str, version: &str, instructions: &str) -> ServerConfig {
+    let capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_resources()
+        .build();
+    let mut info = InitializeResult::new(capabilities);
+    let mut imp = Implementation::new(name, version);
+    imp.title = Some(title.to_string());
+    info.server_info = imp;
+    info.instructions = Some(instructions.to_string());
+    info
+}
+
 /// Connects to `url` with `key` and serves stdio until the local client leaves.
 pub async fn run(url: &str, key: &str) -> Result<(), std::io::Error> {
     let config =
@@ -99,14 +113,13 @@ pub async fn run(url: &str, key: &str) -> Result<(), std::io::Error> {
     })?;
     let info = match remote.peer_info() {
         Some(peer) => {
-            let mut info =
-                crate::stdio::server_config("marquee", "Marquee", env!("CARGO_PKG_VERSION"), "");
+            let mut info = server_config("marquee", "Marquee", env!("CARGO_PKG_VERSION"), "");
             info.server_info = peer.server_info.clone().unwrap_or(info.server_info);
             info.instructions = peer.instructions.clone();
             info.capabilities = peer.capabilities.clone();
             info
         }
-        None => crate::stdio::server_config("marquee", "Marquee", env!("CARGO_PKG_VERSION"), ""),
+        None => server_config("marquee", "Marquee", env!("CARGO_PKG_VERSION"), ""),
     };
     let running = Forward { remote, info }
         .serve(rmcp::transport::stdio())

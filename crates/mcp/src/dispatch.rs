@@ -8,13 +8,19 @@
 use rmcp::model::{ErrorCode, Implementation};
 use serde_json::{Map, Value, json};
 
-use crate::{RenderedResult, ToolHost, version};
+use crate::{
+    RenderedResult, ToolHost,
+    classify::classify,
+    context::{Context, Outbox, Peers},
+    fixtures, methods, version,
+};
 
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// How long a modern client may reuse a list answer. Calls are re-checked regardless.
 const LIST_TTL_MS: u64 = 60_000;
+
+/// 2026-07-28: the request needs a client capability its `_meta` did not declare.
+pub(crate) const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
 
 /// Which protocol era a request speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +37,8 @@ pub struct Headers<'a> {
     pub mcp_name: Option<&'a str>,
     /// A singleton header was sent twice or is not valid text.
     pub malformed: Option<&'static str>,
+    /// Whether the transport has headers at all (HTTP does, stdio does not).
+    pub http: bool,
 }
 
 /// One answer: an HTTP status and a JSON-RPC body (none for notifications).
@@ -62,7 +70,7 @@ impl Reply {
         }
     }
 
-    fn accepted(method: &str) -> Reply {
+    pub(crate) fn accepted(method: &str) -> Reply {
         Reply {
             status: 202,
             body: None,
@@ -71,12 +79,52 @@ impl Reply {
     }
 }
 
+/// Where a request came from and how to reach its client while it runs.
+pub struct Link<'a> {
+    pub peers: &'a Peers,
+    /// Whose request this is ([`Peers::owner_of`] the credential).
+    pub owner: u64,
+    /// Where notifications and questions go; `None` when the answer is plain JSON.
+    pub out: Option<Outbox>,
+}
+
+/// Whether a message is a call that should be answered as a stream when the client accepts
+/// one: it carries a progress token, or the host (or a fixture) says the call is long.
+pub fn wants_stream<H: ToolHost>(host: &H, message: &Value) -> bool {
+    if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return false;
+    }
+    let params = message.get("params");
+    let token = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .is_some();
+    let name = params
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    token || host.streams(name) || (host.conformance_fixtures() && fixtures::streams(name))
+}
+
+/// Whether a request passes the era checks (headers, `_meta`), so that a refusal is answered
+/// with its HTTP status instead of inside a stream.
+pub fn passes_checks(message: &Value, headers: Headers<'_>) -> bool {
+    let empty = Map::new();
+    let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+    let params = message
+        .get("params")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    classify(method, params, &headers).is_ok()
+}
+
 /// Answers one parsed JSON-RPC message for an authenticated caller.
 pub async fn dispatch<H: ToolHost>(
     host: &H,
     caller: &H::Caller,
     message: Value,
     headers: Headers<'_>,
+    link: Link<'_>,
 ) -> Reply {
     let Value::Object(mut msg) = message else {
         return Reply::error(
@@ -98,8 +146,12 @@ pub async fn dispatch<H: ToolHost>(
         );
     }
     let Some(method) = msg.get("method").and_then(Value::as_str).map(str::to_owned) else {
-        if id.is_some() && (msg.contains_key("result") || msg.contains_key("error")) {
-            return Reply::accepted("response"); // a client's answer to nothing we asked: ignored
+        if let Some(id) = &id
+            && (msg.contains_key("result") || msg.contains_key("error"))
+        {
+            // A client's answer to a question; an answer to nothing we asked is ignored.
+            link.peers.answer(link.owner, id, msg);
+            return Reply::accepted("response");
         }
         return Reply::error(
             400,
@@ -142,7 +194,7 @@ pub async fn dispatch<H: ToolHost>(
             return reply;
         }
     };
-    let outcome = route(host, caller, era, &method, params).await;
+    let outcome = route(host, caller, era, &method, params, link).await;
     let id_text = serde_json::to_string(&id).unwrap_or_else(|_| "null".into());
     let (status, body) = match outcome {
         Ok(Answer::Object(mut result)) => {
@@ -150,6 +202,8 @@ pub async fn dispatch<H: ToolHost>(
                 result
                     .entry("resultType")
                     .or_insert_with(|| "complete".into());
+            } else {
+                result.remove("resultType");
             }
             let result = serde_json::to_string(&result).unwrap_or_default();
             (200, envelope(&id_text, &result))
@@ -167,10 +221,10 @@ pub async fn dispatch<H: ToolHost>(
             (200, body)
         }
         Err(e) => {
-            let status = if era == Era::Modern && e.code == ErrorCode::METHOD_NOT_FOUND {
-                404
-            } else {
-                200
+            let status = match e.code {
+                ErrorCode::METHOD_NOT_FOUND if era == Era::Modern => 404,
+                MISSING_CLIENT_CAPABILITY => 400,
+                _ => 200,
             };
             let reply = Reply::error(status, Some(id), e.code, &e.message, e.data);
             (status, reply.body.unwrap_or_default())
@@ -200,176 +254,21 @@ fn envelope_with_tail(id: &str, result: &str, tail: &str) -> Vec<u8> {
     out
 }
 
-/// A request refused before routing (headers, `_meta`, version).
-struct Rejection {
-    status: u16,
-    code: ErrorCode,
-    message: String,
-    data: Option<Value>,
-}
-
-impl Rejection {
-    fn new(status: u16, code: ErrorCode, message: &str, data: Option<Value>) -> Rejection {
-        Rejection {
-            status,
-            code,
-            message: message.to_owned(),
-            data,
-        }
-    }
-}
-
-/// Decides the era and checks the headers and `_meta` that era requires.
-fn classify(method: &str, params: &Map<String, Value>, h: &Headers<'_>) -> Result<Era, Rejection> {
-    if let Some(why) = h.malformed {
-        return Err(Rejection::new(400, ErrorCode::HEADER_MISMATCH, why, None));
-    }
-    let meta = params.get("_meta").and_then(Value::as_object);
-    let meta_version = meta
-        .and_then(|m| m.get(META_VERSION))
-        .and_then(Value::as_str);
-    let modern_header = h
-        .protocol_version
-        .is_some_and(|v| version::MODERN_VERSIONS.contains(&v));
-    let Some(meta_version) = meta_version else {
-        if method == "initialize" {
-            // The handshake exists only before 2026-07-28: it always selects the legacy era.
-            let body_version = params
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            if let Some(header) = h.protocol_version
-                && header != body_version
-            {
-                let msg = format!(
-                    "invalid request: MCP-Protocol-Version header ({header}) does not match params.protocolVersion ({body_version})"
-                );
-                return Err(Rejection::new(400, ErrorCode::INVALID_REQUEST, &msg, None));
-            }
-            return Ok(Era::Legacy);
-        }
-        if method == "server/discover" || modern_header {
-            let msg = format!(
-                "invalid params: request _meta is missing or has malformed required fields: {META_VERSION}, {META_CAPABILITIES}"
-            );
-            return Err(Rejection::new(400, ErrorCode::INVALID_PARAMS, &msg, None));
-        }
-        if let Some(header) = h.protocol_version
-            && !version::is_known(header)
-        {
-            let msg = format!("unsupported MCP-Protocol-Version: {header}");
-            let data = json!({ "supported": version::all_versions(), "requested": header });
-            return Err(Rejection::new(
-                400,
-                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-                &msg,
-                Some(data),
-            ));
-        }
-        return Ok(Era::Legacy);
-    };
-    match h.protocol_version {
-        None => {
-            let msg = "request _meta protocolVersion requires the MCP-Protocol-Version header";
-            return Err(Rejection::new(400, ErrorCode::HEADER_MISMATCH, msg, None));
-        }
-        Some(header) if header != meta_version => {
-            let msg = format!(
-                "MCP-Protocol-Version header ({header}) does not match request _meta protocolVersion ({meta_version})"
-            );
-            return Err(Rejection::new(400, ErrorCode::HEADER_MISMATCH, &msg, None));
-        }
-        Some(_) => {}
-    }
-    if !version::MODERN_VERSIONS.contains(&meta_version) {
-        let data = json!({ "supported": version::MODERN_VERSIONS, "requested": meta_version });
-        let msg = format!(
-            "unsupported protocol version {meta_version}; per-request _meta speaks {}",
-            version::MODERN_VERSIONS.join(", ")
-        );
-        return Err(Rejection::new(
-            400,
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            &msg,
-            Some(data),
-        ));
-    }
-    if !meta.is_some_and(|m| m.get(META_CAPABILITIES).is_some_and(Value::is_object)) {
-        let msg = format!(
-            "invalid params: request _meta is missing or has malformed required fields: {META_CAPABILITIES}"
-        );
-        return Err(Rejection::new(400, ErrorCode::INVALID_PARAMS, &msg, None));
-    }
-    check_standard_headers(method, params, h)?;
-    Ok(Era::Modern)
-}
-
-/// SEP-2243: `Mcp-Method` always, `Mcp-Name` for calls that name a tool, prompt or resource.
-fn check_standard_headers(
-    method: &str,
-    params: &Map<String, Value>,
-    h: &Headers<'_>,
-) -> Result<(), Rejection> {
-    let mismatch = |msg: String| Err(Rejection::new(400, ErrorCode::HEADER_MISMATCH, &msg, None));
-    match h.mcp_method {
-        None => return mismatch("missing required Mcp-Method header".into()),
-        Some(v) if v != method => {
-            return mismatch(format!(
-                "Mcp-Method header ({v}) does not match body method ({method})"
-            ));
-        }
-        Some(_) => {}
-    }
-    let name_key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
-        _ => return Ok(()),
-    };
-    let Some(expected) = params.get(name_key).and_then(Value::as_str) else {
-        return Ok(()); // the body is malformed; routing answers -32602
-    };
-    match h.mcp_name.map(decode_header_value) {
-        None => mismatch(format!("missing required Mcp-Name header for {method}")),
-        Some(None) => mismatch("Mcp-Name header is not valid base64".into()),
-        Some(Some(v)) if v != expected => mismatch(format!(
-            "Mcp-Name header ({v}) does not match body value ({expected})"
-        )),
-        Some(Some(_)) => Ok(()),
-    }
-}
-
-/// Header values that cannot travel bare come as `=?base64?…?=`.
-fn decode_header_value(raw: &str) -> Option<String> {
-    use base64::Engine;
-    match raw
-        .strip_prefix("=?base64?")
-        .and_then(|s| s.strip_suffix("?="))
-    {
-        Some(inner) => {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(inner)
-                .ok()?;
-            String::from_utf8(bytes).ok()
-        }
-        None => Some(raw.to_owned()),
-    }
-}
-
-struct RpcError {
-    code: ErrorCode,
-    message: String,
-    data: Option<Value>,
+pub(crate) struct RpcError {
+    pub(crate) code: ErrorCode,
+    pub(crate) message: String,
+    pub(crate) data: Option<Value>,
 }
 
 impl RpcError {
-    fn new(code: ErrorCode, message: impl Into<String>) -> RpcError {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> RpcError {
         RpcError {
             code,
             message: message.into(),
             data: None,
         }
     }
-    fn internal() -> RpcError {
+    pub(crate) fn internal() -> RpcError {
         RpcError::new(
             ErrorCode::INTERNAL_ERROR,
             "internal error; the server log has the details",
@@ -392,9 +291,31 @@ async fn route<H: ToolHost>(
     era: Era,
     method: &str,
     params: Map<String, Value>,
+    link: Link<'_>,
 ) -> Outcome {
+    let fixtures = host.conformance_fixtures();
     match (method, era) {
-        ("initialize", Era::Legacy) => Ok(Answer::Object(initialize(host, &params))),
+        ("initialize", Era::Legacy) => {
+            if let Some(caps) = params.get("capabilities").filter(|c| c.is_object()) {
+                link.peers.set_capabilities(link.owner, caps.clone());
+            }
+            Ok(Answer::Object(initialize(host, &params)))
+        }
+        ("logging/setLevel", Era::Legacy) => {
+            methods::set_level(&params, link.peers, link.owner).map(Answer::Object)
+        }
+        ("resources/subscribe" | "resources/unsubscribe", Era::Legacy) if fixtures => {
+            methods::subscription(&params).map(Answer::Object)
+        }
+        ("prompts/list", _) => methods::list_prompts(host, caller, era)
+            .await
+            .map(|o| Answer::Object(with_ttl(o, era))),
+        ("prompts/get", _) => methods::get_prompt(host, caller, &params)
+            .await
+            .map(Answer::Object),
+        ("completion/complete", _) => methods::complete(host, caller, &params)
+            .await
+            .map(Answer::Object),
         ("ping", Era::Legacy) => Ok(Answer::Object(Map::new())),
         ("server/discover", Era::Modern) => Ok(Answer::Object(discover(host))),
         ("tools/list", _) => {
@@ -403,10 +324,11 @@ async fn route<H: ToolHost>(
                 RpcError::internal()
             })?;
             // Each definition was serialized once; a list is a concatenation.
+            let extra = if fixtures { fixtures::tools() } else { &[] };
             let mut text =
                 String::with_capacity(tools.iter().map(|t| t.json().len() + 1).sum::<usize>() + 80);
             text.push_str("{\"tools\":[");
-            for (i, t) in tools.iter().enumerate() {
+            for (i, t) in tools.iter().chain(extra).enumerate() {
                 if i > 0 {
                     text.push(',');
                 }
@@ -419,18 +341,25 @@ async fn route<H: ToolHost>(
             text.push('}');
             Ok(Answer::Raw(text))
         }
-        ("tools/call", _) => call_tool(host, caller, era, params).await,
+        ("tools/call", _) => call_tool(host, caller, era, params, link).await,
         ("resources/list", _) => {
             let mut out = Map::new();
+            let mut resources = host.list_resources(caller);
+            if fixtures {
+                resources.extend(fixtures::resources());
+            }
             out.insert(
                 "resources".into(),
-                serde_json::to_value(host.list_resources(caller)).unwrap_or_default(),
+                serde_json::to_value(resources).unwrap_or_default(),
             );
             Ok(Answer::Object(with_ttl(out, era)))
         }
         ("resources/templates/list", _) => {
             let mut out = Map::new();
-            let templates = host.list_resource_templates(caller);
+            let mut templates = host.list_resource_templates(caller);
+            if fixtures {
+                templates.extend(fixtures::resource_templates());
+            }
             out.insert(
                 "resourceTemplates".into(),
                 serde_json::to_value(templates).unwrap_or_default(),
@@ -453,8 +382,18 @@ fn with_ttl(mut out: Map<String, Value>, era: Era) -> Map<String, Value> {
     out
 }
 
-fn capabilities() -> Value {
-    json!({ "tools": { "listChanged": false }, "resources": { "listChanged": false, "subscribe": false } })
+fn capabilities<H: ToolHost>(host: &H, era: Era) -> Value {
+    let subscribe = host.conformance_fixtures() && era == Era::Legacy;
+    let mut caps = json!({
+        "tools": { "listChanged": false },
+        "resources": { "listChanged": false, "subscribe": subscribe },
+        "prompts": { "listChanged": false },
+        "completions": {},
+    });
+    if era == Era::Legacy {
+        caps["logging"] = json!({});
+    }
+    caps
 }
 
 fn implementation<H: ToolHost>(host: &H) -> Value {
@@ -474,7 +413,7 @@ fn initialize<H: ToolHost>(host: &H, params: &Map<String, Value>) -> Map<String,
         "protocolVersion".into(),
         version::negotiate_legacy(requested).into(),
     );
-    out.insert("capabilities".into(), capabilities());
+    out.insert("capabilities".into(), capabilities(host, Era::Legacy));
     out.insert("serverInfo".into(), implementation(host));
     out.insert(
         "instructions".into(),
@@ -486,7 +425,7 @@ fn initialize<H: ToolHost>(host: &H, params: &Map<String, Value>) -> Map<String,
 fn discover<H: ToolHost>(host: &H) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("supportedVersions".into(), json!(version::all_versions()));
-    out.insert("capabilities".into(), capabilities());
+    out.insert("capabilities".into(), capabilities(host, Era::Modern));
     out.insert(
         "instructions".into(),
         host.identity().instructions.clone().into(),
@@ -505,6 +444,7 @@ async fn call_tool<H: ToolHost>(
     caller: &H::Caller,
     era: Era,
     mut params: Map<String, Value>,
+    link: Link<'_>,
 ) -> Outcome {
     let Some(Value::String(name)) = params.remove("name") else {
         return Err(RpcError::new(
@@ -531,7 +471,13 @@ async fn call_tool<H: ToolHost>(
             "invalid params: \"inputResponses\" must be an object",
         ));
     }
-    match host.call_tool(caller, &name, arguments).await {
+    let cx = Context::new(era, link.owner, link.peers, link.out, &params);
+    if host.conformance_fixtures()
+        && let Some(result) = fixtures::call(&name, arguments.as_ref(), &cx).await
+    {
+        return result.map(|r| Answer::Result(r, era));
+    }
+    match host.call_tool(caller, &name, arguments, &cx).await {
         Ok(result) => Ok(Answer::Result(result, era)),
         Err(e) => Err(RpcError {
             code: e.code,
@@ -553,9 +499,13 @@ async fn read_resource<H: ToolHost>(
             "invalid params: resources/read needs a string \"uri\"",
         ));
     };
-    match host.read_resource(caller, uri).await {
+    let found = match fixtures::read(host.conformance_fixtures(), uri) {
+        Some(result) => Ok(Some(result)),
+        None => host.read_resource(caller, uri).await,
+    };
+    match found {
         Ok(Some(result)) => match serde_json::to_value(result) {
-            Ok(Value::Object(map)) => Ok(Answer::Object(map)),
+            Ok(Value::Object(map)) => Ok(Answer::Object(with_ttl(map, era))),
             _ => Err(RpcError::internal()),
         },
         Ok(None) => {

@@ -19,8 +19,8 @@ use rmcp::model::ErrorCode;
 use serde_json::{Value, json};
 
 use crate::{
-    ToolHost,
-    dispatch::{self, Headers, Reply},
+    Peers, ToolHost,
+    dispatch::{self, Headers, Link, Reply},
     throttle::Throttle,
 };
 
@@ -54,6 +54,8 @@ pub struct Edge<H> {
     pub config: EdgeConfig,
     /// Failed authentications by source, shared with every route that authenticates.
     pub throttle: Arc<Throttle>,
+    /// Open questions to clients and what each credential's client said in `initialize`.
+    pub peers: Arc<Peers>,
 }
 
 /// `POST /mcp`; GET and DELETE answer 405 with `Allow: POST`.
@@ -92,23 +94,30 @@ async fn handle<H: ToolHost>(State(edge): State<Arc<Edge<H>>>, request: Request)
     let Some(host) = edge.ready.get() else {
         return not_ready();
     };
-    let (reply, method) = match serve(host, &edge.config, &edge.throttle, request).await {
-        Ok(reply) => {
+    let (reply, method) = match serve(host, &edge, request).await {
+        Ok(Served::Plain(reply)) => {
             let method = reply.method.clone();
             (render(reply), method)
         }
+        Ok(Served::Stream(response)) => (response, "tools/call".to_string()),
         Err(response) => (response, "-".to_string()),
     };
     host.observe(&method, reply.status().as_u16(), started.elapsed());
     reply
 }
 
+/// A plain JSON answer, or an SSE stream of notifications and questions ending with it.
+enum Served {
+    Plain(Reply),
+    Stream(Response),
+}
+
 async fn serve<H: ToolHost>(
     host: &Arc<H>,
-    config: &EdgeConfig,
-    throttle: &Throttle,
+    edge: &Edge<H>,
     request: Request,
-) -> Result<Reply, Response> {
+) -> Result<Served, Response> {
+    let config = &edge.config;
     let (parts, body) = request.into_parts();
     check_host_and_origin(config, &parts.headers)?;
     let too_large = || {
@@ -128,14 +137,16 @@ async fn serve<H: ToolHost>(
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0);
+    let presented = credential(&parts.headers, parts.uri.query());
     let caller = authenticate(
         host.as_ref(),
-        throttle,
+        &edge.throttle,
         &parts.headers,
         parts.uri.query(),
         peer,
     )
     .await?;
+    let owner = edge.peers.owner_of(presented.as_deref());
     if let Some(ct) = parts.headers.get(header::CONTENT_TYPE)
         && !ct.to_str().is_ok_and(|v| {
             v.get(..16)
@@ -153,26 +164,123 @@ async fn serve<H: ToolHost>(
     let message: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(_) => {
-            return Ok(Reply::error(
+            return Ok(Served::Plain(Reply::error(
                 400,
                 None,
                 ErrorCode::PARSE_ERROR,
                 "parse error: the body is not valid JSON",
                 None,
-            ));
+            )));
         }
     };
     if message.is_array() {
-        return Ok(Reply::error(
+        return Ok(Served::Plain(Reply::error(
             400,
             None,
             ErrorCode::INVALID_REQUEST,
             "invalid request: batches are not supported; send one JSON-RPC message per POST",
             None,
-        ));
+        )));
+    }
+    if accepts_event_stream(&parts.headers)
+        && dispatch::wants_stream(host.as_ref(), &message)
+        && dispatch::passes_checks(&message, read_headers(&parts.headers))
+    {
+        return Ok(Served::Stream(stream(
+            host.clone(),
+            edge.peers.clone(),
+            owner,
+            caller,
+            message,
+            &parts.headers,
+        )));
     }
     let headers = read_headers(&parts.headers);
-    Ok(dispatch::dispatch(host.as_ref(), &caller, message, headers).await)
+    let link = Link {
+        peers: &edge.peers,
+        owner,
+        out: None,
+    };
+    Ok(Served::Plain(
+        dispatch::dispatch(host.as_ref(), &caller, message, headers, link).await,
+    ))
+}
+
+fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split(',')
+                .any(|t| t.trim().starts_with("text/event-stream"))
+        })
+}
+
+/// Answers a long call as `text/event-stream`: every notification or question the call sends,
+/// then its JSON-RPC answer, each as one `message` event. The call runs on its own task, so a
+/// client that goes away does not cancel a call that already started to act.
+fn stream<H: ToolHost>(
+    host: Arc<H>,
+    peers: Arc<Peers>,
+    owner: u64,
+    caller: H::Caller,
+    message: Value,
+    headers: &HeaderMap,
+) -> Response {
+    let malformed = read_headers(headers).malformed;
+    let protocol_version = header_text(headers, "mcp-protocol-version");
+    let mcp_method = header_text(headers, "mcp-method");
+    let mcp_name = header_text(headers, "mcp-name");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    tokio::spawn(async move {
+        let mut headers = Headers {
+            http: true,
+            malformed,
+            ..Headers::default()
+        };
+        headers.protocol_version = protocol_version.as_deref();
+        headers.mcp_method = mcp_method.as_deref();
+        headers.mcp_name = mcp_name.as_deref();
+        let link = Link {
+            peers: &peers,
+            owner,
+            out: Some(tx.clone()),
+        };
+        let reply = dispatch::dispatch(host.as_ref(), &caller, message, headers, link).await;
+        if let Some(body) = reply.body {
+            let _ = tx.send(body);
+        }
+    });
+    let events = futures::stream::poll_fn(move |cx| {
+        rx.poll_recv(cx).map(|m| {
+            m.map(|json| {
+                let mut frame = Vec::with_capacity(json.len() + 24);
+                frame.extend_from_slice(b"event: message\ndata: ");
+                frame.extend_from_slice(&json);
+                frame.extend_from_slice(b"\n\n");
+                Ok::<_, std::convert::Infallible>(Bytes::from(frame))
+            })
+        })
+    });
+    let mut r = Response::new(Body::from_stream(events));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
+}
+
+/// A header's text when it is sent once; the dispatcher's own checks see the rest.
+fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next()?.to_str().ok()?;
+    values
+        .next()
+        .is_none()
+        .then(|| first.trim_matches([' ', '\t']).to_string())
 }
 
 fn render(reply: Reply) -> Response {
@@ -372,6 +480,7 @@ fn read_headers(headers: &HeaderMap) -> Headers<'_> {
         mcp_method,
         mcp_name,
         malformed,
+        http: true,
     }
 }
 

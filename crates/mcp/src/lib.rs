@@ -2,18 +2,24 @@
 //! stdio and the stdio-to-HTTP bridge. Generic over [`ToolHost`]; knows nothing about media.
 
 pub mod bridge;
+mod classify;
+mod context;
 mod dispatch;
 pub mod edge;
+mod fixtures;
+mod methods;
 pub mod stdio;
 pub mod throttle;
 mod version;
 
 use std::{future::Future, sync::Arc, time::Duration};
 
-pub use dispatch::{Era, Reply, dispatch};
+pub use context::{AskError, Context, LogLevel, Outbox, Peers};
+pub use dispatch::{Era, Link, Reply, dispatch};
 pub use rmcp::model;
 use rmcp::model::{
-    CallToolResult, ErrorData, JsonObject, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CallToolResult, ErrorData, GetPromptResult, JsonObject, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
 };
 pub use version::{LEGACY_VERSIONS, MODERN_VERSIONS, NEWEST_LEGACY};
 
@@ -71,6 +77,25 @@ impl RenderedResult {
     }
 }
 
+/// What `completion/complete` asks about.
+#[derive(Debug)]
+pub struct Completing<'a> {
+    pub target: CompletionTarget<'a>,
+    /// The argument (or template variable) being completed.
+    pub argument: &'a str,
+    /// What the person typed so far.
+    pub value: &'a str,
+    /// Arguments already chosen (`context.arguments`).
+    pub context: &'a JsonObject,
+}
+
+/// The prompt or resource template an argument belongs to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CompletionTarget<'a> {
+    Prompt(&'a str),
+    Resource(&'a str),
+}
+
 /// A failure of the host itself (its store is down, say): answered as a JSON-RPC internal
 /// error with a generic message; the detail goes to the log only.
 #[derive(Debug, thiserror::Error)]
@@ -106,13 +131,55 @@ pub trait ToolHost: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Arc<[Arc<ListedTool>]>, HostError>> + Send;
 
     /// Runs one tool. `Err` only for what cannot be routed (unknown tool: -32602);
-    /// a tool that ran and failed is an `isError` result.
+    /// a tool that ran and failed is an `isError` result. `cx` reaches the client while the
+    /// call runs (progress, log messages, questions) when the call is streamed.
     fn call_tool(
         &self,
         caller: &Self::Caller,
         name: &str,
         arguments: Option<JsonObject>,
+        cx: &Context<'_>,
     ) -> impl Future<Output = Result<RenderedResult, ErrorData>> + Send;
+
+    /// Whether a call of this tool is long enough to answer as a stream (progress and log
+    /// messages, then the result) when the client accepts one.
+    fn streams(&self, _tool: &str) -> bool {
+        false
+    }
+
+    /// The prompts this caller may use, in a stable order.
+    fn list_prompts(
+        &self,
+        _caller: &Self::Caller,
+    ) -> impl Future<Output = Result<Vec<Prompt>, HostError>> + Send {
+        std::future::ready(Ok(Vec::new()))
+    }
+
+    /// `Ok(None)` when this caller has no prompt of that name; `Err` for bad arguments.
+    fn get_prompt(
+        &self,
+        _caller: &Self::Caller,
+        _name: &str,
+        _arguments: &JsonObject,
+    ) -> impl Future<Output = Result<Option<GetPromptResult>, ErrorData>> + Send {
+        std::future::ready(Ok(None))
+    }
+
+    /// Values this caller may pick for one argument of a prompt or resource template,
+    /// best first, starting with `completing.value`.
+    fn complete(
+        &self,
+        _caller: &Self::Caller,
+        _completing: &Completing<'_>,
+    ) -> impl Future<Output = Result<Vec<String>, HostError>> + Send {
+        std::future::ready(Ok(Vec::new()))
+    }
+
+    /// Whether the conformance suite's fixture tools, prompts and resources are served
+    /// alongside the host's own (`[mcp] conformance_fixtures`; never in a product config).
+    fn conformance_fixtures(&self) -> bool {
+        false
+    }
 
     fn list_resources(&self, caller: &Self::Caller) -> Vec<Resource>;
 

@@ -1,159 +1,124 @@
-//! `marquee stdio`: the same tools in-process for a local client, through rmcp's stdio
-//! transport, for the person behind one credential, re-checked on every request.
-//! stdout belongs to the protocol; logs go to stderr.
+//! `marquee stdio`: the same dispatcher as HTTP, one JSON-RPC message per line, for the
+//! person behind one credential, re-checked on every request. stdout belongs to the
+//! protocol (answers, notifications, questions); logs go to stderr.
 
 use std::sync::Arc;
 
-use rmcp::{
-    ErrorData, RoleServer, ServerHandler, ServiceExt,
-    model::{
-        CallToolRequestParams, CallToolResponse, Implementation, InitializeResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    },
-    service::RequestContext,
+use rmcp::model::ErrorCode;
+use serde_json::Value;
+use tokio::{
+    io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
+    sync::mpsc,
+    task::JoinSet,
 };
 
-use crate::ToolHost;
+use crate::{
+    Peers, ToolHost,
+    dispatch::{self, Headers, Link, Reply},
+};
 
-/// An rmcp server handler that answers from a [`ToolHost`] for one credential, which is
-/// authenticated again on every request (a revoked key stops working at once).
-pub struct InProcess<H: ToolHost> {
+/// Serves stdin/stdout until the client closes stdin.
+pub async fn serve<H: ToolHost>(host: Arc<H>, credential: String) -> Result<(), std::io::Error> {
+    serve_on(host, credential, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serves one client on any pair of byte streams (tests use pipes). Every line is handled
+/// on its own task, so a client can answer a question while the call that asked it waits.
+pub async fn serve_on<H, R, W>(
     host: Arc<H>,
     credential: String,
+    input: R,
+    mut output: W,
+) -> Result<(), std::io::Error>
+where
+    H: ToolHost,
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(async move {
+        while let Some(mut line) = rx.recv().await {
+            line.push(b'\n');
+            output.write_all(&line).await?;
+            output.flush().await?;
+        }
+        Ok::<_, std::io::Error>(())
+    });
+    let peers = Arc::new(Peers::default());
+    let credential: Arc<str> = credential.into();
+    let mut running = JoinSet::new();
+    let mut lines = BufReader::new(input).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (host, peers, credential, tx) =
+            (host.clone(), peers.clone(), credential.clone(), tx.clone());
+        running.spawn(async move {
+            let reply = answer(host.as_ref(), &peers, &credential, &line, tx.clone()).await;
+            if let Some(body) = reply.body {
+                let _ = tx.send(body);
+            }
+        });
+        while running.try_join_next().is_some() {}
+    }
+    while running.join_next().await.is_some() {}
+    drop(tx);
+    writer.await.map_err(std::io::Error::other)?
 }
 
-impl<H: ToolHost> InProcess<H> {
-    pub fn new(host: Arc<H>, credential: String) -> InProcess<H> {
-        InProcess { host, credential }
+async fn answer<H: ToolHost>(
+    host: &H,
+    peers: &Peers,
+    credential: &str,
+    line: &str,
+    out: mpsc::UnboundedSender<Vec<u8>>,
+) -> Reply {
+    let message: Value = match serde_json::from_str(line) {
+        Ok(m) => m,
+        Err(_) => {
+            let why = "parse error: the line is not valid JSON";
+            return Reply::error(400, None, ErrorCode::PARSE_ERROR, why, None);
+        }
+    };
+    if message.is_array() {
+        let why = "invalid request: batches are not supported; send one JSON-RPC message per line";
+        return Reply::error(400, None, ErrorCode::INVALID_REQUEST, why, None);
     }
-
-    async fn caller(&self) -> Result<H::Caller, ErrorData> {
-        match self
-            .host
-            .authenticate(&self.credential)
-            .await
-            .map_err(internal)?
-        {
-            Some(caller) => Ok(caller),
-            None => Err(ErrorData::invalid_request(
-                "the credential in MARQUEE_KEY is no longer valid (revoked or expired)",
+    if message.get("id").is_none() {
+        // Notifications and answers need no caller; nothing is ever written back for them.
+        if message.get("method").is_some() {
+            return Reply::accepted("notification");
+        }
+    }
+    let caller = match host.authenticate(credential).await {
+        Ok(Some(caller)) => caller,
+        Ok(None) => {
+            let why = "the credential in MARQUEE_KEY is no longer valid (revoked or expired)";
+            return Reply::error(
+                401,
+                message.get("id").cloned(),
+                ErrorCode::INVALID_REQUEST,
+                why,
                 None,
-            )),
+            );
         }
-    }
-}
-
-/// The server description shared by stdio and the bridge.
-pub(crate) fn server_config(
-    name: &str,
-    title: &str,
-    version: &str,
-    instructions: &str,
-) -> ServerConfig {
-    let capabilities = ServerCapabilities::builder()
-        .enable_tools()
-        .enable_resources()
-        .build();
-    let mut info = InitializeResult::new(capabilities);
-    let mut imp = Implementation::new(name, version);
-    imp.title = Some(title.to_string());
-    info.server_info = imp;
-    info.instructions = Some(instructions.to_string());
-    info
-}
-
-fn internal(e: impl std::fmt::Display) -> ErrorData {
-    tracing::error!(error = %e, "host failure");
-    ErrorData::internal_error("internal error; the server log has the details", None)
-}
-
-impl<H: ToolHost> ServerHandler for InProcess<H> {
-    fn get_info(&self) -> ServerConfig {
-        let id = self.host.identity();
-        server_config(&id.name, &id.title, &id.version, &id.instructions)
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self
-            .host
-            .list_tools(&self.caller().await?)
-            .await
-            .map_err(internal)?;
-        Ok(ListToolsResult::with_all_items(
-            tools.iter().map(|t| t.tool().clone()).collect(),
-        ))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.host
-            .call_tool(&self.caller().await?, &request.name, request.arguments)
-            .await?
-            .to_model()
-            .map(Into::into)
-            .map_err(|e| {
-                tracing::error!(error = %e, "a rendered tool result is not a CallToolResult");
-                ErrorData::internal_error("internal error", None)
-            })
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(
-            self.host.list_resources(&self.caller().await?),
-        ))
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.host.list_resource_templates(&self.caller().await?),
-        ))
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        match self
-            .host
-            .read_resource(&self.caller().await?, &request.uri)
-            .await
-            .map_err(internal)?
-        {
-            Some(result) => Ok(result.into()),
-            None => Err(ErrorData::resource_not_found(
-                format!("resource not found: {}", request.uri),
-                Some(serde_json::json!({ "uri": request.uri })),
-            )),
+        Err(e) => {
+            tracing::error!(error = %e, "authentication failed");
+            let why = "internal error; the server log has the details";
+            return Reply::error(
+                500,
+                message.get("id").cloned(),
+                ErrorCode::INTERNAL_ERROR,
+                why,
+                None,
+            );
         }
-    }
-}
-
-/// Serves stdin/stdout until the client closes them.
-pub async fn serve<H: ToolHost>(host: Arc<H>, credential: String) -> Result<(), std::io::Error> {
-    let running = InProcess::new(host, credential)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
-    Ok(())
+    };
+    let link = Link {
+        peers,
+        owner: 0,
+        out: Some(out),
+    };
+    dispatch::dispatch(host, &caller, message, Headers::default(), link).await
 }

@@ -213,3 +213,96 @@ async fn a_down_fake_answers_503_or_refuses_then_comes_back() {
     fake.set_mode(Mode::Up).await;
     assert_eq!(call(&fake, "GET", "/artist", None).await.0, 200);
 }
+
+#[tokio::test]
+async fn a_blocklisted_release_is_rejected_and_the_new_search_grabs_another() {
+    let fake = FakeArr::start(ArrKind::Radarr).await;
+    let movie = fake.insert(Resource::Movie, json!({ "title": "Heat", "tmdbId": 949 }));
+    fake.seed_release(
+        movie,
+        json!({ "title": "Heat.1995.Bad-GRP", "guid": "bad" }),
+    );
+    fake.seed_release(
+        movie,
+        json!({ "title": "Heat.1995.Good-GRP", "guid": "good" }),
+    );
+    fake.set_search_finds_releases(false);
+    call(
+        &fake,
+        "POST",
+        "/command",
+        Some(json!({ "name": "MoviesSearch", "movieIds": [movie] })),
+    )
+    .await;
+    fake.advance(Duration::from_secs(1));
+    let queued = fake.all(Resource::Queue);
+    assert_eq!(queued[0]["title"], "Heat.1995.Bad-GRP");
+
+    let id = queued[0]["id"].as_i64().unwrap();
+    let (status, _) = call(
+        &fake,
+        "DELETE",
+        &format!("/queue/{id}?removeFromClient=true&blocklist=true"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (_, releases) = call(&fake, "GET", &format!("/release?movieId={movie}"), None).await;
+    assert_eq!(releases[0]["rejections"], json!(["Release is blocklisted"]));
+    assert_eq!(releases[0]["approved"], false);
+
+    fake.advance(Duration::from_secs(1));
+    let titles: Vec<Value> = fake
+        .all(Resource::Queue)
+        .iter()
+        .map(|q| q["title"].clone())
+        .collect();
+    assert_eq!(
+        titles,
+        [json!("Heat.1995.Good-GRP")],
+        "blocklisting searched again"
+    );
+    let grabbed: Vec<Value> = fake.grabs().iter().map(|g| g["guid"].clone()).collect();
+    assert_eq!(grabbed, [json!("bad"), json!("good")]);
+}
+
+#[tokio::test]
+async fn a_manual_import_command_imports_the_mapped_file_and_clears_the_download() {
+    let fake = FakeArr::start(ArrKind::Sonarr).await;
+    let series = fake.insert(
+        Resource::Series,
+        json!({ "title": "Bluey", "tvdbId": 1, "path": "/tv/Bluey" }),
+    );
+    let episode = fake.insert(
+        Resource::Episode,
+        json!({ "seriesId": series, "seasonNumber": 1, "episodeNumber": 4 }),
+    );
+    let queue_id = fake.seed_stuck(episode, test_support::arr::Verdict::WrongEpisodeMapping);
+    let download = fake.get(Resource::Queue, queue_id).unwrap()["downloadId"].clone();
+    let (_, candidates) = call(
+        &fake,
+        "GET",
+        &format!("/manualimport?downloadId={}", download.as_str().unwrap()),
+        None,
+    )
+    .await;
+    let path = candidates[0]["path"].clone();
+    let body = json!({ "name": "ManualImport", "importMode": "move",
+        "files": [{ "path": path, "seriesId": series, "episodeIds": [episode], "downloadId": download, "quality": candidates[0]["quality"] }] });
+    let (status, command) = call(&fake, "POST", "/command", Some(body)).await;
+    assert_eq!((status, command["status"].clone()), (201, json!("queued")));
+    fake.advance(Duration::from_secs(1));
+    assert_eq!(
+        fake.get(Resource::Command, 1).unwrap()["status"],
+        "completed"
+    );
+    assert!(fake.get(Resource::Queue, queue_id).is_none());
+    assert_eq!(
+        fake.get(Resource::Episode, episode).unwrap()["hasFile"],
+        true
+    );
+    let refused = json!({ "name": "ManualImport", "files": [{ "path": "/x.mkv", "seriesId": series, "episodeIds": [99] }] });
+    call(&fake, "POST", "/command", Some(refused)).await;
+    fake.advance(Duration::from_secs(1));
+    assert_eq!(fake.get(Resource::Command, 2).unwrap()["status"], "failed");
+}

@@ -4,15 +4,19 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use mcp::{
-    HostError, ListedTool, RenderedResult, ServerIdentity, ToolHost,
+    Completing, CompletionTarget, Context, HostError, ListedTool, RenderedResult, ServerIdentity,
+    ToolHost,
     model::{
-        ErrorData, JsonObject, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-        Tool, ToolAnnotations,
+        ErrorData, GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage,
+        ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, Tool,
+        ToolAnnotations,
     },
 };
 use policy::Effect;
 use serde_json::Value;
-use tools::{App, Called, Caller, ToolView, guides::Topic};
+use tools::{
+    App, Called, Caller, ToolView, completions::Target, guides::Topic, prompts::PromptSpec,
+};
 
 use crate::Metrics;
 
@@ -23,6 +27,8 @@ pub struct Host {
     metrics: Arc<Metrics>,
     /// MCP definitions of every tool, built once.
     defs: HashMap<&'static str, Arc<ListedTool>>,
+    /// `[mcp] conformance_fixtures`: the suite's `test_*` fixtures are served too.
+    fixtures: bool,
 }
 
 impl Host {
@@ -43,7 +49,14 @@ impl Host {
             identity,
             metrics,
             defs,
+            fixtures: false,
         }
+    }
+
+    /// Serves the conformance suite's fixtures beside the tools (test servers only).
+    pub fn with_conformance_fixtures(mut self, on: bool) -> Host {
+        self.fixtures = on;
+        self
     }
 
     /// The MCP definition of one tool, whoever asks.
@@ -156,6 +169,7 @@ impl ToolHost for Host {
         caller: &Caller,
         name: &str,
         arguments: Option<JsonObject>,
+        _cx: &Context<'_>,
     ) -> Result<RenderedResult, ErrorData> {
         match self.app.call(caller, name, arguments).await {
             Called::UnknownTool => {
@@ -209,9 +223,77 @@ impl ToolHost for Host {
         }))
     }
 
+    fn conformance_fixtures(&self) -> bool {
+        self.fixtures
+    }
+
+    async fn list_prompts(&self, caller: &Caller) -> Result<Vec<Prompt>, HostError> {
+        let usable = self
+            .app
+            .prompts(caller)
+            .await
+            .map_err(|e| HostError(e.to_string()))?;
+        Ok(usable.into_iter().map(prompt_definition).collect())
+    }
+
+    async fn get_prompt(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: &JsonObject,
+    ) -> Result<Option<GetPromptResult>, ErrorData> {
+        let usable = self.app.prompts(caller).await.map_err(|e| {
+            tracing::error!(error = %e, "prompts/get failed");
+            ErrorData::internal_error("internal error; the server log has the details", None)
+        })?;
+        let Some(spec) = usable.into_iter().find(|p| p.name == name) else {
+            return Ok(None);
+        };
+        let given: Vec<&str> = arguments.keys().map(String::as_str).collect();
+        let value = |n: &str| arguments.get(n).and_then(Value::as_str).map(str::to_owned);
+        let text = spec
+            .render(value, &given)
+            .map_err(|why| ErrorData::invalid_params(why, None))?;
+        let message = PromptMessage::new_text(Role::User, text);
+        Ok(Some(
+            GetPromptResult::new(vec![message]).with_description(spec.description),
+        ))
+    }
+
+    async fn complete(
+        &self,
+        caller: &Caller,
+        completing: &Completing<'_>,
+    ) -> Result<Vec<String>, HostError> {
+        let target = match completing.target {
+            CompletionTarget::Prompt(name) => Target::Prompt(name),
+            CompletionTarget::Resource(uri) => Target::Resource(uri),
+        };
+        self.app
+            .complete(caller, target, completing.argument, completing.value)
+            .await
+            .map_err(|e| HostError(e.to_string()))
+    }
+
     fn observe(&self, method: &str, status: u16, elapsed: Duration) {
         self.metrics.request(method, status, elapsed);
     }
+}
+
+/// The MCP definition of a prompt.
+fn prompt_definition(spec: &PromptSpec) -> Prompt {
+    let arguments = spec
+        .arguments
+        .iter()
+        .map(|a| {
+            let mut arg = PromptArgument::new(a.name);
+            arg.description = Some(a.description.into());
+            arg.required = Some(a.required);
+            arg
+        })
+        .collect::<Vec<_>>();
+    let arguments = (!arguments.is_empty()).then_some(arguments);
+    Prompt::new(spec.name, Some(spec.description), arguments).with_title(spec.title)
 }
 
 /// `Value` of a tool's MCP definition, for the REST mirror and the snapshot.

@@ -58,6 +58,7 @@ pub fn router(web: Web) -> Router {
         ready: web.ready.clone(),
         config: web.edge.clone(),
         throttle: web.throttle.clone(),
+        peers: Arc::default(),
     }));
     let gated = Router::new()
         .route(

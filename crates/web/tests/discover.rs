@@ -128,6 +128,46 @@ async fn a_pg_kid_sees_no_r_or_nc17_title_and_the_hidden_count_is_exact() {
 }
 
 #[tokio::test]
+async fn kept_builtin_answers_are_kept_per_question_and_per_callers_limits() {
+    let s = server_with_instances(vec![builtin()]).await;
+    let kid = s
+        .key_with_limits("kid", Role::Kid, "requester", pg_kid())
+        .await;
+    let args = json!({"media_type": "movie", "genres": ["Crime"], "year_from": 1990});
+    let owner_first = outcome(&s.call(&s.owner_key, "browse_titles", args.clone()).await).2;
+    let kid_first = outcome(&s.call(&kid, "browse_titles", args.clone()).await).2;
+    assert_eq!(owner_first["hidden_by_limits"], 0);
+    assert!(rows(&kid_first).iter().all(|r| pg_allows(r, false)));
+    assert_ne!(ids(&rows(&kid_first)), ids(&rows(&owner_first)));
+    // Asked again: the same answers, each to its own caller.
+    let owner_again = outcome(&s.call(&s.owner_key, "browse_titles", args.clone()).await).2;
+    let kid_again = outcome(&s.call(&kid, "browse_titles", args.clone()).await).2;
+    assert_eq!(owner_again, owner_first);
+    assert_eq!(kid_again, kid_first);
+    // Other arguments are another question.
+    let later =
+        json!({"media_type": "movie", "genres": ["Crime"], "year_from": 1990, "year_to": 1995});
+    let owner_later = outcome(&s.call(&s.owner_key, "browse_titles", later).await).2;
+    assert_ne!(ids(&rows(&owner_later)), ids(&rows(&owner_first)));
+    // Once the kid's limits change, the answer kept for the old ones is not handed out.
+    let store = s.host.app.store();
+    let person = store.person_by_name("kid").await.unwrap().unwrap();
+    let strict = ContentLimits {
+        max_movie_cert: Some("G".into()),
+        ..pg_kid()
+    };
+    store.set_limits(person.id, &strict).await.unwrap();
+    let kid_strict = outcome(&s.call(&kid, "browse_titles", args).await).2;
+    assert!(
+        rows(&kid_strict)
+            .iter()
+            .all(|r| matches!(r["rating"].as_str(), Some("G" | "unrated") | None)),
+        "{kid_strict}"
+    );
+    assert_ne!(ids(&rows(&kid_strict)), ids(&rows(&kid_first)));
+}
+
+#[tokio::test]
 async fn forbidden_details_answer_exactly_and_admins_are_never_filtered() {
     let s = server_with_instances(vec![builtin()]).await;
     let kid = s

@@ -91,6 +91,53 @@ fn main() {
         "ratio p50 index/reference: {:.2}",
         p50.as_secs_f64() / r50.as_secs_f64()
     );
+    questions(&builtin, &rt);
+}
+
+/// The broad questions of the benchmark matrix (scripts/bench-matrix.sh), one line each.
+fn questions(builtin: &Builtin, rt: &tokio::runtime::Runtime) {
+    use adapters_catalogue::BrowseFilters;
+    use domain::{MediaId, MediaSource, MediaType};
+    let browse = |genres: &[&str], years: Option<(i32, i32)>, page: u32| {
+        let mut f = BrowseFilters::new(MediaType::Movie);
+        f.genres = genres.iter().map(|g| g.to_string()).collect();
+        f.year_from = years.map(|y| y.0);
+        f.year_to = years.map(|y| y.1);
+        f.page = page;
+        f
+    };
+    let heat = MediaId::new(MediaSource::Builtin, "tt0113277");
+    let time = |label: &str, run: &dyn Fn()| {
+        let mut took: Vec<Duration> = (0..300)
+            .map(|_| {
+                let t = Instant::now();
+                run();
+                t.elapsed()
+            })
+            .collect();
+        let (p50, p99) = percentiles(&mut took);
+        println!("question {label}: p50 {p50:?}, p99 {p99:?}");
+    };
+    for q in ["the", "love", "star wars", "a"] {
+        let search = TitleSearch::new(TitleKind::Movie, q);
+        time(&format!("search \"{q}\""), &|| {
+            std::hint::black_box(rt.block_on(builtin.search_titles(&search)).expect("search"));
+        });
+    }
+    for (label, f) in [
+        ("browse all", browse(&[], None, 1)),
+        ("browse Comedy", browse(&["Comedy"], None, 1)),
+        ("browse 1990-1999", browse(&[], Some((1990, 1999)), 1)),
+        ("browse Drama page 40", browse(&["Drama"], None, 40)),
+    ] {
+        time(label, &|| {
+            std::hint::black_box(rt.block_on(builtin.browse(&f)).expect("browse"));
+        });
+    }
+    time("recommendations Heat", &|| {
+        let page = rt.block_on(builtin.recommendations(&heat, MediaType::Movie, 1));
+        std::hint::black_box(page.expect("recommendations"));
+    });
 }
 
 /// Every title, lowercased, for the reference scan (read through browse pages: 1940-2014).

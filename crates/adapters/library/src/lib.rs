@@ -7,6 +7,7 @@ mod common;
 mod core;
 mod error;
 mod lidarr;
+mod manual_import;
 mod model;
 mod radarr;
 mod readarr;
@@ -21,6 +22,7 @@ pub use crate::{
     common::CONFIG_BOUND,
     core::SEARCH_TIMEOUT,
     error::Error,
+    manual_import::{Candidate, ImportMapping},
     model::{
         AddOptions, CalendarEntry, Command, ConfigEntry, CustomFormat, Disk, Episode, ExternalIds,
         Found, Health, HistoryEvent, ItemKind, LibraryItem, MediaFile, MediaInfo, MediaRef,
@@ -220,6 +222,15 @@ impl LibraryClient {
         release.reference(self.core.key().expose().as_bytes(), instance, scope)
     }
 
+    /// Manual import candidates of a download (its download id) or a folder.
+    pub async fn manual_import_candidates(
+        &self,
+        download_id: Option<&str>,
+        folder: Option<&str>,
+    ) -> Result<Vec<Candidate>, Error> {
+        manual_import::candidates(&self.core, self.service, download_id, folder).await
+    }
+
     /// The writing half. Callers hand it out only after policy allowed the write.
     pub fn writer(&self) -> Writer<'_> {
         Writer { client: self }
@@ -262,6 +273,15 @@ impl Writer<'_> {
     /// Removes a queue item as `how` says.
     pub async fn remove_queue_item(&self, id: i64, how: Removal) -> Result<(), Error> {
         repair::remove(&self.client.core, id, how).await
+    }
+
+    /// Imports candidates with explicit mappings (`mode`: move or copy); answers the command.
+    pub async fn manual_import(
+        &self,
+        files: &[(Candidate, ImportMapping)],
+        mode: &str,
+    ) -> Result<Command, Error> {
+        manual_import::import(&self.client.core, self.client.service, files, mode).await
     }
 
     /// Rescans a movie, series, artist or author folder.

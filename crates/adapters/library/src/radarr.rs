@@ -90,15 +90,21 @@ pub async fn item(core: &Core, id: i64) -> Result<LibraryItem, Error> {
 
 /// The movie as Radarr's lookup knows it, with its library id when it is already held.
 pub async fn find(core: &Core, media: &MediaRef) -> Result<Found, Error> {
-    let raw: Value = match media.source {
+    let unknown = || {
+        Error::NotFound(format!(
+            "radarr's lookup does not know {}:{}",
+            media.source, media.id
+        ))
+    };
+    let looked: Result<Value, Error> = match media.source {
         MediaSource::Tmdb => {
             let id = numeric(&media.id, "tmdb")?;
             core.get("movie/lookup/tmdb", &[("tmdbId", id.to_string())])
-                .await?
+                .await
         }
         MediaSource::Imdb => {
             core.get("movie/lookup/imdb", &[("imdbId", media.id.clone())])
-                .await?
+                .await
         }
         other => {
             return Err(Error::Unsupported(format!(
@@ -106,16 +112,18 @@ pub async fn find(core: &Core, media: &MediaRef) -> Result<Found, Error> {
             )));
         }
     };
+    let raw = match looked {
+        Err(Error::Http {
+            source: httpx::Error::NotFound,
+            ..
+        }) => return Err(unknown()),
+        other => other?,
+    };
     // Some versions answer a one-element list.
     let raw = match raw {
         Value::Array(mut a) if !a.is_empty() => a.swap_remove(0),
         Value::Object(_) => raw,
-        _ => {
-            return Err(Error::NotFound(format!(
-                "radarr's lookup does not know {}:{}",
-                media.source, media.id
-            )));
-        }
+        _ => return Err(unknown()),
     };
     let movie: VMovie = serde_json::from_value(raw.clone()).map_err(|e| {
         Error::NotFound(format!("radarr's lookup answered an unreadable movie: {e}"))

@@ -44,11 +44,7 @@ pub fn is_secret_name(name: &str) -> bool {
 /// name is a secret's) are masked, and every string loses URL credentials and query strings.
 pub fn value(v: &mut Value) {
     match v {
-        Value::String(s) => {
-            if needs_text_scrub(s) {
-                *s = text(s);
-            }
-        }
+        Value::String(s) if needs_text_scrub(s) => *s = text(s),
         Value::Array(items) => items.iter_mut().for_each(value),
         Value::Object(map) => {
             let setting_is_secret = map

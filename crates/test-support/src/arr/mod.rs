@@ -20,6 +20,7 @@ mod clock;
 mod commands;
 mod defaults;
 mod doctor;
+mod history;
 mod library;
 mod releases;
 mod routes;

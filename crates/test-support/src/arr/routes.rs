@@ -4,7 +4,7 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::{
-    ArrKind, Resource, adds, commands, library, releases, server::ArrRequest, state::State,
+    ArrKind, Resource, adds, commands, history, library, releases, server::ArrRequest, state::State,
 };
 
 pub(crate) type Answer = (StatusCode, Value);
@@ -44,8 +44,8 @@ pub(crate) fn answer(state: &mut State, r: &ArrRequest) -> Answer {
         ("GET", ["queue", "status"]) => ok(releases::queue_status(state)),
         ("DELETE", ["queue", "bulk"]) => releases::remove_queue_bulk(state, r),
         ("DELETE", ["queue", id]) => releases::remove_queue(state, r, id),
-        ("GET", ["history"]) => library::history_page(state, r),
-        ("GET", ["history", _]) => library::history_of(state, r),
+        ("GET", ["history"]) => history::history_page(state, r),
+        ("GET", ["history", _]) => history::history_of(state, r),
         ("GET", ["blocklist"]) => releases::blocklist_page(state, r),
         ("DELETE", ["blocklist", id]) => {
             match parse_id(id).and_then(|id| state.remove(Resource::Blocklist, id)) {
@@ -53,7 +53,7 @@ pub(crate) fn answer(state: &mut State, r: &ArrRequest) -> Answer {
                 None => not_found(),
             }
         }
-        ("GET", ["calendar"]) => ok(library::calendar(state, r)),
+        ("GET", ["calendar"]) => ok(history::calendar(state, r)),
         ("GET", ["command"]) => ok(json!(state.all(Resource::Command))),
         ("GET", ["command", id]) => by_id(state, Resource::Command, id),
         ("POST", ["command"]) => commands::post(state, &r.body),

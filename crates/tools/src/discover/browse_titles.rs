@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
+    catalogues::Entry,
     identity::TitleType,
     limits::{Gate, pass_titles},
     pick, render,
@@ -89,92 +90,99 @@ impl Tool for BrowseTitles {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let media_type = input.media_type.media_type();
         let kinds: &[InstanceKind] = match input.media_type {
             TitleType::Movie => &[InstanceKind::Builtin, InstanceKind::Tmdb],
             TitleType::Tv => &[InstanceKind::Tmdb],
         };
         let entry = pick(ctx, input.instance_id.as_deref(), kinds, "browsing titles")?;
-        let catalogue = entry.catalogue().await?;
-        let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
-        let asked = input
-            .max_certification
-            .as_ref()
-            .map(|max| CertificationCeiling {
-                region: input
-                    .certification_region
-                    .clone()
-                    .unwrap_or_else(|| "US".into())
-                    .to_ascii_uppercase(),
-                max: max.clone(),
-            });
-        let mut warnings = Vec::new();
-        let ceiling = match (&mut gate, asked) {
-            (None, asked) => asked,
-            (Some(g), asked) => match (g.ceiling(media_type).await?, asked) {
-                (None, asked) => asked,
-                (Some(cap), None) => Some(cap),
-                (Some(cap), Some(asked)) => {
-                    let milder = asked.region == cap.region
-                        && matches!(
-                            (g.rank(media_type, &asked.max).await?, g.rank(media_type, &cap.max).await?),
-                            (Some(a), Some(c)) if a <= c
-                        );
-                    if milder {
-                        Some(asked)
-                    } else {
-                        warnings.push(format!(
-                            "the certification filter was replaced by this account's limit ({} in {})",
-                            cap.max, cap.region
-                        ));
-                        Some(cap)
-                    }
-                }
-            },
-        };
-        let without_genres = match &mut gate {
-            Some(g) => g.excluded_genres(media_type).await?,
-            None => Vec::new(),
-        };
-        let filters = BrowseFilters {
-            media_type,
-            genres: input.genres.clone(),
-            without_genres,
-            year_from: input.year_from,
-            year_to: input.year_to,
-            min_vote_average: input.min_rating,
-            min_vote_count: input.min_votes,
-            original_language: input.language.clone(),
-            country: input.country.clone(),
-            watch_provider: input.streaming_provider.clone(),
-            watch_region: input.watch_region.clone(),
-            keyword: input.keyword.clone(),
-            company: input.company.clone(),
-            certification: ceiling,
-            runtime_min: input.runtime_min,
-            runtime_max: input.runtime_max,
-            page: render::page(input.page)?,
-        };
-        let mut page = catalogue
-            .browse(&filters)
+        let question = format!("{input:?}");
+        entry
+            .answer(ctx, Self::META.name, question, || browse(ctx, entry, input))
             .await
-            .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
-        let kind = match input.media_type {
-            TitleType::Movie => "movies",
-            TitleType::Tv => "shows",
-        };
-        let mut out = render::titles_output(
-            &entry.id,
-            &format!("among {kind} matching the filters"),
-            &page,
-            &passed.rows,
-            passed.hidden,
-            gate.is_some(),
-        )?;
-        for w in warnings {
-            out = out.warn(w);
-        }
-        Ok(out)
     }
+}
+
+async fn browse(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolError> {
+    let media_type = input.media_type.media_type();
+    let catalogue = entry.catalogue().await?;
+    let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
+    let asked = input
+        .max_certification
+        .as_ref()
+        .map(|max| CertificationCeiling {
+            region: input
+                .certification_region
+                .clone()
+                .unwrap_or_else(|| "US".into())
+                .to_ascii_uppercase(),
+            max: max.clone(),
+        });
+    let mut warnings = Vec::new();
+    let ceiling = match (&mut gate, asked) {
+        (None, asked) => asked,
+        (Some(g), asked) => match (g.ceiling(media_type).await?, asked) {
+            (None, asked) => asked,
+            (Some(cap), None) => Some(cap),
+            (Some(cap), Some(asked)) => {
+                let milder = asked.region == cap.region
+                    && matches!(
+                        (g.rank(media_type, &asked.max).await?, g.rank(media_type, &cap.max).await?),
+                        (Some(a), Some(c)) if a <= c
+                    );
+                if milder {
+                    Some(asked)
+                } else {
+                    warnings.push(format!(
+                        "the certification filter was replaced by this account's limit ({} in {})",
+                        cap.max, cap.region
+                    ));
+                    Some(cap)
+                }
+            }
+        },
+    };
+    let without_genres = match &mut gate {
+        Some(g) => g.excluded_genres(media_type).await?,
+        None => Vec::new(),
+    };
+    let filters = BrowseFilters {
+        media_type,
+        genres: input.genres.clone(),
+        without_genres,
+        year_from: input.year_from,
+        year_to: input.year_to,
+        min_vote_average: input.min_rating,
+        min_vote_count: input.min_votes,
+        original_language: input.language.clone(),
+        country: input.country.clone(),
+        watch_provider: input.streaming_provider.clone(),
+        watch_region: input.watch_region.clone(),
+        keyword: input.keyword.clone(),
+        company: input.company.clone(),
+        certification: ceiling,
+        runtime_min: input.runtime_min,
+        runtime_max: input.runtime_max,
+        page: render::page(input.page)?,
+    };
+    let mut page = catalogue
+        .browse(&filters)
+        .await
+        .map_err(|e| render::catalogue_error(e, &entry.id))?;
+    let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
+    let kind = match input.media_type {
+        TitleType::Movie => "movies",
+        TitleType::Tv => "shows",
+    };
+    let mut out = render::titles_output(
+        &entry.id,
+        &format!("among {kind} matching the filters"),
+        &page,
+        &passed.rows,
+        passed.hidden,
+        gate.is_some(),
+    )?;
+    for w in warnings {
+        out = out.warn(w);
+    }
+    Ok(out)
 }

@@ -2,7 +2,7 @@
 //! one: the named `instance_id`, or, when omitted, the default catalogue if it can answer the
 //! question, else the default instance of a kind that can.
 
-use std::{sync::Arc, time::Duration};
+use std::{future::Future, sync::Arc, time::Duration};
 
 use adapters_catalogue::{
     Builtin, Catalogue, MusicBrainz, MusicBrainzConfig, Tmdb, TmdbAuth, TmdbConfig,
@@ -10,11 +10,11 @@ use adapters_catalogue::{
 use domain::{InstanceKind, KindFamily};
 use tokio::sync::OnceCell;
 
-use super::ratings::RatingCache;
+use super::{kept::Kept, ratings::RatingCache};
 use crate::ErrorCode;
 use crate::{
     context::Ctx,
-    contract::ToolError,
+    contract::{Output, ToolError},
     instances::{InstanceSpec, Instances},
 };
 
@@ -51,9 +51,30 @@ pub(crate) struct Entry {
     source: Source,
     /// Ratings read from details for rows that came without one.
     pub ratings: RatingCache,
+    /// The builtin catalogue's answers, kept (its data never changes).
+    kept: Kept,
 }
 
 impl Entry {
+    /// `compute`'s answer of `tool` to `question`; for the builtin catalogue, kept per question and
+    /// per caller's limits and handed out again (see `kept.rs`). Other catalogues answer afresh.
+    pub async fn answer<F, Fut>(
+        &self,
+        ctx: &Ctx,
+        tool: &'static str,
+        question: String,
+        compute: F,
+    ) -> Result<Output, ToolError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Output, ToolError>>,
+    {
+        match self.source {
+            Source::Builtin => self.kept.answer(ctx, tool, question, compute).await,
+            _ => compute().await,
+        }
+    }
+
     pub async fn catalogue(&self) -> Result<Arc<dyn Catalogue>, ToolError> {
         match &self.source {
             Source::Ready(c) => Ok(c.clone()),
@@ -140,6 +161,7 @@ impl Catalogues {
                 id: spec.id.clone(),
                 source: build(spec),
                 ratings: RatingCache::new(Duration::from_secs(6 * 3600)),
+                kept: Kept::default(),
             })
             .collect();
         if entries.iter().any(|e| matches!(e.source, Source::Builtin))

@@ -1,11 +1,12 @@
 //! `get_recommendations`: titles like one title, within the caller's content limits.
 
-use domain::{Capability, MediaSource};
+use domain::{Capability, MediaId, MediaSource};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
+    catalogues::Entry,
     identity::{self, TitleType},
     limits::{Gate, pass_titles},
     lookup, pick, render,
@@ -46,6 +47,7 @@ impl Tool for GetRecommendations {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let question = format!("{input:?}");
         let page_no = render::page(input.page)?;
         let limited = Gate::for_caller_would_filter(ctx);
         // A limited person may only ask about a title they may see.
@@ -73,20 +75,35 @@ impl Tool for GetRecommendations {
             let context = format!("like {id}");
             (entry, id, context)
         };
-        let catalogue = entry.catalogue().await?;
-        let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
-        let mut page = catalogue
-            .recommendations(&id, input.media_type.media_type(), page_no)
+        entry
+            .answer(ctx, Self::META.name, question, || {
+                recommend(ctx, entry, id, input.media_type, page_no, context)
+            })
             .await
-            .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
-        render::titles_output(
-            &entry.id,
-            &context,
-            &page,
-            &passed.rows,
-            passed.hidden,
-            gate.is_some(),
-        )
     }
+}
+
+async fn recommend(
+    ctx: &Ctx,
+    entry: &Entry,
+    id: MediaId,
+    media_type: TitleType,
+    page_no: u32,
+    context: String,
+) -> Result<Output, ToolError> {
+    let catalogue = entry.catalogue().await?;
+    let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
+    let mut page = catalogue
+        .recommendations(&id, media_type.media_type(), page_no)
+        .await
+        .map_err(|e| render::catalogue_error(e, &entry.id))?;
+    let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
+    render::titles_output(
+        &entry.id,
+        &context,
+        &page,
+        &passed.rows,
+        passed.hidden,
+        gate.is_some(),
+    )
 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
-    catalogues::pick,
+    catalogues::{Entry, pick},
     identity::TitleScope,
     limits::{Gate, pass_titles},
     render,
@@ -48,43 +48,49 @@ impl Tool for SearchTitles {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let scope = input.media_type.unwrap_or(TitleScope::Any);
-        let kinds: &[InstanceKind] = if scope == TitleScope::Tv {
+        let kinds: &[InstanceKind] = if input.media_type == Some(TitleScope::Tv) {
             &[InstanceKind::Tmdb]
         } else {
             &[InstanceKind::Builtin, InstanceKind::Tmdb]
         };
         let entry = pick(ctx, input.instance_id.as_deref(), kinds, "title search")?;
-        let catalogue = entry.catalogue().await?;
-        let search = TitleSearch {
-            kind: scope.kind(),
-            query: input.query.clone(),
-            year: input.year,
-            page: render::page(input.page)?,
-        };
-        let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
-        let mut page = catalogue
-            .search_titles(&search)
+        let question = format!("{input:?}");
+        entry
+            .answer(ctx, Self::META.name, question, || search(ctx, entry, input))
             .await
-            .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let mut rows = std::mem::take(&mut page.items);
-        // A year the source could not apply upstream is checked on the rows.
-        if let Some(year) = input
-            .year
-            .filter(|_| page.unapplied_filters.contains(&"year"))
-        {
-            rows.retain(|r| r.year == Some(year));
-        }
-        let limited = gate.is_some();
-        let passed = pass_titles(&mut gate, rows).await?;
-        let context = format!("for \"{}\"", input.query.trim());
-        render::titles_output(
-            &entry.id,
-            &context,
-            &page,
-            &passed.rows,
-            passed.hidden,
-            limited,
-        )
     }
+}
+
+async fn search(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolError> {
+    let catalogue = entry.catalogue().await?;
+    let search = TitleSearch {
+        kind: input.media_type.unwrap_or(TitleScope::Any).kind(),
+        query: input.query.clone(),
+        year: input.year,
+        page: render::page(input.page)?,
+    };
+    let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
+    let mut page = catalogue
+        .search_titles(&search)
+        .await
+        .map_err(|e| render::catalogue_error(e, &entry.id))?;
+    let mut rows = std::mem::take(&mut page.items);
+    // A year the source could not apply upstream is checked on the rows.
+    if let Some(year) = input
+        .year
+        .filter(|_| page.unapplied_filters.contains(&"year"))
+    {
+        rows.retain(|r| r.year == Some(year));
+    }
+    let limited = gate.is_some();
+    let passed = pass_titles(&mut gate, rows).await?;
+    let context = format!("for \"{}\"", input.query.trim());
+    render::titles_output(
+        &entry.id,
+        &context,
+        &page,
+        &passed.rows,
+        passed.hidden,
+        limited,
+    )
 }

@@ -14,6 +14,7 @@ mod get_media_file_details;
 mod get_quality_profiles;
 mod get_queue;
 mod get_service_config;
+mod repair;
 mod rescan_media;
 mod search_books;
 pub(crate) mod source;
@@ -42,6 +43,12 @@ pub fn tools() -> Vec<Box<dyn DynTool>> {
         Box::new(trigger_search::TriggerSearch),
         Box::new(rescan_media::RescanMedia),
         Box::new(search_books::SearchBooks),
+        Box::new(repair::search_releases::SearchReleases),
+        Box::new(repair::grab_release::GrabRelease),
+        Box::new(repair::remove_queue_item::RemoveQueueItem),
+        Box::new(repair::diagnose_queue::DiagnoseQueue),
+        Box::new(repair::get_manual_import_candidates::GetManualImportCandidates),
+        Box::new(repair::execute_manual_import::ExecuteManualImport),
     ]
 }
 

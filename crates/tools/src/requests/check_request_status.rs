@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 use store::{RequestQuery, RequestStatus};
 
-use super::{NO_LIBRARY, library_configured, request_label, request_row, sees_all};
+use super::{NO_LIBRARY, arrive, library_configured, request_label, request_row, sees_all};
 use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError, discover::identity};
 
@@ -33,7 +33,7 @@ impl Tool for CheckRequestStatus {
     const META: Meta = Meta {
         name: "check_request_status",
         title: "Check a request",
-        description: "Shows where a request stands (pending, approved, rejected, available, failed), by request_id or by the title's media_source + media_id. Your own requests, or anyone's with requests.manage.",
+        description: "Shows where a request stands (pending, approved, rejected, available, failed) and, once approved, where it is in the library, read live: added, searching, downloading (with progress), available, or failed with the reason, by request_id or by the title's media_source + media_id. Your own requests, or anyone's with requests.manage.",
         effect: Effect::Read,
         capability: Capability::Request,
         needs_plan: false,
@@ -88,15 +88,56 @@ impl Tool for CheckRequestStatus {
         };
         let waiting = !library_configured(ctx)
             && requests.iter().any(|r| r.status == RequestStatus::Approved);
-        let parts: Vec<String> = requests
-            .iter()
-            .map(|r| format!("request {} for {} is {}", r.id, request_label(r), r.status))
-            .collect();
+        let mut parts = Vec::new();
+        let mut rows = Vec::new();
+        let mut warnings = Vec::new();
+        for r in &requests {
+            let followed = match r.status {
+                RequestStatus::Approved | RequestStatus::Failed => {
+                    arrive::follow(ctx, r).await.map_err(|e| {
+                        warnings.push(format!("request {}: {}", r.id, e.message));
+                    })
+                }
+                _ => Ok(None),
+            };
+            let mut row = request_row(r, true);
+            match followed {
+                Ok(Some(p)) => {
+                    parts.push(format!(
+                        "request {} for {} is {}: {}",
+                        r.id,
+                        request_label(r),
+                        p.state,
+                        p.detail
+                    ));
+                    row["state"] = json!(p.state);
+                    // follow() recorded these in the store; the row was read before.
+                    if p.state == "available" {
+                        row["status"] = json!(p.state);
+                    }
+                    row["library"] = p.data;
+                    row["library"]["detail"] = json!(p.detail);
+                }
+                _ => {
+                    parts.push(format!(
+                        "request {} for {} is {}",
+                        r.id,
+                        request_label(r),
+                        r.status
+                    ));
+                    row["state"] = json!(r.status.as_str());
+                }
+            }
+            rows.push(row);
+        }
         let mut summary = format!("{}.", parts.join("; "));
         if waiting {
             summary.push_str(&format!(" Approved requests wait: {NO_LIBRARY}."));
         }
-        let rows: Vec<_> = requests.iter().map(|r| request_row(r, true)).collect();
-        Ok(Output::new(summary, json!({ "requests": rows })))
+        let mut out = Output::new(summary, json!({ "requests": rows }));
+        for w in warnings {
+            out = out.warn(w);
+        }
+        Ok(out)
     }
 }

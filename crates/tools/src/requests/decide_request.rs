@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{NO_LIBRARY, library_configured, request_label, request_row};
+use super::{NO_LIBRARY, arrive, library_configured, request_label, request_row};
 use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -81,8 +81,26 @@ impl Tool for DecideRequest {
             decided.person_name,
             decided.status
         );
-        if approve && !library_configured(ctx) {
-            summary.push_str(&format!(" It waits: {NO_LIBRARY}."));
+        let mut decided = decided;
+        if approve {
+            match arrive::library_for(ctx, decided.media_type, None) {
+                Ok(Some(source)) => {
+                    if ctx.store().library_link(decided.id).await?.is_none() {
+                        ctx.store()
+                            .plan_arrival(decided.id, &source.id, None, None)
+                            .await?;
+                    }
+                    summary.push_str(&arrive::hand_over(ctx, &decided).await?);
+                    decided = ctx.store().request(decided.id).await?.unwrap_or(decided);
+                }
+                Ok(None) if !library_configured(ctx) => {
+                    summary.push_str(&format!(" It waits: {NO_LIBRARY}."));
+                }
+                Ok(None) => {
+                    summary.push_str(" It waits: no library instance holds this media type.")
+                }
+                Err(e) => summary.push_str(&format!(" It waits: {}.", e.message)),
+            }
         }
         if !approve && decided.units > 0 {
             summary.push_str(&format!(

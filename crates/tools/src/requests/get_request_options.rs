@@ -12,7 +12,7 @@ use serde_json::json;
 use store::RequestStatus;
 
 use super::{
-    NO_LIBRARY, library_configured, quota_data, quota_sentence, request_row,
+    NO_LIBRARY, arrive, library_configured, quota_data, quota_sentence, request_row,
     seasons::{SeasonScope, select},
 };
 use crate::{
@@ -42,6 +42,9 @@ pub struct Input {
     /// The catalogue to read the title from, as list_instances shows it.
     #[serde(default)]
     pub instance_id: Option<String>,
+    /// The library instance the title would go to (default: the default radarr or sonarr instance).
+    #[serde(default)]
+    pub library_instance_id: Option<String>,
 }
 
 impl Tool for GetRequestOptions {
@@ -132,8 +135,38 @@ impl Tool for GetRequestOptions {
             )
         };
         summary.push_str(&quota_sentence(&quota));
-        let library = if library_configured(ctx) {
-            json!({ "configured": true })
+        let library = if let Some(source) = arrive::library_for(
+            ctx,
+            input.media_type.media_type(),
+            input.library_instance_id.as_deref(),
+        )? {
+            let dest = arrive::destination(
+                source,
+                &d.summary.id,
+                input.media_type.media_type(),
+                asked.as_slice(),
+                None,
+                None,
+            )
+            .await?;
+            if dest.available {
+                summary.push_str(&format!(
+                    " It is already available in {}.",
+                    dest.instance_id
+                ));
+            }
+            json!({
+                "configured": true,
+                "instance_id": dest.instance_id,
+                "quality_profiles": dest.quality_profiles.iter().map(|p| json!({"id": p.id, "name": p.name})).collect::<Vec<_>>(),
+                "root_folders": dest.root_folders.iter().map(|r| json!({"path": r.path, "free_bytes": r.free_bytes})).collect::<Vec<_>>(),
+                "default_quality_profile_id": dest.quality_profile_id,
+                "default_root_folder": dest.root_folder,
+                "in_library": dest.in_library,
+                "available": dest.available,
+            })
+        } else if library_configured(ctx) {
+            json!({ "configured": false, "note": "no library instance holds this media type", "profiles": [], "folders": [] })
         } else {
             json!({ "configured": false, "note": NO_LIBRARY, "profiles": [], "folders": [] })
         };

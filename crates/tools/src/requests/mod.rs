@@ -2,6 +2,7 @@
 //! quotas (checked and charged atomically in the store), decided by an admin, and handed to a
 //! library backend once one exists. Until then approved requests wait, and answers say so.
 
+mod arrive;
 pub mod check_request_status;
 pub mod decide_request;
 pub mod get_request_options;

@@ -11,8 +11,8 @@ use serde_json::json;
 use store::{NewRequest, RequestOutcome, RequestStatus};
 
 use super::{
-    NO_LIBRARY, library_configured, quota_data, quota_refusal, quota_sentence, request_label,
-    request_row,
+    NO_LIBRARY, arrive, library_configured, quota_data, quota_refusal, quota_sentence,
+    request_label, request_row,
     seasons::{SeasonScope, select},
 };
 use crate::{
@@ -42,6 +42,15 @@ pub struct Input {
     /// The catalogue to read the title from, as list_instances shows it (default: one that answers media_source).
     #[serde(default)]
     pub instance_id: Option<String>,
+    /// The library instance the title goes to (default: the default radarr or sonarr instance).
+    #[serde(default)]
+    pub library_instance_id: Option<String>,
+    /// A quality profile id from get_request_options (default: the library's first profile).
+    #[serde(default)]
+    pub quality_profile_id: Option<i64>,
+    /// A root folder path from get_request_options (default: the library's first root folder).
+    #[serde(default)]
+    pub root_folder: Option<String>,
 }
 
 impl Tool for RequestMedia {
@@ -83,6 +92,40 @@ impl Tool for RequestMedia {
             d.seasons,
             false,
         )?;
+        let library = arrive::library_for(
+            ctx,
+            input.media_type.media_type(),
+            input.library_instance_id.as_deref(),
+        )?;
+        let destination = match library {
+            Some(source) => Some(
+                arrive::destination(
+                    source,
+                    &d.summary.id,
+                    input.media_type.media_type(),
+                    &seasons,
+                    input.quality_profile_id,
+                    input.root_folder.as_deref(),
+                )
+                .await?,
+            ),
+            None if input.quality_profile_id.is_some() || input.root_folder.is_some() => {
+                return Err(ToolError::invalid(
+                    "quality_profile_id and root_folder need a library instance; none is configured for this media type",
+                ));
+            }
+            None => None,
+        };
+        if let Some(dest) = destination.as_ref().filter(|d| d.available) {
+            return Ok(Output::new(
+                format!(
+                    "{} is already available in {}; nothing was requested and no quota was charged.",
+                    lookup::label(d),
+                    dest.instance_id
+                ),
+                json!({ "already_available": true, "instance_id": dest.instance_id }),
+            ));
+        }
         let person = &ctx.caller.authority.person;
         let new = NewRequest {
             person: person.id,
@@ -121,7 +164,27 @@ impl Tool for RequestMedia {
                 already_covered,
                 quota,
             } => {
-                let state = if request.status == RequestStatus::Approved {
+                if let Some(dest) = &destination {
+                    ctx.store()
+                        .plan_arrival(
+                            request.id,
+                            &dest.instance_id,
+                            Some(dest.quality_profile_id),
+                            Some(&dest.root_folder),
+                        )
+                        .await?;
+                }
+                let handed = if request.status == RequestStatus::Approved {
+                    arrive::hand_over(ctx, &request).await?
+                } else {
+                    String::new()
+                };
+                let request = ctx.store().request(request.id).await?.unwrap_or(*request);
+                let state = if request.status != RequestStatus::Approved
+                    && request.status != RequestStatus::Pending
+                {
+                    request.status.to_string()
+                } else if request.status == RequestStatus::Approved {
                     if library_configured(ctx) {
                         "approved".to_string()
                     } else {
@@ -135,6 +198,7 @@ impl Tool for RequestMedia {
                     request_label(&request),
                     request.id
                 );
+                summary.push_str(&handed);
                 if !already_covered.is_empty() {
                     let list: Vec<String> = already_covered.iter().map(u32::to_string).collect();
                     summary.push_str(&format!(
@@ -147,6 +211,7 @@ impl Tool for RequestMedia {
                 summary.push_str(&quota_sentence(&quota));
                 let data = json!({
                     "request": request_row(&request, true),
+                    "library": destination.as_ref().map(|d| json!({ "instance_id": d.instance_id, "quality_profile_id": d.quality_profile_id, "root_folder": d.root_folder, "in_library": d.in_library })),
                     "already_requested_seasons": already_covered,
                     "quota": quota_data(&quota),
                 });

@@ -60,20 +60,26 @@ impl Catalogue for Builtin {
         ))
     }
 
-    /// Films passing the filters, newest first, then by title.
+    /// Films passing the filters, newest first, then by title: read from the precomputed order of
+    /// the rarest required genre (or of the whole catalogue), within the year range.
     async fn browse(&self, filters: &BrowseFilters) -> Result<Page<TitleSummary>> {
         let filter = self.resolve(filters)?;
-        let mut docs: Vec<u32> = (0..self.films.len() as u32)
-            .filter(|&i| filter.allows(self.films.get(i)))
-            .collect();
-        docs.sort_by(|&a, &b| {
-            let (fa, fb) = (self.films.get(a), self.films.get(b));
-            fb.year().cmp(&fa.year()).then_with(|| {
-                let titles = &self.index.folded_titles;
-                titles.get(a).cmp(titles.get(b))
-            })
-        });
-        self.page(&docs, docs.len(), filters.page)
+        let (from, to) = filter.year_range();
+        let candidates = self
+            .orders
+            .browse_candidates(&self.films, filter.genres(), from, to);
+        let want = (filters.page as usize).saturating_mul(PAGE_SIZE);
+        let mut docs = Vec::with_capacity(want.min(candidates.len()));
+        let mut total = 0;
+        for &i in candidates {
+            if filter.allows(self.films.get(i)) {
+                if total < want {
+                    docs.push(i);
+                }
+                total += 1;
+            }
+        }
+        self.page(&docs, total, filters.page)
     }
 
     async fn title_details(

@@ -52,6 +52,16 @@ impl FilmFilter {
                 .is_none_or(|m| f.runtime().is_some_and(|r| r <= m))
     }
 
+    /// Genres a film must all carry.
+    pub fn genres(&self) -> &[u32] {
+        &self.genres
+    }
+
+    /// The year range, each end optional.
+    pub fn year_range(&self) -> (Option<i32>, Option<i32>) {
+        (self.year_from, self.year_to)
+    }
+
     pub fn years(year: Option<i32>) -> FilmFilter {
         FilmFilter {
             year_from: year,

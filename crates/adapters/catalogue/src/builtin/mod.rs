@@ -10,6 +10,9 @@ mod films;
 mod filter;
 mod index;
 mod load;
+mod orders;
+#[cfg(test)]
+mod orders_tests;
 mod search;
 mod strs;
 mod tables;
@@ -24,6 +27,7 @@ use domain::{MediaId, MediaSource, MediaType};
 use self::{
     films::{Film, Films, List},
     index::Index,
+    orders::Orders,
 };
 use crate::{Certification, Error, PAGE_SIZE, Page, Result, TitleSummary};
 
@@ -33,6 +37,8 @@ pub struct Builtin {
     /// Genre names; films hold indices into this.
     genres: Vec<Box<str>>,
     index: Index,
+    /// Browse, genre, title and people orders, computed at load.
+    orders: Orders,
     /// Film positions sorted by IMDb id (stable: the last of equal ids answers).
     by_id: Box<[u32]>,
     /// How long loading took, for the start-up log and the benchmark.
@@ -72,6 +78,7 @@ impl Builtin {
         let text = load::decompress(gz)?;
         let loaded = load::parse_csv(&text)?;
         let index = Index::build(&loaded.films);
+        let orders = Orders::build(&loaded.films, &index, loaded.genres.len());
         let mut by_id: Box<[u32]> = (0..loaded.films.len() as u32).collect();
         by_id.sort_by(|&a, &b| {
             let films = &loaded.films;
@@ -88,6 +95,7 @@ impl Builtin {
             films: loaded.films,
             genres: loaded.genres,
             index,
+            orders,
             by_id,
             load_time,
         })

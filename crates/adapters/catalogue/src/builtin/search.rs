@@ -18,7 +18,7 @@ use crate::text::tokens;
 
 /// The sort key of one match, best first: field order is ranking order.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
-struct Rank<'a> {
+struct Rank {
     /// More query words matched (only differs when no film matched them all).
     matched: Reverse<usize>,
     /// 0 exact title, 1 all words in the title, 2 some, 3 people only.
@@ -28,7 +28,8 @@ struct Rank<'a> {
     /// Title words the query did not match.
     other_words: usize,
     newer: Reverse<i32>,
-    title: &'a str,
+    /// The folded title's rank in title order ([`super::orders::Orders::title_rank`]).
+    title: u32,
     film: u32,
 }
 
@@ -79,7 +80,7 @@ impl Builtin {
             .collect::<Vec<_>>()
             .join(" ");
 
-        let mut scored: Vec<Rank<'_>> = Vec::new();
+        let mut scored: Vec<Rank> = Vec::new();
         for d in candidates.ones() {
             let film = self.films.get(d);
             if !keep(film) {
@@ -112,7 +113,7 @@ impl Builtin {
                 prefix_only: in_title - exact,
                 other_words,
                 newer: Reverse(film.year()),
-                title: folded,
+                title: self.orders.title_rank[d as usize],
                 film: d,
             });
         }
@@ -146,8 +147,9 @@ impl Builtin {
             g.list(which).iter().filter(|x| mine.contains(x)).count()
         };
         let mut scored: Vec<(Reverse<usize>, i32, &str, u32)> = Vec::new();
-        for (i, g) in self.films.iter().enumerate() {
-            if i as u32 == of || (g.title_id() == f.title_id() && g.year() == f.year()) {
+        for i in self.similar_candidates(of) {
+            let g = self.films.get(i);
+            if i == of || (g.title_id() == f.title_id() && g.year() == f.year()) {
                 continue;
             }
             let directors = shared(g, List::Directors);
@@ -158,15 +160,34 @@ impl Builtin {
                 continue;
             }
             let score = 3 * directors + 2 * cast + genres;
-            scored.push((
-                Reverse(score),
-                (g.year() - f.year()).abs(),
-                g.title(),
-                i as u32,
-            ));
+            scored.push((Reverse(score), (g.year() - f.year()).abs(), g.title(), i));
         }
         scored.sort_unstable();
         scored.into_iter().map(|s| s.3).collect()
+    }
+
+    /// Every film that can qualify as like film `of`, ascending: those listing one of its
+    /// directors or cast (from the people order), and those carrying all of its genres (from its
+    /// rarest genre's order; the data lists a genre once per film).
+    fn similar_candidates(&self, of: u32) -> Vec<u32> {
+        let f = self.films.get(of);
+        let people = f.list(List::Directors).iter().chain(f.list(List::Cast));
+        let mut out: Vec<u32> = people
+            .flat_map(|&name| self.orders.films_of(name).iter().copied())
+            .collect();
+        let rarest = f
+            .genres()
+            .iter()
+            .map(|&g| self.orders.genre(g))
+            .min_by_key(|l| l.len())
+            .unwrap_or_default();
+        out.extend(rarest.iter().copied().filter(|&i| {
+            let theirs = self.films.get(i).genres();
+            f.genres().iter().all(|g| theirs.contains(g))
+        }));
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 

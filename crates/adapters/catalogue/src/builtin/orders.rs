@@ -1,0 +1,119 @@
+//! Orders of the builtin catalogue computed once at load, so a question reads a slice instead of
+//! sorting the catalogue: every film in browse order (newest first, then by folded title), the
+//! same order per genre (a year range is then a contiguous run, found by binary search), the rank
+//! of each film's folded title (ranking compares integers, not strings), and each person's films.
+
+use super::{
+    films::{Films, List},
+    index::Index,
+};
+
+pub(crate) struct Orders {
+    /// Every film, newest first, then by folded title, then by position.
+    browse: Box<[u32]>,
+    /// Genre `g`'s films, in browse order, are `by_genre[genre_starts[g]..genre_starts[g + 1]]`.
+    genre_starts: Box<[u32]>,
+    by_genre: Box<[u32]>,
+    /// Per film, the rank of its folded title among all folded titles (equal titles, equal ranks).
+    pub title_rank: Box<[u32]>,
+    /// (name id, film) pairs of directors and cast, sorted: a person's films are one run.
+    person_names: Box<[u32]>,
+    person_films: Box<[u32]>,
+}
+
+impl Orders {
+    pub fn build(films: &Films, index: &Index, genres: usize) -> Orders {
+        let n = films.len() as u32;
+        let mut by_title: Vec<u32> = (0..n).collect();
+        by_title.sort_by(|&a, &b| index.folded_titles.get(a).cmp(index.folded_titles.get(b)));
+        let mut title_rank = vec![0u32; films.len()];
+        let mut rank = 0;
+        for (k, &i) in by_title.iter().enumerate() {
+            if k > 0 && index.folded_titles.get(by_title[k - 1]) != index.folded_titles.get(i) {
+                rank = k as u32;
+            }
+            title_rank[i as usize] = rank;
+        }
+        drop(by_title);
+        let mut browse: Vec<u32> = (0..n).collect();
+        browse.sort_by_key(|&i| {
+            (
+                std::cmp::Reverse(films.get(i).year()),
+                title_rank[i as usize],
+                i,
+            )
+        });
+        let mut genre_starts = vec![0u32; genres + 1];
+        for f in films.iter() {
+            for &g in f.genres() {
+                genre_starts[g as usize + 1] += 1;
+            }
+        }
+        for g in 1..genre_starts.len() {
+            genre_starts[g] += genre_starts[g - 1];
+        }
+        let mut by_genre = vec![0u32; genre_starts[genres] as usize];
+        let mut next = genre_starts.clone();
+        for &i in &browse {
+            for &g in films.get(i).genres() {
+                by_genre[next[g as usize] as usize] = i;
+                next[g as usize] += 1;
+            }
+        }
+        let mut people: Vec<(u32, u32)> = films
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| {
+                let names = f.list(List::Directors).iter().chain(f.list(List::Cast));
+                names.map(move |&name| (name, i as u32))
+            })
+            .collect();
+        people.sort_unstable();
+        people.dedup();
+        Orders {
+            browse: browse.into_boxed_slice(),
+            genre_starts: genre_starts.into_boxed_slice(),
+            by_genre: by_genre.into_boxed_slice(),
+            title_rank: title_rank.into_boxed_slice(),
+            person_names: people.iter().map(|p| p.0).collect(),
+            person_films: people.iter().map(|p| p.1).collect(),
+        }
+    }
+
+    /// Films in browse order that may pass a filter requiring every genre of `genres` and a year
+    /// in `from..=to`: the run of the rarest required genre's order (or of the whole order) within
+    /// those years. Every film outside it fails the filter; the ones inside still need checking.
+    pub fn browse_candidates(
+        &self,
+        films: &Films,
+        genres: &[u32],
+        from: Option<i32>,
+        to: Option<i32>,
+    ) -> &[u32] {
+        let list = genres
+            .iter()
+            .map(|&g| self.genre(g))
+            .min_by_key(|l| l.len())
+            .unwrap_or(&self.browse);
+        let year = |i: &u32| films.get(*i).year();
+        let start = to.map_or(0, |to| list.partition_point(|i| year(i) > to));
+        let end = from.map_or(list.len(), |from| list.partition_point(|i| year(i) >= from));
+        &list[start..end.max(start)]
+    }
+
+    /// Genre `g`'s films, in browse order.
+    pub fn genre(&self, g: u32) -> &[u32] {
+        let g = g as usize;
+        match (self.genre_starts.get(g), self.genre_starts.get(g + 1)) {
+            (Some(&a), Some(&b)) => &self.by_genre[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Films listing this name (a string id) as a director or cast member, ascending, once each.
+    pub fn films_of(&self, name: u32) -> &[u32] {
+        let start = self.person_names.partition_point(|&p| p < name);
+        let end = self.person_names.partition_point(|&p| p <= name);
+        &self.person_films[start..end]
+    }
+}

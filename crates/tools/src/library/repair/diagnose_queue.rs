@@ -1,0 +1,181 @@
+//! `diagnose_queue`, the Import Doctor: across every library instance (or one), each queue item
+//! that is not progressing gets a verdict from a closed list, a plain sentence, the evidence it
+//! used and `next_call`: the exact tool call that fixes it, or what a person must do. Items that
+//! are fine are counted, not listed.
+
+use std::collections::BTreeMap;
+
+use adapters_library::{QueueItem, Service};
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{
+    super::source::{Source, chosen, merged, service_of},
+    verdict::{Verdict, sentence, stuck, verdict},
+};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct DiagnoseQueue;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// One library instance (default: every library instance).
+    #[serde(default)]
+    pub instance_id: Option<String>,
+}
+
+impl Tool for DiagnoseQueue {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "diagnose_queue",
+        title: "Diagnose stuck downloads",
+        description: "The Import Doctor: reads the download queue of every library instance (or one) and gives each item that is not progressing a verdict (sample_file, needs_unpacking, wrong_episode_mapping, not_an_upgrade, missing_remote_path_mapping, no_eligible_files, stalled_download, download_client_unreachable, unknown), a plain sentence, the service's own messages as evidence, and next_call: the exact tool call that fixes it, or what a person must do. Items that are fine are only counted.",
+        effect: Effect::Read,
+        capability: Capability::LibraryRead,
+        needs_plan: false,
+        allowance: None,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let sources = chosen(ctx, input.instance_id.as_deref())?;
+        let m = merged(sources, |c| c.queue()).await;
+        if let Some(e) = m.all_failed() {
+            return Err(e);
+        }
+        let mut fine = 0usize;
+        let mut rows = Vec::new();
+        let mut by_verdict: BTreeMap<&str, usize> = BTreeMap::new();
+        for (source, items) in &m.read {
+            for q in items {
+                if !stuck(q) {
+                    fine += 1;
+                    continue;
+                }
+                let v = verdict(q);
+                *by_verdict.entry(v.name()).or_default() += 1;
+                rows.push(json!({
+                    "instance_id": source.id, "queue_id": q.id, "title": q.title, "verdict": v.name(),
+                    "sentence": sentence(v, &q.title, &source.id),
+                    "evidence": {
+                        "status": q.status, "tracked_download_state": q.tracked_state,
+                        "tracked_download_status": q.tracked_status, "status_messages": q.messages,
+                        "error": q.error, "download_client": q.download_client, "download_id": q.download_id,
+                    },
+                    "next_call": next_call(source, q, v).await,
+                }));
+            }
+        }
+        let verdicts: Vec<String> = by_verdict.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        let mut summary = format!(
+            "{} stuck, {fine} fine{}.",
+            super::super::count(rows.len(), "item", "items"),
+            if verdicts.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", verdicts.join(", "))
+            }
+        );
+        if !m.failed.is_empty() {
+            let names: Vec<&str> = m.failed.iter().map(|(s, _)| s.id.as_str()).collect();
+            summary.push_str(&format!(
+                " Could not be read: {} (see warnings).",
+                names.join(", ")
+            ));
+        }
+        let mut out = Output::new(
+            summary,
+            json!({ "stuck": rows, "fine": fine, "by_verdict": by_verdict, "unreadable": m.failed_data() }),
+        );
+        for w in m.warnings() {
+            out = out.warn(w);
+        }
+        Ok(out)
+    }
+}
+
+fn call(tool: &str, arguments: Value) -> Value {
+    json!({ "tool": tool, "arguments": arguments })
+}
+
+fn person(what: String) -> Value {
+    json!({ "person": what })
+}
+
+/// The call that clears the item, or what a person must do.
+async fn next_call(source: &Source, q: &QueueItem, v: Verdict) -> Value {
+    let remove = |action: &str| {
+        call(
+            "remove_queue_item",
+            json!({ "instance_id": source.id, "queue_ids": [q.id], "action": action }),
+        )
+    };
+    let candidates = call(
+        "get_manual_import_candidates",
+        json!({ "instance_id": source.id, "queue_id": q.id }),
+    );
+    match v {
+        Verdict::SampleFile | Verdict::NoEligibleFiles | Verdict::StalledDownload => {
+            remove("remove_and_blocklist")
+        }
+        Verdict::NotAnUpgrade => remove("remove"),
+        Verdict::NeedsUnpacking => {
+            let mut next = person(format!(
+                "unpack the archive of {} in the download client's folder (or turn on unpacking there), then import it",
+                q.title
+            ));
+            next["then"] = candidates;
+            next
+        }
+        Verdict::WrongEpisodeMapping => mapped_import(source, q).await.unwrap_or(candidates),
+        Verdict::MissingRemotePathMapping => person(format!(
+            "in {} open Settings > Download Clients > Remote Path Mappings and map the folder the download client reports ({}) to where {} sees the same files; the import is then retried by itself",
+            source.id,
+            q.messages
+                .iter()
+                .find_map(|m| m.split(": ").nth(1))
+                .and_then(|p| p.split(". ").next())
+                .unwrap_or("its download folder"),
+            source.id
+        )),
+        Verdict::DownloadClientUnreachable => person(format!(
+            "start the download client {} or correct its address in {} Settings > Download Clients; the diagnose tool shows what Marquee can reach",
+            q.download_client.as_deref().unwrap_or("of this download"),
+            source.id
+        )),
+        Verdict::Unknown => person(format!(
+            "open {} Activity > Queue and read the item's messages (in the evidence); if the download failed, remove it with remove_queue_item",
+            source.id
+        )),
+    }
+}
+
+/// A wrong mapping's fix: import the download's files as the item the service grabbed them for.
+async fn mapped_import(source: &Source, q: &QueueItem) -> Option<Value> {
+    let client = source.client().ok()?;
+    let download = q.download_id.as_deref()?;
+    let files = client
+        .manual_import_candidates(Some(download), None)
+        .await
+        .ok()?;
+    let item_id = q.item_id?;
+    let sonarr = service_of(source.kind) == Some(Service::Sonarr);
+    let episode = q.episode_id;
+    if files.is_empty() || (sonarr && episode.is_none()) {
+        return None;
+    }
+    let files: Vec<Value> = files
+        .iter()
+        .map(|f| match (sonarr, episode) {
+            (true, Some(e)) => json!({ "path": f.path, "item_id": item_id, "episode_ids": [e] }),
+            _ => json!({ "path": f.path, "item_id": item_id }),
+        })
+        .collect();
+    Some(call(
+        "execute_manual_import",
+        json!({ "instance_id": source.id, "queue_id": q.id, "files": files }),
+    ))
+}

@@ -1,0 +1,64 @@
+//! `search_releases`: an interactive indexer search of one exact scope on the instance that holds
+//! it. Rows say what the service would accept and why not, and carry a `release_ref` (a keyed
+//! one-way reference) instead of any GUID or URL.
+
+use domain::Capability;
+use policy::Effect;
+use serde_json::json;
+
+use super::{Scope, resolve};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
+
+pub struct SearchReleases;
+
+/// Rows shown at most; the rest are counted.
+const MAX_ROWS: usize = 50;
+
+impl Tool for SearchReleases {
+    type Input = Scope;
+    const META: Meta = Meta {
+        name: "search_releases",
+        title: "Search indexers for releases",
+        description: "Runs the library service's interactive indexer search for one title it holds: a movie (radarr), a season or one episode (sonarr, season required) or an album (lidarr). Rows: title, indexer, size, age, seeders, quality, custom-format score, languages, whether the service would accept it and its rejections, and a release_ref to pass to grab_release with the same scope. Slow: indexers are asked live.",
+        effect: Effect::Read,
+        capability: Capability::LibraryRead,
+        needs_plan: false,
+        allowance: Some(domain::AllowanceKind::Searches),
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Scope) -> Result<Output, ToolError> {
+        let (source, scope, label) = resolve(ctx, &input).await?;
+        let client = source.client()?;
+        let releases = client.releases(&scope).await.map_err(|e| source.error(e))?;
+        let accepted = releases.iter().filter(|r| r.approved).count();
+        let rows: Vec<_> = releases
+            .iter()
+            .take(MAX_ROWS)
+            .map(|r| {
+                json!({
+                    "release_ref": client.release_ref(&source.id, &scope, r),
+                    "indexer_id": r.indexer_id, "title": r.title, "indexer": r.indexer,
+                    "size_bytes": r.size, "age_days": r.age_days, "seeders": r.seeders,
+                    "leechers": r.leechers, "protocol": r.protocol, "quality": r.quality,
+                    "custom_format_score": r.custom_format_score, "languages": r.languages,
+                    "accepted": r.approved, "rejections": r.rejections,
+                })
+            })
+            .collect();
+        let mut output = Output::new(
+            format!(
+                "{} found {} for {label}; the service would accept {accepted}.",
+                source.id,
+                super::super::count(releases.len(), "release", "releases"),
+            ),
+            json!({ "instance_id": source.id, "scope": label, "releases": rows, "total": releases.len() }),
+        );
+        if releases.len() > MAX_ROWS {
+            output = output.warn(format!(
+                "showing the first {MAX_ROWS} of {} releases",
+                releases.len()
+            ));
+        }
+        Ok(output)
+    }
+}

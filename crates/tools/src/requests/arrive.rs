@@ -1,0 +1,390 @@
+//! Requests arriving in the library: where a request will go (instance, quality profile, root
+//! folder, checked when it is made), handing an approved request over (added with only the
+//! chosen seasons monitored, then one search started), and following it through the service:
+//! approved -> added -> searching -> downloading -> available, or failed with the reason.
+
+use adapters_library::{AddOptions, LibraryClient, Profile, RootFolder, SearchTarget};
+use domain::{MediaId, MediaType};
+use serde::Serialize;
+use serde_json::{Value, json};
+use store::{LibraryLink, MediaRequest, RequestStatus};
+
+use crate::{
+    ErrorCode,
+    context::Ctx,
+    contract::ToolError,
+    library::{
+        source::{Source, kind_for, one},
+        title::media_ref,
+    },
+};
+
+/// Where a request goes, as `get_request_options` shows it and `request_media` checks it.
+#[derive(Serialize)]
+pub(crate) struct Destination {
+    pub instance_id: String,
+    pub quality_profiles: Vec<Profile>,
+    pub root_folders: Vec<RootFolder>,
+    pub quality_profile_id: i64,
+    pub root_folder: String,
+    /// The library already holds the title: its id there, and whether every file is on disk.
+    pub in_library: bool,
+    pub available: bool,
+}
+
+/// The library instance of a media type's kind (or the one named), if any is configured.
+pub(crate) fn library_for<'c>(
+    ctx: &'c Ctx,
+    media_type: MediaType,
+    instance_id: Option<&str>,
+) -> Result<Option<&'c Source>, ToolError> {
+    if instance_id.is_none() && ctx.instances().default_of(kind_for(media_type)).is_none() {
+        return Ok(None);
+    }
+    let source = one(ctx, instance_id, Some(media_type))?;
+    crate::library::title::serves(source, media_type)?;
+    Ok(Some(source))
+}
+
+/// Reads the instance's profiles and folders, checks the chosen ones (default: the first of
+/// each) and whether the title is already there. `seasons` decides availability for a series.
+pub(crate) async fn destination(
+    source: &Source,
+    media: &MediaId,
+    media_type: MediaType,
+    seasons: &[u32],
+    profile: Option<i64>,
+    folder: Option<&str>,
+) -> Result<Destination, ToolError> {
+    let client = source.client()?;
+    let media = media_ref(media.media_source, &media.media_id, media_type)?;
+    let (profiles, folders, found) = tokio::join!(
+        client.quality_profiles(),
+        client.root_folders(),
+        client.find(&media)
+    );
+    let profiles = profiles.map_err(|e| source.error(e))?;
+    let folders = folders.map_err(|e| source.error(e))?;
+    let quality_profile_id = match profile {
+        Some(id) if profiles.iter().any(|p| p.id == id) => id,
+        Some(id) => {
+            let valid: Vec<String> = profiles
+                .iter()
+                .map(|p| format!("{} ({})", p.id, p.name))
+                .collect();
+            return Err(ToolError::invalid(format!(
+                "unknown quality_profile_id {id} on {}; valid: {}",
+                source.id,
+                valid.join(", ")
+            )));
+        }
+        None => profiles.first().map(|p| p.id).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::BackendUnavailable,
+                format!(
+                    "library instance {} has no quality profile; add one in its settings",
+                    source.id
+                ),
+            )
+        })?,
+    };
+    let root_folder = match folder {
+        Some(f) if folders.iter().any(|r| r.path == f) => f.to_string(),
+        Some(f) => {
+            let valid: Vec<&str> = folders.iter().map(|r| r.path.as_str()).collect();
+            return Err(ToolError::invalid(format!(
+                "unknown root_folder \"{f}\" on {}; valid: {}",
+                source.id,
+                valid.join(", ")
+            )));
+        }
+        None => folders.first().map(|r| r.path.clone()).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::BackendUnavailable,
+                format!(
+                    "library instance {} has no root folder; add one in its settings",
+                    source.id
+                ),
+            )
+        })?,
+    };
+    let (in_library, available) = match found {
+        Ok(f) => match f.library_id {
+            Some(id) => {
+                let item = client.item(id).await.map_err(|e| source.error(e))?;
+                (true, held_completely(&item, seasons))
+            }
+            None => (false, false),
+        },
+        // The service does not know the title: it can still be requested, and fails at hand-off.
+        Err(adapters_library::Error::NotFound(_)) => (false, false),
+        Err(e) => return Err(source.error(e)),
+    };
+    Ok(Destination {
+        instance_id: source.id.clone(),
+        quality_profiles: profiles,
+        root_folders: folders,
+        quality_profile_id,
+        root_folder,
+        in_library,
+        available,
+    })
+}
+
+/// Every wanted file is on disk: the movie's, or every episode of the requested seasons.
+fn held_completely(item: &adapters_library::LibraryItem, seasons: &[u32]) -> bool {
+    if seasons.is_empty() || item.seasons.is_empty() {
+        return item.available();
+    }
+    seasons.iter().all(|n| {
+        item.seasons
+            .iter()
+            .any(|s| s.season == *n && s.episodes > 0 && s.episodes_with_files >= s.episodes)
+    })
+}
+
+/// Hands an approved request to its library instance: adds the title (when not held yet) and
+/// starts one search. A failure marks the request `failed` with the reason; returns a sentence.
+pub(crate) async fn hand_over(ctx: &Ctx, request: &MediaRequest) -> Result<String, ToolError> {
+    let Some(link) = ctx.store().library_link(request.id).await? else {
+        return Ok(String::new());
+    };
+    let outcome = add_and_search(ctx, request, &link).await;
+    match outcome {
+        Ok((item_id, command_id, added)) => {
+            ctx.store()
+                .record_arrival(request.id, item_id, command_id)
+                .await?;
+            Ok(format!(
+                " {} {} and a search was started.",
+                if added {
+                    "It was added to"
+                } else {
+                    "It was already in"
+                },
+                link.instance_id
+            ))
+        }
+        Err(e) => {
+            let reason = format!("handing it to {} failed: {}", link.instance_id, e.message);
+            ctx.store().fail_arrival(request.id, &reason).await?;
+            Ok(format!(" It failed: {reason}."))
+        }
+    }
+}
+
+async fn add_and_search(
+    ctx: &Ctx,
+    request: &MediaRequest,
+    link: &LibraryLink,
+) -> Result<(i64, Option<i64>, bool), ToolError> {
+    let source = one(ctx, Some(&link.instance_id), Some(request.media_type))?;
+    let client = source.client()?;
+    let media = media_ref(
+        request.media.media_source,
+        &request.media.media_id,
+        request.media_type,
+    )?;
+    let found = client.find(&media).await.map_err(|e| source.error(e))?;
+    let (item_id, added) = match found.library_id {
+        Some(id) => (id, false),
+        None => {
+            let opts = add_options(client, source, link, &request.seasons).await?;
+            let item = client
+                .writer()
+                .add(&found, &opts)
+                .await
+                .map_err(|e| source.error(e))?;
+            (item.id, true)
+        }
+    };
+    let target = match request.media_type {
+        MediaType::Movie => SearchTarget::Movie(item_id),
+        // Only the chosen seasons are monitored, so a series search covers exactly them.
+        MediaType::Tv => SearchTarget::Series(item_id),
+        MediaType::Music => SearchTarget::Album(item_id),
+        MediaType::Book => SearchTarget::Book(item_id),
+    };
+    let command = client
+        .writer()
+        .search(&target)
+        .await
+        .map_err(|e| source.error(e))?;
+    Ok((item_id, Some(command.id), added))
+}
+
+async fn add_options(
+    client: &LibraryClient,
+    source: &Source,
+    link: &LibraryLink,
+    seasons: &[u32],
+) -> Result<AddOptions, ToolError> {
+    let quality_profile_id = match link.quality_profile_id {
+        Some(id) => id,
+        None => client
+            .quality_profiles()
+            .await
+            .map_err(|e| source.error(e))?
+            .first()
+            .map(|p| p.id)
+            .ok_or_else(|| ToolError::new(ErrorCode::BackendUnavailable, "no quality profile"))?,
+    };
+    let root_folder_path = match &link.root_folder {
+        Some(f) => f.clone(),
+        None => client
+            .root_folders()
+            .await
+            .map_err(|e| source.error(e))?
+            .first()
+            .map(|r| r.path.clone())
+            .ok_or_else(|| ToolError::new(ErrorCode::BackendUnavailable, "no root folder"))?,
+    };
+    let metadata_profile_id = client
+        .metadata_profiles()
+        .await
+        .map_err(|e| source.error(e))?
+        .first()
+        .map(|p| p.id);
+    Ok(AddOptions {
+        quality_profile_id,
+        root_folder_path,
+        seasons: seasons.to_vec(),
+        metadata_profile_id,
+    })
+}
+
+/// Where an approved request stands in its library, read live from the service.
+pub(crate) struct Progress {
+    /// added, searching, downloading, available or failed.
+    pub state: &'static str,
+    pub detail: String,
+    pub data: Value,
+}
+
+/// Follows an approved request through its service; `available` is also recorded in the store.
+pub(crate) async fn follow(
+    ctx: &Ctx,
+    request: &MediaRequest,
+) -> Result<Option<Progress>, ToolError> {
+    let Some(link) = ctx.store().library_link(request.id).await? else {
+        return Ok(None);
+    };
+    if let Some(failure) = &link.failure {
+        return Ok(Some(Progress {
+            state: "failed",
+            detail: failure.clone(),
+            data: json!({ "instance_id": link.instance_id }),
+        }));
+    }
+    let Some(item_id) = link.item_id else {
+        return Ok(Some(Progress {
+            state: "approved",
+            detail: format!("not handed to {} yet", link.instance_id),
+            data: json!({ "instance_id": link.instance_id }),
+        }));
+    };
+    let source = one(ctx, Some(&link.instance_id), Some(request.media_type))?;
+    let client = source.client()?;
+    let item = match client.item(item_id).await {
+        Ok(item) => item,
+        Err(adapters_library::Error::Http {
+            source: httpx::Error::NotFound,
+            ..
+        }) => {
+            let reason = format!(
+                "{} no longer holds it (removed from the library)",
+                link.instance_id
+            );
+            ctx.store().fail_arrival(request.id, &reason).await?;
+            return Ok(Some(Progress {
+                state: "failed",
+                detail: reason,
+                data: json!({ "instance_id": link.instance_id }),
+            }));
+        }
+        Err(e) => return Err(source.error(e)),
+    };
+    let base = json!({ "instance_id": link.instance_id, "item_id": item_id });
+    if held_completely(&item, &request.seasons) {
+        if request.status == RequestStatus::Approved {
+            ctx.store().mark_available(request.id).await?;
+        }
+        return Ok(Some(Progress {
+            state: "available",
+            detail: format!("on disk in {}", link.instance_id),
+            data: base,
+        }));
+    }
+    let queue = client.queue().await.map_err(|e| source.error(e))?;
+    let mine: Vec<_> = queue
+        .iter()
+        .filter(|q| q.item_id == Some(item_id))
+        .collect();
+    if !mine.is_empty() {
+        let size: f64 = mine.iter().map(|q| q.size).sum();
+        let left: f64 = mine.iter().map(|q| q.size_left).sum();
+        let progress = if size > 0.0 {
+            ((size - left) / size * 1000.0).round() / 10.0
+        } else {
+            0.0
+        };
+        let mut data = base;
+        data["progress"] = json!(progress);
+        data["downloads"] = json!(mine);
+        let trouble: Vec<&str> = mine
+            .iter()
+            .flat_map(|q| q.messages.iter().map(String::as_str))
+            .collect();
+        let mut detail = format!("{progress}% downloaded in {}", link.instance_id);
+        if !trouble.is_empty() {
+            detail.push_str(&format!(" ({})", trouble.join("; ")));
+        }
+        return Ok(Some(Progress {
+            state: "downloading",
+            detail,
+            data,
+        }));
+    }
+    let Some(command_id) = link.command_id else {
+        return Ok(Some(Progress {
+            state: "added",
+            detail: format!("in {}, no search started", link.instance_id),
+            data: base,
+        }));
+    };
+    let command = client
+        .command(command_id)
+        .await
+        .map_err(|e| source.error(e))?;
+    let mut data = base;
+    data["command"] = json!(command);
+    Ok(Some(match command.status.as_str() {
+        "failed" | "aborted" | "cancelled" | "orphaned" => Progress {
+            state: "failed",
+            detail: format!(
+                "the search in {} {}{}",
+                link.instance_id,
+                command.status,
+                command
+                    .message
+                    .as_deref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            ),
+            data,
+        },
+        "completed" => Progress {
+            state: "searching",
+            detail: format!(
+                "{} searched and found nothing to grab yet; it keeps watching its indexers",
+                link.instance_id
+            ),
+            data,
+        },
+        _ => Progress {
+            state: "searching",
+            detail: format!("{} is searching its indexers", link.instance_id),
+            data,
+        },
+    }))
+}
