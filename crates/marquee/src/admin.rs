@@ -21,6 +21,8 @@ pub enum PeopleCommand {
     },
     /// Lists people.
     List,
+    /// Sets a person's password for the owner pages, read from standard input (one line).
+    SetPassword { name: String },
     /// Sets a person's content limits (replaces the earlier ones).
     SetLimits {
         name: String,
@@ -121,6 +123,14 @@ pub async fn people(cmd: PeopleCommand, data_dir: &Path) -> anyhow::Result<()> {
                 };
                 println!("{:<4} {:<24} {}{limits}", p.id, p.name, p.role);
             }
+        }
+        PeopleCommand::SetPassword { name } => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("cannot read the password from standard input")?;
+            let password = domain::Secret::new(text.trim_end_matches(['\r', '\n']));
+            store.set_password(&name, &password).await?;
+            println!("password of {name} set; their earlier owner-page sessions are signed out");
         }
         PeopleCommand::SetLimits {
             name,

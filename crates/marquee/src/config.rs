@@ -30,6 +30,9 @@ pub struct Config {
     pub log: String,
     /// Whether the offline catalogue `builtin` is offered.
     pub builtin_catalogue: bool,
+    /// Where people reach this server (`https://marquee.example`), for a plan's review_url
+    /// and the owner pages' Secure cookie; default `http://` + the listening address.
+    pub public_url: Option<String>,
     pub mcp: McpSection,
     pub auth: AuthSection,
     pub downloads: DownloadsSection,
@@ -103,6 +106,7 @@ impl Default for Config {
             max_body_bytes: 1 << 20,
             log: "info".into(),
             builtin_catalogue: true,
+            public_url: None,
             mcp: McpSection::default(),
             auth: AuthSection::default(),
             downloads: DownloadsSection::default(),

@@ -21,6 +21,9 @@ pub async fn open_host(
     let store = store::Store::open(data_dir)
         .await
         .with_context(|| format!("cannot open the database in {}", data_dir.display()))?;
+    // Operations first: each closes its own audit entry (failed before its checkpoint,
+    // outcome_unknown after it); what is left executing is then outcome_unknown.
+    store.recover_unfinished_operations().await?;
     let recovered = store.recover_unfinished_audit().await?;
     if recovered > 0 {
         tracing::warn!(
@@ -93,6 +96,20 @@ pub async fn serve(
     tracing::info!(address = %local, "listening; opening the store");
 
     let host = open_host(&loaded, data_dir, metrics).await?;
+    let public_url = match &c.public_url {
+        Some(url) => {
+            let parsed = url::Url::parse(url)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+            anyhow::ensure!(
+                parsed.is_some(),
+                "public_url \"{url}\" is not an http:// or https:// address with a host name"
+            );
+            url.clone()
+        }
+        None => format!("http://{local}"),
+    };
+    host.app.settings().set_public_url(&public_url);
     if let Some((person, key)) = host.app.store().bootstrap_owner("owner").await? {
         let url = format!("http://{local}/mcp");
         println!(

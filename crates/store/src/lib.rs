@@ -1,4 +1,5 @@
-//! The store: people, credentials, grants, tool switches, audit, allowances, requests and quotas, on SQLite
+//! The store: people, credentials, grants, tool switches, audit, allowances, requests and quotas,
+//! planned changes and their operations, owner-page sessions, on SQLite
 //! through sqlx.
 //!
 //! Every SQL statement lives in this crate behind a typed method, so a PostgreSQL backend can
@@ -9,14 +10,17 @@ mod allowances;
 mod arrivals;
 mod audit;
 mod bootstrap;
+mod changes;
 mod error;
 mod fresh;
 mod grant_changes;
 mod grants;
 mod keys;
+mod operations;
 mod people;
 mod quotas;
 mod requests;
+mod sessions;
 mod switches;
 
 use std::{
@@ -34,13 +38,16 @@ use sqlx::{
 pub use allowances::{AllowanceLeft, Reserved};
 pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit};
+pub use changes::{Change, ChangeStatus, NewChange};
 pub use error::Error;
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authority, IssuedKey, KeyInfo};
+pub use operations::{Begun, Operation, OperationStatus};
 pub use people::{ContentLimits, Person};
 pub use quotas::{Allowance, Fit, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope};
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
+pub use sessions::Session;
 pub use switches::ToolSwitches;
 
 /// The schema, embedded at build time and applied at every open (already applied steps are skipped).

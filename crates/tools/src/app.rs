@@ -211,9 +211,19 @@ impl App {
         arguments: Map<String, Value>,
     ) -> Result<Output, ToolError> {
         let mut caller = caller.clone();
-        self.decide(&caller, &meta)?;
-        // Only changing calls are audited; reads skip the digest.
-        let audited = (meta.effect != Effect::Read).then(|| {
+        let allow_destructive = self.shared.settings.allow_destructive();
+        let mut needs_plan =
+            authority::decide_or_plan(&caller, &meta, allow_destructive, None)?.err();
+        if needs_plan.is_some() && crate::changes::planned(meta.name).is_none() {
+            // Fail closed: a tool that cannot store a plan must not act instead.
+            return Err(ToolError::denied(format!(
+                "{} needs the owner's approval, and it cannot be planned in this version; nothing was done",
+                meta.name
+            )));
+        }
+        // Only changing calls are audited; reads skip the digest. A plan changes nothing
+        // outside: the change it stores is its record, and applying it is audited.
+        let audited = (meta.effect != Effect::Read && needs_plan.is_none()).then(|| {
             let instance = arguments
                 .get("instance_id")
                 .and_then(Value::as_str)
@@ -226,7 +236,12 @@ impl App {
             caller = self.reauthenticate(&caller).await?.ok_or_else(|| {
                 ToolError::denied("the credential is no longer valid (revoked or expired)")
             })?;
-            self.decide(&caller, &meta)?;
+            needs_plan = authority::decide_or_plan(&caller, &meta, allow_destructive, None)?.err();
+            if needs_plan.is_some() {
+                return Err(ToolError::denied(
+                    "your authority changed during the call; nothing was done; call again",
+                ));
+            }
             let entry = NewAudit {
                 person: caller.authority.person.id,
                 // A key-less local caller has no key to name.
@@ -243,6 +258,7 @@ impl App {
             caller,
             meta,
             shared: self.shared.clone(),
+            needs_plan,
         };
         let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
             Ok(outcome) => outcome,
@@ -312,11 +328,6 @@ impl App {
         if let Err(e) = done {
             tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
         }
-    }
-
-    /// Policy for `caller`, before the tool has resolved an instance.
-    fn decide(&self, caller: &Caller, meta: &Meta) -> Result<(), ToolError> {
-        authority::decide(caller, meta, self.shared.settings.allow_destructive(), None).map(drop)
     }
 }
 

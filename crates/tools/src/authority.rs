@@ -2,6 +2,7 @@
 //! `policy::decide` (or `policy::visible` for `tools/list`) from here, with the caller's live
 //! grant, the owner's switches and, once a tool has resolved it, the instance it touches.
 
+use domain::Capability;
 use policy::{Action, Allowed, Decision, Switches};
 use store::{Authority, ToolSwitches};
 
@@ -51,21 +52,34 @@ pub(crate) fn decide(
     allow_destructive: bool,
     instance: Option<&str>,
 ) -> Result<Allowed, ToolError> {
+    decide_or_plan(caller, meta, allow_destructive, instance)?.map_err(|missing| {
+        ToolError::new(
+            ErrorCode::NeedsPlan,
+            format!(
+                "{} needs the owner's approval (your grant lacks {missing}); call it through its plan",
+                meta.name
+            ),
+        )
+    })
+}
+
+/// [`decide`], with a NeedsPlan answer as `Ok(Err(missing))`: the call may be planned for the
+/// owner's approval, and `missing` is the authority the caller lacks.
+pub(crate) fn decide_or_plan(
+    caller: &Caller,
+    meta: &Meta,
+    allow_destructive: bool,
+    instance: Option<&str>,
+) -> Result<Result<Allowed, Capability>, ToolError> {
     let a = &caller.authority;
     match policy::decide(
         who(a),
         action(meta, instance),
         switches(a, &caller.switches, meta, allow_destructive),
     ) {
-        Decision::Allow(proof) => Ok(proof),
+        Decision::Allow(proof) => Ok(Ok(proof)),
         Decision::Deny { reason } => Err(ToolError::denied(reason)),
-        Decision::NeedsPlan { missing } => Err(ToolError::new(
-            ErrorCode::NeedsPlan,
-            format!(
-                "{} needs the owner's approval (your grant lacks {missing}), and planned changes are not available in this version",
-                meta.name
-            ),
-        )),
+        Decision::NeedsPlan { missing } => Ok(Err(missing)),
     }
 }
 

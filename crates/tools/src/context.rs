@@ -52,9 +52,17 @@ pub struct Ctx {
     /// The tool being called, for the decisions it asks for once it knows its instance.
     pub(crate) meta: Meta,
     pub(crate) shared: Arc<Shared>,
+    /// Set when policy answered NeedsPlan: the authority the caller lacks. A planned tool then
+    /// stores a change for the owner instead of acting.
+    pub(crate) needs_plan: Option<Capability>,
 }
 
 impl Ctx {
+    /// The authority whose absence makes this call a plan, when it is one.
+    pub fn needs_plan(&self) -> Option<Capability> {
+        self.needs_plan
+    }
+
     pub fn store(&self) -> &Store {
         &self.shared.store
     }
@@ -82,9 +90,15 @@ impl Ctx {
     /// Decides this call on the resolved instance `id`: the proof a write-capable handle on
     /// that instance asks for, or the refusal. Instance scope is decided here, by `policy`.
     pub fn authorize(&self, id: &str) -> Result<Allowed, ToolError> {
+        let mut meta = self.meta;
+        if self.needs_plan.is_some() {
+            // A call being planned resolves its instances under the same scope rules; what it
+            // stores waits for the owner, and no write happens on this call.
+            meta.needs_plan = false;
+        }
         authority::decide(
             &self.caller,
-            &self.meta,
+            &meta,
             self.shared.settings.allow_destructive(),
             Some(id),
         )

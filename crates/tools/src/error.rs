@@ -51,6 +51,8 @@ pub enum ErrorCode {
     AllowanceExhausted,
     /// The state disagrees with the call.
     Conflict,
+    /// A planned change read state that has changed since: plan it again.
+    StalePlan,
     /// The instance's adapter could not be set up from its config.
     BackendUnavailable,
     /// The instance's config is wrong (e.g. a catalogue that needs a key has none).
@@ -88,6 +90,7 @@ impl ErrorCode {
             ErrorCode::RequestQuotaExceeded => "request_quota_exceeded",
             ErrorCode::AllowanceExhausted => "allowance_exhausted",
             ErrorCode::Conflict => "conflict",
+            ErrorCode::StalePlan => "stale_plan",
             ErrorCode::BackendUnavailable => "backend_unavailable",
             ErrorCode::BackendMisconfigured => "backend_misconfigured",
             ErrorCode::BackendUnreachable => "backend_unreachable",
@@ -110,7 +113,7 @@ impl ErrorCode {
             ErrorCode::NotFound => ErrorKind::NotFound,
             ErrorCode::NotAvailable | ErrorCode::Denied | ErrorCode::NeedsPlan => ErrorKind::Denied,
             ErrorCode::RequestQuotaExceeded | ErrorCode::AllowanceExhausted => ErrorKind::Quota,
-            ErrorCode::Conflict => ErrorKind::Conflict,
+            ErrorCode::Conflict | ErrorCode::StalePlan => ErrorKind::Conflict,
             ErrorCode::BackendUnavailable
             | ErrorCode::BackendMisconfigured
             | ErrorCode::BackendUnreachable

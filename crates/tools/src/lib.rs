@@ -4,6 +4,7 @@
 mod allowance;
 mod app;
 mod authority;
+pub mod changes;
 pub mod completions;
 mod context;
 pub mod contract;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use domain::KindFamily;
 
-use crate::{contract::DynTool, discover, downloads, library, requests, server};
+use crate::{changes, contract::DynTool, discover, downloads, library, requests, server};
 
 pub fn all() -> Vec<Box<dyn DynTool>> {
     let mut all = server_tools();
@@ -13,6 +13,7 @@ pub fn all() -> Vec<Box<dyn DynTool>> {
     all.extend(discover::tools());
     all.extend(requests::tools());
     all.extend(library::tools());
+    all.extend(changes::tools());
     all
 }
 

@@ -27,6 +27,9 @@ pub struct Settings {
     pub config_file: Option<PathBuf>,
     /// Problems the config loader found (unknown keys, say).
     warnings: RwLock<Vec<String>>,
+    /// Where the owner pages are served (`http://host:port`), for a plan's `review_url`; set by
+    /// the binary once it listens. Empty: review URLs are relative to the server's root.
+    public_url: RwLock<String>,
 }
 
 impl Settings {
@@ -37,6 +40,7 @@ impl Settings {
             allow_destructive: AtomicBool::new(allow_destructive),
             config_file,
             warnings: RwLock::new(Vec::new()),
+            public_url: RwLock::new(String::new()),
         }
     }
 
@@ -58,6 +62,15 @@ impl Settings {
 
     pub fn warnings(&self) -> Vec<String> {
         self.warnings.read().clone()
+    }
+
+    pub fn public_url(&self) -> String {
+        self.public_url.read().clone()
+    }
+
+    /// `url` without a trailing slash.
+    pub fn set_public_url(&self, url: &str) {
+        *self.public_url.write() = url.trim_end_matches('/').to_string();
     }
 
     pub fn set_warnings(&self, warnings: Vec<String>) {

@@ -3,6 +3,7 @@
 
 mod host;
 mod metrics;
+mod pages;
 mod rest;
 mod rest_openapi;
 
@@ -74,6 +75,7 @@ pub fn router(web: Web) -> Router {
             get(resource_metadata),
         )
         .nest("/api/v1", rest::router())
+        .merge(pages::router())
         .with_state(web.clone())
         .merge(mcp)
         .layer(middleware::from_fn_with_state(web.clone(), gate));

@@ -114,7 +114,7 @@ fn tool_status(code: ErrorCode) -> StatusCode {
         ErrorCode::RequestQuotaExceeded | ErrorCode::AllowanceExhausted => {
             StatusCode::TOO_MANY_REQUESTS
         }
-        ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::Conflict | ErrorCode::StalePlan => StatusCode::CONFLICT,
         ErrorCode::BackendUnavailable
         | ErrorCode::BackendMisconfigured
         | ErrorCode::BackendUnreachable

@@ -2,6 +2,7 @@
 //! One test binary (modules below) keeps linking cheap.
 
 mod audit;
+mod changes;
 mod fresh;
 mod keys;
 mod open;

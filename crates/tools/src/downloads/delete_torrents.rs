@@ -1,16 +1,27 @@
 //! `delete_torrents`: removes torrents, named by info hash, with or without their data.
-//! Destructive: listed and callable only with `[mcp] allow_destructive = true`.
+//! Destructive: listed and callable only with `[mcp] allow_destructive = true`. Planned: a
+//! caller without `destructive.direct` gets a change for the owner (which torrents, their
+//! sizes, hashes of what was read) instead of a deletion; `apply` carries it out once approved.
 
-use domain::Capability;
+use std::collections::BTreeMap;
+
+use adapters_downloads::Torrent;
+use domain::{Capability, InfoHash};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sha2::{Digest, Sha256};
 
 use super::{
-    hashes,
+    Backend, Source, granted, hashes, one, outcome,
     write::{self, Op},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    changes::{self, Proposal, Run},
+    error::ErrorCode,
+};
 
 pub struct DeleteTorrents;
 
@@ -31,7 +42,7 @@ impl Tool for DeleteTorrents {
     const META: Meta = Meta {
         name: "delete_torrents",
         title: "Delete torrents",
-        description: "Removes torrents named by info hash from their download instance; with delete_data true their downloaded files are deleted too, which cannot be undone. The whole list is validated first; an unknown hash is a per-torrent failure. Answers {ok, failed, results} per torrent.",
+        description: "Removes torrents named by info hash from their download instance; with delete_data true their downloaded files are deleted too, which cannot be undone. The whole list is validated first; an unknown hash is a per-torrent failure. Answers {ok, failed, results} per torrent. Without destructive.direct in your grant nothing is deleted: the answer is a change_id and a review_url for the owner, then apply_change.",
         effect: Effect::Destructive,
         capability: Capability::DownloadsWrite,
         needs_plan: true,
@@ -39,6 +50,10 @@ impl Tool for DeleteTorrents {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        if let Some(missing) = ctx.needs_plan() {
+            let proposal = propose(ctx, &input).await?;
+            return changes::propose(ctx, Self::META, missing, proposal).await;
+        }
         let plan = write::plan(
             ctx,
             &input.info_hashes,
@@ -51,4 +66,194 @@ impl Tool for DeleteTorrents {
         };
         Ok(write::finish(plan, op).await)
     }
+}
+
+/// What an approved deletion does: these torrents, on these instances.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DeletePlan {
+    delete_data: bool,
+    instances: Vec<Group>,
+    /// Bytes of all the torrents together.
+    total_size: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Group {
+    instance_id: String,
+    torrents: Vec<Planned>,
+}
+
+/// One torrent as it was when planned: what the owner sees.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Planned {
+    info_hash: String,
+    name: String,
+    size: u64,
+    category: Option<String>,
+    save_path: String,
+}
+
+/// Resolves the call against live state: every named torrent must be found, once.
+async fn propose(ctx: &Ctx, input: &Input) -> Result<Proposal, ToolError> {
+    let found = write::plan(
+        ctx,
+        &input.info_hashes,
+        hashes::MAX_DELETE,
+        input.instance_id.as_deref(),
+    )
+    .await?;
+    if !found.failures.is_empty() {
+        let problems: Vec<String> = found
+            .failures
+            .iter()
+            .map(|f| match f.info_hash {
+                Some(h) => format!("{h}: {}", f.message),
+                None => f.message.clone(),
+            })
+            .collect();
+        return Err(ToolError::invalid(format!(
+            "cannot plan the deletion: {}; nothing was planned",
+            problems.join("; ")
+        )));
+    }
+    let mut groups = Vec::new();
+    let mut dependencies = BTreeMap::new();
+    for group in &found.groups {
+        let (source, hashes) = (group.source, &group.hashes);
+        let backend = live(source, hashes).await?;
+        let mut torrents = Vec::new();
+        for h in hashes {
+            let t = backend.catalogue.get(h).ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "the torrent {h} is no longer on instance {}; nothing was planned",
+                        source.id
+                    ),
+                )
+            })?;
+            dependencies.insert(key(&source.id, h), fingerprint(&t));
+            torrents.push(Planned {
+                info_hash: h.to_hex(),
+                name: t.name.to_string(),
+                size: t.size,
+                category: t.category.as_deref().map(str::to_owned),
+                save_path: t.save_path.to_string(),
+            });
+        }
+        groups.push(Group {
+            instance_id: source.id.clone(),
+            torrents,
+        });
+    }
+    let count: usize = groups.iter().map(|g| g.torrents.len()).sum();
+    let total_size = groups
+        .iter()
+        .flat_map(|g| &g.torrents)
+        .map(|t| t.size)
+        .sum();
+    let on: Vec<&str> = groups.iter().map(|g| g.instance_id.as_str()).collect();
+    let summary = format!(
+        "delete {count} torrent{} ({:.1} MB) on {}, {}",
+        if count == 1 { "" } else { "s" },
+        total_size as f64 / 1e6,
+        on.join(", "),
+        if input.delete_data {
+            "with their downloaded files"
+        } else {
+            "keeping their files"
+        }
+    );
+    let plan = DeletePlan {
+        delete_data: input.delete_data,
+        instances: groups,
+        total_size,
+    };
+    Ok(Proposal {
+        summary,
+        plan: serde_json::to_value(&plan).unwrap_or_default(),
+        dependencies,
+    })
+}
+
+/// The state a stored plan depends on, read from the instances now.
+pub(crate) async fn dependencies(
+    ctx: &Ctx,
+    plan: &DeletePlan,
+) -> Result<BTreeMap<String, String>, ToolError> {
+    let mut out = BTreeMap::new();
+    for g in &plan.instances {
+        let source = one(ctx, Some(&g.instance_id))?;
+        let hashes = parsed(g)?;
+        let backend = live(source, &hashes).await?;
+        for h in &hashes {
+            let now = backend
+                .catalogue
+                .get(h)
+                .map_or_else(|| "absent".to_string(), |t| fingerprint(&t));
+            out.insert(key(&source.id, h), now);
+        }
+    }
+    Ok(out)
+}
+
+/// Carries out an approved plan: one checkpoint, then one call, per instance.
+pub(crate) async fn apply(ctx: &Ctx, plan: DeletePlan, run: &Run<'_>) -> Result<Output, ToolError> {
+    let op = Op::Delete {
+        with_data: plan.delete_data,
+    };
+    let mut results = Vec::new();
+    for g in &plan.instances {
+        let (source, allowed) = granted(ctx, Some(&g.instance_id))?;
+        let hashes = parsed(g)?;
+        run.checkpoint(json!({
+            "call": "delete",
+            "instance_id": g.instance_id,
+            "delete_data": plan.delete_data,
+            "info_hashes": g.torrents.iter().map(|t| &t.info_hash).collect::<Vec<_>>(),
+        }))
+        .await?;
+        results.extend(write::execute(write::Plan::exact(source, allowed, hashes), op).await);
+    }
+    Ok(outcome::output(op.verb(), results))
+}
+
+/// Re-reads `hashes` on `source`, so what follows sees the instance as it is now.
+async fn live<'s>(source: &'s Source, hashes: &[InfoHash]) -> Result<&'s Backend, ToolError> {
+    let backend = source.backend()?;
+    backend.catalogue.refresh_hashes(hashes).await.map_err(|e| {
+        ToolError::new(ErrorCode::BackendUnavailable,
+            format!(
+                "instance {} could not be read to check the torrents: {e}; nothing was done; try again when it answers",
+                source.id
+            ),
+        )
+    })?;
+    Ok(backend)
+}
+
+fn parsed(g: &Group) -> Result<Vec<InfoHash>, ToolError> {
+    g.torrents
+        .iter()
+        .map(|t| hashes::one(&t.info_hash))
+        .collect()
+}
+
+fn key(instance: &str, hash: &InfoHash) -> String {
+    format!("{instance}/{hash}")
+}
+
+/// What the plan relies on of one torrent: name, size, category and where its data is.
+fn fingerprint(t: &Torrent) -> String {
+    let text = format!(
+        "{}\u{0}{}\u{0}{}\u{0}{}",
+        t.name,
+        t.size,
+        t.category.as_deref().unwrap_or(""),
+        t.save_path
+    );
+    format!("sha256:{}", hex::encode(Sha256::digest(text.as_bytes())))
 }

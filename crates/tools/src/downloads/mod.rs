@@ -7,7 +7,7 @@
 //! one refresh. Writes go to the client and then re-read the torrents they touched.
 
 mod add_torrent;
-mod delete_torrents;
+pub(crate) mod delete_torrents;
 mod downloads_overview;
 mod find_torrents;
 mod freshness;
@@ -37,7 +37,7 @@ use std::sync::{Arc, atomic::AtomicBool};
 
 use domain::KindFamily;
 use policy::Allowed;
-pub(crate) use source::Source;
+pub(crate) use source::{Backend, Source};
 
 use crate::{
     context::Ctx,

@@ -142,7 +142,21 @@ pub(crate) struct Plan<'c> {
     pub repeats: usize,
 }
 
-impl Plan<'_> {
+impl<'c> Plan<'c> {
+    /// Exactly `hashes` on `source`, as a stored plan names them.
+    pub fn exact(source: &'c Source, allowed: Allowed, hashes: Vec<InfoHash>) -> Plan<'c> {
+        Plan {
+            groups: vec![Group {
+                source,
+                allowed,
+                hashes: hashes.clone(),
+            }],
+            failures: Vec::new(),
+            order: hashes,
+            repeats: 0,
+        }
+    }
+
     /// The instances something will be sent to.
     pub fn sources(&self) -> Vec<&Source> {
         self.groups.iter().map(|g| g.source).collect()

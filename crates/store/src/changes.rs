@@ -1,0 +1,291 @@
+//! Planned changes: what a tool would do, resolved against live state and stored with the
+//! hashes of the state it read, waiting for the owner's decision.
+
+use std::{fmt, str::FromStr};
+
+use domain::PersonId;
+use rand::{Rng, distr::Alphanumeric};
+use serde::Serialize;
+use sqlx::{Row, sqlite::SqliteRow};
+
+use crate::{Error, Store, error::corrupt, now_ms};
+
+/// Largest page `changes_page` returns.
+const MAX_PAGE: u32 = 200;
+
+/// Where a change stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeStatus {
+    /// Waiting for the owner.
+    Pending,
+    /// The owner approved this content under this grant revision; `apply_change` may run it.
+    Approved,
+    Rejected,
+    /// Its operation started.
+    Applying,
+    Applied,
+    Failed,
+    /// The gateway stopped after the operation's checkpoint: the effect may or may not have happened.
+    OutcomeUnknown,
+    /// Its operation was cancelled before any external call.
+    Cancelled,
+}
+
+impl ChangeStatus {
+    pub const ALL: [ChangeStatus; 8] = [
+        ChangeStatus::Pending,
+        ChangeStatus::Approved,
+        ChangeStatus::Rejected,
+        ChangeStatus::Applying,
+        ChangeStatus::Applied,
+        ChangeStatus::Failed,
+        ChangeStatus::OutcomeUnknown,
+        ChangeStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeStatus::Pending => "pending",
+            ChangeStatus::Approved => "approved",
+            ChangeStatus::Rejected => "rejected",
+            ChangeStatus::Applying => "applying",
+            ChangeStatus::Applied => "applied",
+            ChangeStatus::Failed => "failed",
+            ChangeStatus::OutcomeUnknown => "outcome_unknown",
+            ChangeStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl fmt::Display for ChangeStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ChangeStatus {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ChangeStatus, String> {
+        ChangeStatus::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| format!("unknown change status \"{s}\""))
+    }
+}
+
+/// A plan to store: made by a tool, never by the caller's text.
+#[derive(Clone, Debug)]
+pub struct NewChange {
+    pub created_by: PersonId,
+    pub grant_id: i64,
+    pub grant_revision: i64,
+    pub tool: String,
+    /// One line for the owner's list.
+    pub summary: String,
+    /// The resolved plan as JSON text: what will be done, and the diff the owner reviews.
+    pub plan: String,
+    /// JSON object text: dependency name -> hash of the state read for it.
+    pub dependency_hashes: String,
+    /// SHA-256 over tool, plan and dependency hashes: what an approval is bound to.
+    pub content_hash: String,
+}
+
+/// A stored change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub id: String,
+    pub created_by: PersonId,
+    /// The creator's name.
+    pub creator: String,
+    pub grant_id: Option<i64>,
+    pub grant_revision: i64,
+    pub tool: String,
+    pub summary: String,
+    pub plan: String,
+    pub dependency_hashes: String,
+    pub content_hash: String,
+    pub status: ChangeStatus,
+    pub created_at: i64,
+    pub decided_at: Option<i64>,
+    /// The name of the person who approved or rejected it.
+    pub decided_by: Option<String>,
+    /// The content hash the approval was given for.
+    pub approved_hash: Option<String>,
+    /// The grant revision the approval was given for.
+    pub approved_revision: Option<i64>,
+}
+
+impl Change {
+    /// True when the owner approved exactly this content under `revision` of its grant.
+    pub fn approval_holds(&self, grant_id: i64, revision: i64) -> bool {
+        self.approved_hash.as_deref() == Some(self.content_hash.as_str())
+            && self.approved_revision == Some(revision)
+            && self.grant_id == Some(grant_id)
+    }
+}
+
+const CHANGE_COLUMNS: &str = "c.id, c.created_by, p.name AS creator, c.grant_id, \
+    c.grant_revision, c.tool, c.summary, c.plan, c.dependency_hashes, c.content_hash, c.status, \
+    c.created_at, c.decided_at, d.name AS decided_by, c.approved_hash, c.approved_revision \
+    FROM changes c JOIN people p ON p.id = c.created_by LEFT JOIN people d ON d.id = c.decided_by";
+
+fn change_from_row(row: &SqliteRow) -> Result<Change, Error> {
+    let status: String = row.try_get("status")?;
+    Ok(Change {
+        id: row.try_get("id")?,
+        created_by: PersonId(row.try_get("created_by")?),
+        creator: row.try_get("creator")?,
+        grant_id: row.try_get("grant_id")?,
+        grant_revision: row.try_get("grant_revision")?,
+        tool: row.try_get("tool")?,
+        summary: row.try_get("summary")?,
+        plan: row.try_get("plan")?,
+        dependency_hashes: row.try_get("dependency_hashes")?,
+        content_hash: row.try_get("content_hash")?,
+        status: status.parse().map_err(corrupt)?,
+        created_at: row.try_get("created_at")?,
+        decided_at: row.try_get("decided_at")?,
+        decided_by: row.try_get("decided_by")?,
+        approved_hash: row.try_get("approved_hash")?,
+        approved_revision: row.try_get("approved_revision")?,
+    })
+}
+
+/// A fresh id with `prefix`: 20 random alphanumerics from the thread CSPRNG.
+pub(crate) fn fresh_id(prefix: &str) -> String {
+    let tail: String = rand::rng()
+        .sample_iter(&Alphanumeric)
+        .take(20)
+        .map(char::from)
+        .collect();
+    format!("{prefix}{tail}")
+}
+
+impl Store {
+    /// Stores a plan as `pending` and returns it.
+    pub async fn create_change(&self, new: &NewChange) -> Result<Change, Error> {
+        let id = fresh_id("chg_");
+        sqlx::query(
+            "INSERT INTO changes (id, created_by, tool, plan, dependency_hashes, grant_revision, \
+             status, created_at, grant_id, summary, content_hash) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(new.created_by.0)
+        .bind(&new.tool)
+        .bind(&new.plan)
+        .bind(&new.dependency_hashes)
+        .bind(new.grant_revision)
+        .bind(ChangeStatus::Pending.as_str())
+        .bind(now_ms())
+        .bind(new.grant_id)
+        .bind(&new.summary)
+        .bind(&new.content_hash)
+        .execute(self.pool())
+        .await?;
+        self.change(&id)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("change {id} vanished after it was stored")))
+    }
+
+    pub async fn change(&self, id: &str) -> Result<Option<Change>, Error> {
+        let row = sqlx::query(&format!("SELECT {CHANGE_COLUMNS} WHERE c.id = ?"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.as_ref().map(change_from_row).transpose()
+    }
+
+    /// Newest first, optionally only those in `status`; `limit` clamped to 1..=200.
+    pub async fn changes_page(
+        &self,
+        status: Option<ChangeStatus>,
+        limit: u32,
+    ) -> Result<Vec<Change>, Error> {
+        let limit = i64::from(limit.clamp(1, MAX_PAGE));
+        let rows = match status {
+            Some(s) => {
+                sqlx::query(&format!(
+                    "SELECT {CHANGE_COLUMNS} WHERE c.status = ? ORDER BY c.created_at DESC, c.id LIMIT ?"
+                ))
+                .bind(s.as_str())
+                .bind(limit)
+                .fetch_all(self.pool())
+                .await?
+            }
+            None => {
+                sqlx::query(&format!(
+                    "SELECT {CHANGE_COLUMNS} ORDER BY c.created_at DESC, c.id LIMIT ?"
+                ))
+                .bind(limit)
+                .fetch_all(self.pool())
+                .await?
+            }
+        };
+        rows.iter().map(change_from_row).collect()
+    }
+
+    /// The owner's decision on a pending change, bound to the content hash the owner saw and
+    /// the grant revision the plan was made under. `Conflict` when the change is no longer
+    /// pending, its content is not what the owner saw, or its grant changed since the plan.
+    pub async fn decide_change(
+        &self,
+        id: &str,
+        owner: PersonId,
+        approve: bool,
+        seen_hash: &str,
+    ) -> Result<Change, Error> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        let row = sqlx::query(&format!("SELECT {CHANGE_COLUMNS} WHERE c.id = ?"))
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let change = row
+            .as_ref()
+            .map(change_from_row)
+            .transpose()?
+            .ok_or_else(|| Error::NotFound(format!("no change with id \"{id}\"")))?;
+        if change.status != ChangeStatus::Pending {
+            return Err(Error::Conflict(format!(
+                "change {id} is {}, not pending; nothing was decided",
+                change.status
+            )));
+        }
+        if change.content_hash != seen_hash {
+            return Err(Error::Conflict(format!(
+                "change {id} is not the content that was reviewed; open it again"
+            )));
+        }
+        let revision: Option<i64> = sqlx::query_scalar("SELECT revision FROM grants WHERE id = ?")
+            .bind(change.grant_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if approve && revision != Some(change.grant_revision) {
+            return Err(Error::Conflict(format!(
+                "the grant change {id} was planned under has changed since; the plan must be made again"
+            )));
+        }
+        let status = if approve {
+            ChangeStatus::Approved
+        } else {
+            ChangeStatus::Rejected
+        };
+        sqlx::query(
+            "UPDATE changes SET status = ?, decided_at = ?, decided_by = ?, approved_hash = ?, \
+             approved_revision = ? WHERE id = ?",
+        )
+        .bind(status.as_str())
+        .bind(now_ms())
+        .bind(owner.0)
+        .bind(approve.then_some(seen_hash))
+        .bind(approve.then_some(change.grant_revision))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.change(id)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("no change with id \"{id}\"")))
+    }
+}

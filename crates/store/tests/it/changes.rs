@@ -1,0 +1,222 @@
+//! Planned changes and their operations: decisions bound to the content, one operation per
+//! change, idempotency keys, checkpoints, cancellation and recovery after a stop.
+
+use domain::{PersonId, Role};
+use store::{
+    AuditQuery, AuditStatus, Begun, Change, ChangeStatus, NewAudit, NewChange, OperationStatus,
+    Store,
+};
+
+use crate::person;
+
+struct Fixture {
+    store: Store,
+    owner: PersonId,
+    ana: PersonId,
+}
+
+async fn fixture() -> Fixture {
+    let store = Store::open_in_memory().await.unwrap();
+    let owner = person(&store, "olga", Role::Owner).await.id;
+    let ana = person(&store, "ana", Role::Admin).await.id;
+    Fixture { store, owner, ana }
+}
+
+impl Fixture {
+    async fn change(&self) -> Change {
+        let grant = self.store.grant_by_name("operator").await.unwrap().unwrap();
+        self.store
+            .create_change(&NewChange {
+                created_by: self.ana,
+                grant_id: grant.id,
+                grant_revision: grant.revision,
+                tool: "delete_torrents".into(),
+                summary: "delete 1 torrent".into(),
+                plan: r#"{"hashes":["aa"]}"#.into(),
+                dependency_hashes: r#"{"qb/aa":"sha256:1"}"#.into(),
+                content_hash: "sha256:content".into(),
+            })
+            .await
+            .unwrap()
+    }
+
+    async fn approved(&self) -> Change {
+        let c = self.change().await;
+        self.store
+            .decide_change(&c.id, self.owner, true, &c.content_hash)
+            .await
+            .unwrap()
+    }
+
+    async fn begin(&self, change: &str, key: &str) -> Begun {
+        let entry = NewAudit {
+            person: self.ana,
+            key_id: None,
+            tool: "delete_torrents".into(),
+            instance: None,
+            args_digest: "sha256:content".into(),
+        };
+        self.store
+            .begin_operation(change, key, &[ChangeStatus::Approved], &entry)
+            .await
+            .unwrap()
+    }
+}
+
+fn started(b: Begun) -> store::Operation {
+    match b {
+        Begun::Started(op) => op,
+        Begun::Existing(op) => panic!("expected a new operation, got {op:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_approval_is_bound_to_the_content_the_owner_saw() {
+    let f = fixture().await;
+    let c = f.change().await;
+    let e = f
+        .store
+        .decide_change(&c.id, f.owner, true, "sha256:other")
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("not the content that was reviewed"),
+        "{e}"
+    );
+    let approved = f
+        .store
+        .decide_change(&c.id, f.owner, true, &c.content_hash)
+        .await
+        .unwrap();
+    assert_eq!(
+        (approved.status, approved.decided_by.as_deref()),
+        (ChangeStatus::Approved, Some("olga"))
+    );
+    assert!(approved.approval_holds(c.grant_id.unwrap(), c.grant_revision));
+    assert!(!approved.approval_holds(c.grant_id.unwrap(), c.grant_revision + 1));
+}
+
+#[tokio::test]
+async fn a_pending_change_cannot_start_an_operation() {
+    let f = fixture().await;
+    let c = f.change().await;
+    let entry = NewAudit {
+        person: f.ana,
+        key_id: None,
+        tool: "delete_torrents".into(),
+        instance: None,
+        args_digest: "d".into(),
+    };
+    let e = f
+        .store
+        .begin_operation(&c.id, "key-00001", &[ChangeStatus::Approved], &entry)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("is pending"), "{e}");
+    assert!(f.store.operation_for_change(&c.id).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn the_same_key_and_a_second_apply_find_the_one_operation() {
+    let f = fixture().await;
+    let c = f.approved().await;
+    let op = started(f.begin(&c.id, "key-00001").await);
+    let again = f.begin(&c.id, "key-00001").await;
+    let other = f.begin(&c.id, "key-00002").await;
+    for b in [again, other] {
+        let Begun::Existing(o) = b else {
+            panic!("a second begin must not start work")
+        };
+        assert_eq!(o.id, op.id);
+    }
+    let audit = f.store.audit_page(&AuditQuery::default()).await.unwrap();
+    assert_eq!(audit.len(), 1, "{audit:?}");
+    assert_eq!(
+        f.store.change(&c.id).await.unwrap().unwrap().status,
+        ChangeStatus::Applying
+    );
+}
+
+#[tokio::test]
+async fn finishing_closes_operation_audit_and_change_together() {
+    let f = fixture().await;
+    let c = f.approved().await;
+    let op = started(f.begin(&c.id, "key-00001").await);
+    assert!(
+        f.store
+            .checkpoint(&op.id, r#"{"call":"delete"}"#)
+            .await
+            .unwrap()
+    );
+    let done = f
+        .store
+        .finish_operation(&op.id, true, r#"{"ok":1}"#, "1 torrent deleted")
+        .await
+        .unwrap();
+    assert_eq!(done.status, OperationStatus::Succeeded);
+    let audit = &f.store.audit_page(&AuditQuery::default()).await.unwrap()[0];
+    assert_eq!(audit.status, AuditStatus::Applied);
+    assert_eq!(
+        f.store.change(&c.id).await.unwrap().unwrap().status,
+        ChangeStatus::Applied
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_operation_refuses_its_checkpoint() {
+    let f = fixture().await;
+    let c = f.approved().await;
+    let op = started(f.begin(&c.id, "key-00001").await);
+    f.store
+        .cancel_operation(&op.id, "cancelled by ana")
+        .await
+        .unwrap();
+    assert!(!f.store.checkpoint(&op.id, "{}").await.unwrap());
+    assert!(f.store.cancel_operation(&op.id, "again").await.is_err());
+}
+
+#[tokio::test]
+async fn an_operation_past_its_checkpoint_cannot_be_cancelled() {
+    let f = fixture().await;
+    let c = f.approved().await;
+    let op = started(f.begin(&c.id, "key-00001").await);
+    assert!(f.store.checkpoint(&op.id, "{}").await.unwrap());
+    let e = f.store.cancel_operation(&op.id, "late").await.unwrap_err();
+    assert!(e.to_string().contains("in_flight"), "{e}");
+}
+
+#[tokio::test]
+async fn recovery_marks_past_checkpoint_unknown_and_the_rest_failed() {
+    let f = fixture().await;
+    let flying = f.approved().await;
+    let waiting = f.approved().await;
+    let a = started(f.begin(&flying.id, "key-00001").await);
+    let b = started(f.begin(&waiting.id, "key-00002").await);
+    assert!(f.store.checkpoint(&a.id, "{}").await.unwrap());
+    assert_eq!(
+        f.store.recover_unfinished_operations().await.unwrap(),
+        (1, 1)
+    );
+    let a = f.store.operation(&a.id).await.unwrap().unwrap();
+    let b = f.store.operation(&b.id).await.unwrap().unwrap();
+    assert_eq!(
+        (a.status, b.status),
+        (OperationStatus::OutcomeUnknown, OperationStatus::Failed)
+    );
+    let change = f.store.change(&flying.id).await.unwrap().unwrap();
+    assert_eq!(change.status, ChangeStatus::OutcomeUnknown);
+    let statuses: Vec<AuditStatus> = f
+        .store
+        .audit_page(&AuditQuery::default())
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.status)
+        .collect();
+    assert_eq!(statuses, [AuditStatus::Failed, AuditStatus::OutcomeUnknown]);
+    // Nothing is retried: a second recovery finds nothing.
+    assert_eq!(
+        f.store.recover_unfinished_operations().await.unwrap(),
+        (0, 0)
+    );
+}

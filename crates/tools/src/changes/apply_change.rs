@@ -1,0 +1,201 @@
+//! `apply_change`: runs an approved change once. Re-checks authority and every dependency
+//! hash first, so a stale plan is refused before anything happens; the same idempotency key
+//! answers the same operation, and two racing applies run the work once.
+
+use domain::{Capability, Role};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use store::{Begun, Change, ChangeStatus, NewAudit};
+
+use super::{Run, current_dependencies, execute, operation_json, operation_sentence, review_url};
+use crate::{Ctx, Meta, Output, Tool, ToolError, authority, error::ErrorCode};
+
+pub struct ApplyChange;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The change to apply, as the planned tool answered it (chg_…).
+    pub change_id: String,
+    /// Any new random text of 8 to 128 letters, digits, '-', '_', '.' or ':'. Calling again with the same key answers the same operation instead of acting twice.
+    pub idempotency_key: String,
+}
+
+impl Tool for ApplyChange {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "apply_change",
+        title: "Apply a planned change",
+        description: "Applies a change that a planned tool (delete_torrents) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
+        effect: Effect::Write,
+        capability: Capability::DownloadsWrite,
+        needs_plan: false,
+        allowance: None,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let key = valid_key(&input.idempotency_key)?;
+        let me = ctx.caller.authority.person.id;
+        if let Some(op) = ctx.store().operation_by_key(me, key).await? {
+            if op.change_id.as_deref() != Some(input.change_id.as_str()) {
+                return Err(ToolError::new(
+                    ErrorCode::Conflict,
+                    "this idempotency_key was already used for another change; use a new key",
+                ));
+            }
+            return Ok(answer(
+                &op,
+                "This idempotency_key was used before: this is the operation it started; nothing was run again.",
+            ));
+        }
+        let change = ctx
+            .store()
+            .change(&input.change_id)
+            .await?
+            .filter(|c| c.created_by == me || ctx.caller.authority.person.role == Role::Owner)
+            .ok_or_else(|| {
+                ToolError::new(ErrorCode::NotFound,
+                    format!(
+                        "no change with id \"{}\" that you planned; the planned tool's answer names it",
+                        input.change_id
+                    ),
+                )
+            })?;
+        let startable = authorize(ctx, &change).await?;
+        let now = current_dependencies(ctx, &change).await?;
+        let planned: std::collections::BTreeMap<String, String> =
+            serde_json::from_str(&change.dependency_hashes).unwrap_or_default();
+        let changed: Vec<&String> = planned
+            .iter()
+            .filter(|(k, v)| now.get(*k) != Some(*v))
+            .map(|(k, _)| k)
+            .collect();
+        if !changed.is_empty() {
+            let listed: Vec<&str> = changed.iter().take(5).map(|s| s.as_str()).collect();
+            return Err(ToolError::new(ErrorCode::StalePlan,
+                format!(
+                    "change {} is stale: what it read has changed since it was planned ({}); nothing was done; plan it again",
+                    change.id,
+                    listed.join(", ")
+                ),
+            )
+            .with_data(json!({"change_id": change.id, "changed": changed})));
+        }
+        let entry = NewAudit {
+            person: me,
+            key_id: Some(ctx.caller.authority.key_id.clone()).filter(|k| k != "local"),
+            tool: change.tool.clone(),
+            instance: None,
+            args_digest: change.content_hash.clone(),
+        };
+        let begun = ctx
+            .store()
+            .begin_operation(&change.id, key, startable, &entry)
+            .await
+            .map_err(|e| match e {
+                store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
+                other => other.into(),
+            })?;
+        let op = match begun {
+            Begun::Existing(op) => {
+                return Ok(answer(
+                    &op,
+                    "Another apply of this change started it first; the work runs once.",
+                ));
+            }
+            Begun::Started(op) => op,
+        };
+        let run = Run {
+            ctx,
+            operation_id: &op.id,
+        };
+        let (succeeded, result, message) = match execute(ctx, &change, &run).await {
+            Ok(out) => {
+                let data = out.data();
+                let clean = data.get("failed").is_none_or(|f| f == 0);
+                (clean, data, out.summary)
+            }
+            Err(e) => (false, json!({"code": e.code.as_str()}), e.message),
+        };
+        let op = match ctx
+            .store()
+            .finish_operation(&op.id, succeeded, &result.to_string(), &message)
+            .await
+        {
+            Ok(op) => op,
+            // Cancelled meanwhile: answer it as it stands.
+            Err(store::Error::Conflict(_)) => ctx.store().operation(&op.id).await?.unwrap_or(op),
+            Err(e) => return Err(e.into()),
+        };
+        Ok(answer(&op, ""))
+    }
+}
+
+/// Checks the caller may apply `change` now and answers the statuses it may start from.
+async fn authorize(ctx: &Ctx, change: &Change) -> Result<&'static [ChangeStatus], ToolError> {
+    let meta = super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
+    // The planned tool's own policy, on the authority read for this call.
+    let allow_destructive = ctx.settings().allow_destructive();
+    let missing = authority::decide_or_plan(&ctx.caller, &meta, allow_destructive, None)?.err();
+    let grant = &ctx.caller.authority.grant;
+    match (change.status, missing) {
+        (ChangeStatus::Pending, None) => Ok(&[ChangeStatus::Pending, ChangeStatus::Approved]),
+        (ChangeStatus::Approved, None) => Ok(&[ChangeStatus::Approved]),
+        (ChangeStatus::Pending, Some(missing)) => Err(ToolError::new(ErrorCode::NeedsPlan,
+            format!(
+                "change {} waits for the owner's approval: your grant lacks {missing}; the owner can review it at {}; nothing was done",
+                change.id,
+                review_url(ctx, &change.id)
+            ),
+        )
+        .with_data(json!({"change_id": change.id, "missing_authority": missing.to_string(), "review_url": review_url(ctx, &change.id)}))),
+        (ChangeStatus::Approved, Some(_)) if change.approval_holds(grant.id, grant.revision) => {
+            Ok(&[ChangeStatus::Approved])
+        }
+        (ChangeStatus::Approved, Some(missing)) => Err(ToolError::new(ErrorCode::NeedsPlan,
+            format!(
+                "the owner's approval of change {} no longer holds: it was given under revision {} of grant {}, and you now act with revision {} of grant \"{}\" (which lacks {missing}); plan the change again; nothing was done",
+                change.id,
+                change.approved_revision.unwrap_or_default(),
+                change.grant_id.unwrap_or_default(),
+                grant.revision,
+                grant.name
+            ),
+        )),
+        (ChangeStatus::Rejected, _) => Err(ToolError::new(ErrorCode::Denied,
+            format!("the owner rejected change {}; nothing was done", change.id),
+        )),
+        (status, _) => Err(ToolError::new(ErrorCode::Conflict,
+            format!(
+                "change {} is {status}: it runs once; get_operation shows its operation",
+                change.id
+            ),
+        )),
+    }
+}
+
+/// 8 to 128 of letters, digits, '-', '_', '.', ':'.
+fn valid_key(key: &str) -> Result<&str, ToolError> {
+    let ok = (8..=128).contains(&key.len())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
+    if ok {
+        Ok(key)
+    } else {
+        Err(ToolError::invalid(
+            "invalid argument \"idempotency_key\": use 8 to 128 letters, digits, '-', '_', '.' or ':' (a new random value per change)",
+        ))
+    }
+}
+
+fn answer(op: &store::Operation, note: &str) -> Output {
+    let mut summary = operation_sentence(op);
+    if !note.is_empty() {
+        summary = format!("{note} {summary}");
+    }
+    Output::new(summary, operation_json(op))
+        .next(format!("get_operation {{\"operation_id\": \"{}\"}}", op.id))
+}

@@ -1,0 +1,52 @@
+//! `cancel_operation`: stops an operation that has made no external call yet. One past its
+//! checkpoint cannot be cancelled: its call may already have happened.
+
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{operation_json, operation_sentence, visible_operation};
+use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
+
+pub struct CancelOperation;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The operation (op_…), as apply_change answered it.
+    pub operation_id: String,
+}
+
+impl Tool for CancelOperation {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "cancel_operation",
+        title: "Cancel an operation",
+        description: "Cancels an operation that has not made its first external call yet; its change is then cancelled too. An operation already under way, or finished, is refused with its status.",
+        effect: Effect::Write,
+        capability: Capability::DownloadsWrite,
+        needs_plan: false,
+        allowance: None,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let op = visible_operation(ctx, &input.operation_id).await?;
+        let who = &ctx.caller.authority.person.name;
+        let op = ctx
+            .store()
+            .cancel_operation(&op.id, &format!("cancelled by {who}"))
+            .await
+            .map_err(|e| match e {
+                store::Error::Conflict(_) => ToolError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "operation {} is {} and can no longer be cancelled; get_operation shows it",
+                        op.id, op.status
+                    ),
+                ),
+                other => other.into(),
+            })?;
+        Ok(Output::new(operation_sentence(&op), operation_json(&op)))
+    }
+}

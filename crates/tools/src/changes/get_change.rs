@@ -1,0 +1,68 @@
+//! `get_change`: a planned change as the owner sees it: its plan, status, the authority it
+//! waits for and where it is reviewed.
+
+use domain::{Capability, Role};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::review_url;
+use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
+
+pub struct GetChange;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The change (chg_…), as the planned tool answered it.
+    pub change_id: String,
+}
+
+impl Tool for GetChange {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "get_change",
+        title: "Show a planned change",
+        description: "Shows a change a planned tool stored: its exact plan, its status (pending, approved, rejected, applying, applied, failed, outcome_unknown, cancelled), who decided it and its review_url. Only the owner approves, in the browser.",
+        effect: Effect::Read,
+        capability: Capability::DownloadsWrite,
+        needs_plan: false,
+        allowance: None,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let me = &ctx.caller.authority.person;
+        let change = ctx
+            .store()
+            .change(&input.change_id)
+            .await?
+            .filter(|c| c.created_by == me.id || me.role == Role::Owner || ctx.caller.is_admin())
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::NotFound,
+                    format!("no change with id \"{}\" that you can see", input.change_id),
+                )
+            })?;
+        let plan: Value = serde_json::from_str(&change.plan).unwrap_or(Value::Null);
+        let summary = format!(
+            "Change {} ({}) by {} is {}.",
+            change.id, change.summary, change.creator, change.status
+        );
+        Ok(Output::new(
+            summary,
+            json!({
+                "change_id": change.id,
+                "tool": change.tool,
+                "summary": change.summary,
+                "status": change.status,
+                "created_by": change.creator,
+                "decided_by": change.decided_by,
+                "review_url": review_url(ctx, &change.id),
+                "content_hash": change.content_hash,
+                "grant_revision": change.grant_revision,
+                "plan": plan,
+            }),
+        ))
+    }
+}

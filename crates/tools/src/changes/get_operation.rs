@@ -1,0 +1,59 @@
+//! `get_operation`: where an operation stands (running, under way, succeeded, failed,
+//! cancelled, or outcome unknown after a stop), by its id or by its change.
+
+use domain::Capability;
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{operation_json, operation_sentence, visible_operation};
+use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
+
+pub struct GetOperation;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The operation (op_…), as apply_change answered it. Give this or change_id.
+    #[serde(default)]
+    pub operation_id: Option<String>,
+    /// The change whose operation to show (chg_…). Give this or operation_id.
+    #[serde(default)]
+    pub change_id: Option<String>,
+}
+
+impl Tool for GetOperation {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "get_operation",
+        title: "Show an operation",
+        description: "Shows where an operation of an applied change stands: running, in_flight (an external call under way), succeeded, failed, cancelled, or outcome_unknown (the gateway stopped during the external call; never retried on its own), with its per-item results. Name it by operation_id or by change_id.",
+        effect: Effect::Read,
+        capability: Capability::DownloadsWrite,
+        needs_plan: false,
+        allowance: None,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let id = match (input.operation_id, input.change_id) {
+            (Some(id), None) => id,
+            (None, Some(change)) => ctx
+                .store()
+                .operation_for_change(&change)
+                .await?
+                .map(|op| op.id)
+                .ok_or_else(|| {
+                    ToolError::new(ErrorCode::NotFound,
+                        format!("change \"{change}\" has no operation; it runs when apply_change is called after the owner's approval"),
+                    )
+                })?,
+            _ => {
+                return Err(ToolError::invalid(
+                    "name exactly one of operation_id or change_id",
+                ));
+            }
+        };
+        let op = visible_operation(ctx, &id).await?;
+        Ok(Output::new(operation_sentence(&op), operation_json(&op)))
+    }
+}

@@ -1,0 +1,179 @@
+//! A small W3C WebDriver client over reqwest, driving Debian's chromedriver and headless
+//! Chromium on a phone-sized window; screenshots are kept under target/test-artefacts/.
+
+#![allow(dead_code)]
+
+use std::{
+    path::PathBuf,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use base64::Engine;
+use httpx::reqwest;
+use serde_json::{Value, json};
+
+/// The key W3C WebDriver names an element reference with.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+pub struct Browser {
+    http: reqwest::Client,
+    /// `http://127.0.0.1:PORT/session/ID`.
+    session: String,
+    driver: Child,
+    artefacts: PathBuf,
+}
+
+impl Browser {
+    /// Starts chromedriver on a free port and opens a headless Chromium session.
+    pub async fn start(artefacts: &str) -> Browser {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let driver = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver is installed (apt-get install chromium-driver)");
+        let http = httpx::builder(httpx::Timeouts::default()).build().unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let ready = http.get(format!("{base}/status")).send().await;
+            if let Ok(r) = ready
+                && let Ok(v) = r.json::<Value>().await
+                && v["value"]["ready"] == true
+            {
+                break;
+            }
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=390,844"]
+        }}}});
+        let r: Value = http
+            .post(format!("{base}/session"))
+            .json(&caps)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let id = r["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no WebDriver session: {r}"))
+            .to_string();
+        let artefacts = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../target/test-artefacts")
+            .join(artefacts);
+        std::fs::create_dir_all(&artefacts).unwrap();
+        Browser {
+            http,
+            session: format!("{base}/session/{id}"),
+            driver,
+            artefacts,
+        }
+    }
+
+    async fn command(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}{path}", self.session);
+        let req = match method {
+            "GET" => self.http.get(url),
+            "DELETE" => self.http.delete(url),
+            _ => self.http.post(url).json(&body.unwrap_or_else(|| json!({}))),
+        };
+        let r: Value = req.send().await.unwrap().json().await.unwrap();
+        assert!(
+            r["value"].get("error").is_none(),
+            "WebDriver {method} {path}: {r}"
+        );
+        r["value"].clone()
+    }
+
+    pub async fn goto(&self, url: &str) {
+        self.command("POST", "/url", Some(json!({ "url": url })))
+            .await;
+    }
+
+    pub async fn url(&self) -> String {
+        self.command("GET", "/url", None)
+            .await
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    async fn find(&self, css: &str) -> String {
+        let v = self
+            .command(
+                "POST",
+                "/element",
+                Some(json!({"using": "css selector", "value": css})),
+            )
+            .await;
+        v[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {v}"))
+            .to_string()
+    }
+
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let id = self.find(css).await;
+        self.command(
+            "POST",
+            &format!("/element/{id}/value"),
+            Some(json!({ "text": text })),
+        )
+        .await;
+    }
+
+    pub async fn click(&self, css: &str) {
+        let id = self.find(css).await;
+        self.command("POST", &format!("/element/{id}/click"), None)
+            .await;
+    }
+
+    /// The visible text of the first element matching `css`.
+    pub async fn text(&self, css: &str) -> String {
+        let id = self.find(css).await;
+        self.command("GET", &format!("/element/{id}/text"), None)
+            .await
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// A cookie's value, HttpOnly ones included (WebDriver sees them; page scripts do not).
+    pub async fn cookie(&self, name: &str) -> Value {
+        self.command("GET", &format!("/cookie/{name}"), None).await
+    }
+
+    /// Saves the page as `name`.png among the artefacts.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let b64 = self.command("GET", "/screenshot", None).await;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(b64.as_str().unwrap())
+            .unwrap();
+        let path = self.artefacts.join(format!("{name}.png"));
+        std::fs::write(&path, png).unwrap();
+        path
+    }
+
+    /// Closes Chromium; chromedriver itself stops on drop.
+    pub async fn quit(&self) {
+        let _ = self.http.delete(&self.session).send().await;
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
