@@ -9,8 +9,17 @@ test_tool_with_progress, test_tool_with_logging and test_elicitation.
 """
 import argparse, asyncio, json, os, shlex, sys
 
-KIT_VENV = os.path.join(os.environ.get("MCP_CLIENTS_HOME", os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared-cache", "mcp-clients")), "venv", "bin", "python")
+# The kit's install location, as ../shared/mcp-clients/README.md says: $MCP_CLIENTS_HOME, else
+# ../shared-cache/mcp-clients seen from the project root, else ~/.cache/mcp-clients.
+def _kit_home():
+    if os.environ.get("MCP_CLIENTS_HOME"):
+        return os.environ["MCP_CLIENTS_HOME"]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    beside = os.path.join(root, "..", "shared-cache", "mcp-clients")
+    return beside if os.path.isdir(beside) else os.path.expanduser("~/.cache/mcp-clients")
+
+
+KIT_VENV = os.path.join(_kit_home(), "venv", "bin", "python")
 try:
     import httpx2
     from mcp import Client, StdioServerParameters, types

@@ -217,7 +217,7 @@ async fn a_queue_whose_total_disagrees_with_its_records_is_an_error_not_a_short_
         summary.contains("could not be read completely") && summary.contains("radarr"),
         "{summary}"
     );
-    assert_eq!(data["code"], "backend_error");
+    assert_eq!(data["code"], "backend_incomplete");
 }
 
 #[tokio::test]

@@ -154,7 +154,7 @@ async fn the_owner_approves_in_the_browser_and_sees_the_change_applied() {
     assert_eq!(b.text("#status").await, "pending");
     b.screenshot("3-change-pending").await;
     b.click("#approve").await;
-    assert_eq!(b.text("#status").await, "approved");
+    assert_eq!(b.wait_text("#status", "approved").await, "approved");
     assert_eq!(w.status(&id).await, ChangeStatus::Approved);
     assert!(
         w.qraw.one(&f.hash).await.is_some(),
@@ -171,7 +171,7 @@ async fn the_owner_approves_in_the_browser_and_sees_the_change_applied() {
     assert_eq!(r["structuredContent"]["data"]["status"], "succeeded", "{r}");
     assert!(w.qraw.one(&f.hash).await.is_none());
     b.goto(&review).await;
-    assert_eq!(b.text("#status").await, "applied");
+    assert_eq!(b.wait_text("#status", "applied").await, "applied");
     assert!(b.text("#operation").await.contains("succeeded"));
     b.screenshot("4-change-applied").await;
     b.goto(&format!("{}/activity", w.base)).await;

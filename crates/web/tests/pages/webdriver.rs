@@ -81,19 +81,58 @@ impl Browser {
         }
     }
 
-    async fn command(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+    /// One WebDriver command's whole answer (`value` holds an `error` when it failed).
+    async fn answer(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let url = format!("{}{path}", self.session);
         let req = match method {
             "GET" => self.http.get(url),
             "DELETE" => self.http.delete(url),
             _ => self.http.post(url).json(&body.unwrap_or_else(|| json!({}))),
         };
-        let r: Value = req.send().await.unwrap().json().await.unwrap();
+        req.send().await.unwrap().json().await.unwrap()
+    }
+
+    async fn command(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let r = self.answer(method, path, body).await;
         assert!(
             r["value"].get("error").is_none(),
             "WebDriver {method} {path}: {r}"
         );
         r["value"].clone()
+    }
+
+    /// The text of the first element matching `css`, or `None` while there is none (a page
+    /// being replaced).
+    async fn try_text(&self, css: &str) -> Option<String> {
+        let found = self
+            .answer(
+                "POST",
+                "/element",
+                Some(json!({"using": "css selector", "value": css})),
+            )
+            .await;
+        let id = found["value"][ELEMENT].as_str()?.to_string();
+        let text = self
+            .answer("GET", &format!("/element/{id}/text"), None)
+            .await;
+        text["value"].as_str().map(str::to_string)
+    }
+
+    /// The text of `css` once it reads `want`, or what it last read after 20 seconds: a click
+    /// that submits a form returns before the answer page is in place.
+    pub async fn wait_text(&self, css: &str, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut last = String::new();
+        while Instant::now() < deadline {
+            if let Some(t) = self.try_text(css).await {
+                if t == want {
+                    return t;
+                }
+                last = t;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        last
     }
 
     pub async fn goto(&self, url: &str) {
