@@ -45,14 +45,13 @@ impl App {
         caller: &Caller,
         argument: &str,
     ) -> Result<Vec<String>, store::Error> {
-        let scope = caller.authority.grant.instances.as_ref();
         Ok(match argument {
             "instance" => self
                 .instances()
                 .all()
                 .iter()
                 .filter(|i| i.kind.family() == KindFamily::Download)
-                .filter(|i| scope.is_none_or(|s| s.contains(&i.id)))
+                .filter(|i| crate::authority::covers(&caller.authority, &i.id))
                 .map(|i| i.id.clone())
                 .collect(),
             "media_type" => vec!["movie".into(), "tv".into()],
