@@ -142,7 +142,7 @@ async fn serve<H: ToolHost>(
         host.as_ref(),
         &edge.throttle,
         &parts.headers,
-        parts.uri.query(),
+        presented.as_deref(),
         peer,
     )
     .await?;
@@ -306,11 +306,12 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 /// Authenticates a request: a presented credential must be valid; without one, a request
 /// from this machine (loopback peer) is let in only when the host offers local access.
 /// A source with too many failed credentials gets 429 before its credential is looked at.
+/// `presented` is [`credential`] of the request, read once by the caller (which also needs it).
 pub async fn authenticate<H: ToolHost>(
     host: &H,
     throttle: &Throttle,
     headers: &HeaderMap,
-    query: Option<&str>,
+    presented: Option<&str>,
     peer: Option<SocketAddr>,
 ) -> Result<H::Caller, Response> {
     let failed = |e: crate::HostError| {
@@ -324,8 +325,8 @@ pub async fn authenticate<H: ToolHost>(
     if let Some(wait) = source.and_then(|ip| throttle.blocked(ip)) {
         return Err(too_many_failures(wait));
     }
-    match credential(headers, query) {
-        Some(c) => match host.authenticate(&c).await.map_err(failed)? {
+    match presented {
+        Some(c) => match host.authenticate(c).await.map_err(failed)? {
             Some(caller) => Ok(caller),
             None => match source.and_then(|ip| throttle.failed(ip)) {
                 Some(wait) => {

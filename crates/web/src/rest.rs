@@ -90,7 +90,16 @@ async fn authorize(
 ) -> Result<(Arc<Host>, Caller), ApiError> {
     mcp::edge::check_host_and_origin(&web.edge, headers).map_err(ApiError::Forbidden)?;
     let host = web.ready.get().cloned().ok_or(ApiError::Internal)?;
-    match mcp::edge::authenticate(host.as_ref(), &web.throttle, headers, query, peer).await {
+    let presented = mcp::edge::credential(headers, query);
+    match mcp::edge::authenticate(
+        host.as_ref(),
+        &web.throttle,
+        headers,
+        presented.as_deref(),
+        peer,
+    )
+    .await
+    {
         Ok(caller) => Ok((host, caller)),
         Err(response) if response.status() == StatusCode::UNAUTHORIZED => {
             Err(ApiError::Unauthorized(response))
