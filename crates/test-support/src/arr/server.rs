@@ -9,6 +9,7 @@ use std::{
     },
 };
 
+use crate::RecordedRequest;
 use axum::{
     Router,
     body::Bytes,
@@ -32,16 +33,11 @@ pub enum Mode {
     Refusing,
 }
 
-/// One request as the fake received it, and what it answered.
+/// One request as the fake received it (method, path below the API prefix, query, headers,
+/// as every fake of this crate records them), and what it answered.
 #[derive(Clone, Debug)]
 pub struct ArrRequest {
-    pub method: String,
-    /// The path below the API prefix, e.g. "/queue" or "/movie/3".
-    pub path: String,
-    /// Query parameters in arrival order, decoded.
-    pub query: Vec<(String, String)>,
-    /// Header names lowercased.
-    pub headers: Vec<(String, String)>,
+    pub request: RecordedRequest,
     /// The request body parsed as JSON (`Null` when empty or not JSON).
     pub body: Value,
     pub status: u16,
@@ -49,22 +45,11 @@ pub struct ArrRequest {
     pub answer: Value,
 }
 
-impl ArrRequest {
-    /// The first value of a query parameter.
-    pub fn param(&self, name: &str) -> Option<&str> {
-        self.query
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
+impl std::ops::Deref for ArrRequest {
+    type Target = RecordedRequest;
 
-    /// The first value of a header (name case-insensitive).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        let name = name.to_ascii_lowercase();
-        self.headers
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| v.as_str())
+    fn deref(&self) -> &RecordedRequest {
+        &self.request
     }
 }
 
@@ -169,18 +154,21 @@ async fn handle(
         .unwrap_or(uri.path())
         .to_string();
     let mut request = ArrRequest {
-        method: method.to_string(),
-        path,
-        query,
-        headers: headers
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_ascii_lowercase(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect(),
+        request: RecordedRequest {
+            method: method.to_string(),
+            path,
+            query,
+            headers: headers
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_ascii_lowercase(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+            at: std::time::Instant::now(),
+        },
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         status: 0,
         answer: Value::Null,
