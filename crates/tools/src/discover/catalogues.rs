@@ -70,7 +70,12 @@ impl Entry {
         Fut: Future<Output = Result<Output, ToolError>>,
     {
         match self.source {
-            Source::Builtin => self.kept.answer(ctx, tool, question, compute).await,
+            Source::Builtin => {
+                // Rows say in_library: an answer is kept per view of the libraries too.
+                let held = crate::library::held::for_caller(ctx).await;
+                let question = format!("{question}{}", held.key());
+                self.kept.answer(ctx, tool, question, compute).await
+            }
             _ => compute().await,
         }
     }

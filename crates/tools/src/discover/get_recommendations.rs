@@ -105,5 +105,6 @@ async fn recommend(
         &passed.rows,
         passed.hidden,
         gate.is_some(),
+        &crate::library::held::for_caller(ctx).await,
     )
 }

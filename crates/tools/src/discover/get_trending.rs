@@ -78,6 +78,7 @@ impl Tool for GetTrending {
             &passed.rows,
             passed.hidden,
             gate.is_some(),
+            &crate::library::held::for_caller(ctx).await,
         )
     }
 }

@@ -86,6 +86,7 @@ impl Tool for SearchMusic {
             page: render::page(input.page)?,
         };
         let gate = Gate::for_caller(ctx, entry, catalogue.clone());
+        let held = crate::library::held::for_caller(ctx).await;
         let mut page = catalogue
             .search_music(&search)
             .await
@@ -114,7 +115,7 @@ impl Tool for SearchMusic {
         let data = render::list_data(
             &entry.id,
             &page,
-            rows.iter().map(render::music_row).collect(),
+            rows.iter().map(|m| render::music_row(m, &held)).collect(),
             hidden,
             gate.is_some(),
         );
