@@ -245,6 +245,18 @@ impl LibraryClient {
         }
     }
 
+    /// Readarr: the book of the library whose book source id (`foreignBookId`, as
+    /// [`LibraryClient::lookup_books`] shows it) is `id`, when the library holds it.
+    pub async fn held_book(&self, id: &str) -> Result<Option<LibraryItem>, Error> {
+        match self.service {
+            Service::Readarr => readarr::held_book(&self.core, id).await,
+            other => Err(Error::Unsupported(format!(
+                "{} has no books",
+                other.as_str()
+            ))),
+        }
+    }
+
     /// Interactive release search of one scope (the longer timeout). The releases carry no GUID
     /// or URL; [`LibraryClient::release_ref`] names one.
     pub async fn releases(&self, scope: &ReleaseScope) -> Result<Vec<Release>, Error> {
