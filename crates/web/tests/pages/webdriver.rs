@@ -55,10 +55,13 @@ impl Browser {
             assert!(Instant::now() < deadline, "chromedriver did not start");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=390,844"]
-        }}}});
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=390,844"]
+            },
+            "goog:loggingPrefs": {"browser": "ALL"}
+        }}});
         let r: Value = http
             .post(format!("{base}/session"))
             .json(&caps)
@@ -199,6 +202,32 @@ impl Browser {
     /// A cookie's value, HttpOnly ones included (WebDriver sees them; page scripts do not).
     pub async fn cookie(&self, name: &str) -> Value {
         self.command("GET", &format!("/cookie/{name}"), None).await
+    }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) in the current frame and
+    /// returns what it returns.
+    pub async fn execute(&self, script: &str, args: Value) -> Value {
+        self.command(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": args })),
+        )
+        .await
+    }
+
+    /// Switches into the `index`th frame of the current page (`None`: back to the top).
+    pub async fn frame(&self, index: Option<u32>) {
+        self.command("POST", "/frame", Some(json!({ "id": index })))
+            .await;
+    }
+
+    /// The browser console's entries since the last read (`level`, `message`).
+    pub async fn console(&self) -> Vec<Value> {
+        self.command("POST", "/se/log", Some(json!({ "type": "browser" })))
+            .await
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Saves the page as `name`.png among the artefacts.
