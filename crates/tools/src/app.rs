@@ -268,7 +268,10 @@ impl App {
         }
         // Only changing calls are audited; reads skip the digest. A plan changes nothing
         // outside: the change it stores is its record, and applying it is audited.
-        let audited = (meta.effect != Effect::Read && needs_plan.is_none()).then(|| {
+        let audited = (meta.effect != Effect::Read
+            && needs_plan.is_none()
+            && !crate::changes::plans_only(meta.name))
+        .then(|| {
             let instance = arguments
                 .get("instance_id")
                 .and_then(Value::as_str)

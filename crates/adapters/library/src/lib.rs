@@ -5,6 +5,7 @@
 
 mod common;
 mod core;
+mod custom_format;
 mod error;
 mod lidarr;
 mod manual_import;
@@ -13,6 +14,7 @@ mod radarr;
 mod readarr;
 pub mod redact;
 mod repair;
+mod settings;
 mod sonarr;
 
 use domain::Secret;
@@ -30,6 +32,7 @@ pub use crate::{
     },
     readarr::BookHit,
     repair::{Release, ReleaseScope, Removal},
+    settings::{FieldChange, FormatSpec, ProfileEdit, SettingsDraft, SettingsRef, SpecInput},
 };
 
 /// One library instance's client: reads here, writes through [`LibraryClient::writer`].
