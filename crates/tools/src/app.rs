@@ -47,6 +47,8 @@ pub struct App {
 pub struct ToolView {
     pub meta: Meta,
     pub input_schema: Map<String, Value>,
+    /// The MCP Apps view its results can be shown in.
+    pub view: Option<&'static crate::views::View>,
 }
 
 /// The outcome of one call.
@@ -109,6 +111,7 @@ impl App {
             .map(|t| ToolView {
                 meta: t.meta(),
                 input_schema: t.input_schema(),
+                view: t.view(),
             })
             .collect()
     }
@@ -182,6 +185,20 @@ impl App {
             .filter(|m| authority::visible(authority, switches, m, allow_destructive))
             .map(|m| m.name)
             .collect()
+    }
+
+    /// The MCP Apps views of the tools this caller may see, each once, in the stable order.
+    pub fn visible_views(&self, caller: &Caller) -> Vec<&'static crate::views::View> {
+        let mut views: Vec<&'static crate::views::View> = Vec::new();
+        for name in self.visible(caller) {
+            let view = self.by_name.get(name).and_then(|&i| self.tools[i].view());
+            if let Some(v) = view
+                && !views.iter().any(|seen| seen.uri == v.uri)
+            {
+                views.push(v);
+            }
+        }
+        views
     }
 
     /// Runs one call: policy, then (for writes) a fresh authority check and an audit entry

@@ -19,6 +19,7 @@ mod registry;
 pub mod requests;
 mod server;
 pub mod settings;
+pub mod views;
 
 pub use app::{App, Called, ToolView};
 pub use context::{Caller, Credential, Ctx};

@@ -7,15 +7,16 @@ use mcp::{
     Completing, CompletionTarget, Context, HostError, ListedTool, RenderedResult, ServerIdentity,
     ToolHost,
     model::{
-        ErrorData, GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage,
+        ErrorData, GetPromptResult, JsonObject, MetaObject, Prompt, PromptArgument, PromptMessage,
         ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, Tool,
         ToolAnnotations,
     },
 };
 use policy::Effect;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tools::{
     App, Called, Caller, ToolView, completions::Target, guides::Topic, prompts::PromptSpec,
+    views::View,
 };
 
 use crate::Metrics;
@@ -86,10 +87,43 @@ pub fn annotations(effect: Effect, title: &str) -> ToolAnnotations {
 
 fn definition(view: &ToolView) -> Tool {
     let m = view.meta;
-    Tool::new(m.name, m.description, Arc::new(view.input_schema.clone()))
+    let tool = Tool::new(m.name, m.description, Arc::new(view.input_schema.clone()))
         .with_title(m.title)
         .with_raw_output_schema(Arc::new(tools::contract::output_schema()))
-        .with_annotations(annotations(m.effect, m.title))
+        .with_annotations(annotations(m.effect, m.title));
+    match view.view {
+        // MCP Apps (SEP-1865): `_meta.ui.resourceUri`, and the flat key hosts read before it.
+        Some(v) => {
+            let mut meta = JsonObject::new();
+            meta.insert("ui".into(), json!({ "resourceUri": v.uri }));
+            meta.insert("ui/resourceUri".into(), v.uri.into());
+            tool.with_meta(MetaObject(meta))
+        }
+        None => tool,
+    }
+}
+
+/// The MIME type of an MCP Apps HTML view.
+pub const VIEW_MIME: &str = "text/html;profile=mcp-app";
+
+/// A view as `resources/list` shows it.
+fn view_resource(v: &View) -> Resource {
+    let mut r = Resource::new(v.uri, v.name).with_mime_type(VIEW_MIME);
+    r.title = Some(v.title.into());
+    r.description = Some(v.description.into());
+    r
+}
+
+/// A view as `resources/read` answers it: the page, and the image origins its CSP needs.
+fn view_contents(v: &View) -> ResourceContents {
+    let mut meta = JsonObject::new();
+    meta.insert(
+        "ui".into(),
+        json!({ "csp": { "resourceDomains": v.image_origins }, "prefersBorder": false }),
+    );
+    ResourceContents::text(v.html, v.uri)
+        .with_mime_type(VIEW_MIME)
+        .with_meta(MetaObject(meta))
 }
 
 /// Summary first, then the JSON envelope as text; the same envelope as structuredContent.
@@ -190,17 +224,16 @@ impl ToolHost for Host {
         }
     }
 
-    fn list_resources(&self, _caller: &Caller) -> Vec<Resource> {
-        Topic::ALL
-            .iter()
-            .map(|t| {
-                let mut r = Resource::new(t.uri(), format!("guide-{}", t.name()))
-                    .with_mime_type("text/markdown");
-                r.title = Some(t.title().to_string());
-                r.description = Some(format!("Marquee guide: {}", t.title()));
-                r
-            })
-            .collect()
+    fn list_resources(&self, caller: &Caller) -> Vec<Resource> {
+        let views = self.app.visible_views(caller);
+        let guides = Topic::ALL.iter().map(|t| {
+            let mut r = Resource::new(t.uri(), format!("guide-{}", t.name()))
+                .with_mime_type("text/markdown");
+            r.title = Some(t.title().to_string());
+            r.description = Some(format!("Marquee guide: {}", t.title()));
+            r
+        });
+        guides.chain(views.into_iter().map(view_resource)).collect()
     }
 
     fn list_resource_templates(&self, _caller: &Caller) -> Vec<ResourceTemplate> {
@@ -213,9 +246,18 @@ impl ToolHost for Host {
 
     async fn read_resource(
         &self,
-        _caller: &Caller,
+        caller: &Caller,
         uri: &str,
     ) -> Result<Option<ReadResourceResult>, HostError> {
+        if uri.starts_with("ui://") {
+            // A view is served only to callers who can see a tool that shows it.
+            let view = self
+                .app
+                .visible_views(caller)
+                .into_iter()
+                .find(|v| v.uri == uri);
+            return Ok(view.map(|v| ReadResourceResult::new(vec![view_contents(v)])));
+        }
         Ok(Topic::from_uri(uri).map(|t| {
             let contents =
                 ResourceContents::text(t.text(), t.uri()).with_mime_type("text/markdown");

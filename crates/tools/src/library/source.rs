@@ -48,7 +48,7 @@ impl Libraries {
         Libraries { sources }
     }
 
-    fn by_id(&self, id: &str) -> Option<&Source> {
+    pub(crate) fn by_id(&self, id: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)
     }
 }
