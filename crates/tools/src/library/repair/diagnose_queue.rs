@@ -16,7 +16,7 @@ use super::{
     super::source::{Source, chosen, merged, service_of},
     verdict::{Verdict, sentence, stuck, verdict},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, Meta, Output, Tool, ToolError, report::Level};
 
 pub struct DiagnoseQueue;
 
@@ -39,10 +39,11 @@ impl Tool for DiagnoseQueue {
         needs_plan: false,
         allowance: None,
     };
+    const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let sources = chosen(ctx, input.instance_id.as_deref())?;
-        let m = merged(sources, |c| c.queue()).await;
+        let m = merged(ctx, sources, |c| c.queue()).await;
         if let Some(e) = m.all_failed() {
             return Err(e);
         }
@@ -56,6 +57,10 @@ impl Tool for DiagnoseQueue {
                     continue;
                 }
                 let v = verdict(q);
+                ctx.log(
+                    Level::Info,
+                    &format!("{}: {} on {}", v.name(), q.title, source.id),
+                );
                 *by_verdict.entry(v.name()).or_default() += 1;
                 rows.push(json!({
                     "instance_id": source.id, "queue_id": q.id, "title": q.title, "verdict": v.name(),
