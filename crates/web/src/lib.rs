@@ -17,7 +17,7 @@ use axum::{
     response::{IntoResponse, Response},
     routing::get,
 };
-pub use host::Host;
+pub use host::{Host, render};
 pub use mcp::edge::EdgeConfig;
 use mcp::{
     edge::{Edge, Readiness},

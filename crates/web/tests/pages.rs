@@ -391,3 +391,31 @@ async fn a_tool_switched_off_on_the_household_page_cannot_be_called() {
         .await;
     assert_eq!(resp.status().as_u16(), 400);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_that_panics_leaves_no_browser_process_behind() {
+    let b = Browser::start("panicking").await;
+    b.goto("about:blank").await;
+    let group = b.group();
+    assert!(
+        webdriver::processes_in_group(group).len() > 1,
+        "chromedriver and Chromium share the group"
+    );
+    // The panic unwinds through the browser without quit, as a failing assertion would.
+    let panicked = tokio::spawn(async move {
+        let _held = b;
+        panic!("a failing test");
+    })
+    .await;
+    assert!(panicked.unwrap_err().is_panic());
+    // SIGKILL is delivered at once; a process takes a moment to be gone from /proc.
+    let mut left = webdriver::processes_in_group(group);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = webdriver::processes_in_group(group);
+    }
+    assert!(left.is_empty(), "processes left in group {group}: {left:?}");
+}

@@ -10,7 +10,9 @@ use serde_json::json;
 use store::{Begun, Change, ChangeStatus, NewAudit};
 
 use super::{Run, current_dependencies, execute, operation_json, operation_sentence, review_url};
-use crate::{Ctx, Meta, Output, Tool, ToolError, authority, error::ErrorCode, report::Level};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError, allowance, authority, error::ErrorCode, report::Level,
+};
 
 pub struct ApplyChange;
 
@@ -74,6 +76,14 @@ impl Tool for ApplyChange {
             .map(|(k, _)| k)
             .collect();
         if !changed.is_empty() {
+            // A racing apply that ran the work first changed what the plan read: answer its
+            // operation rather than call the plan stale.
+            if let Some(op) = ctx.store().operation_for_change(&change.id).await? {
+                return Ok(answer(
+                    &op,
+                    "Another apply of this change started it first; the work runs once.",
+                ));
+            }
             let listed: Vec<&str> = changed.iter().take(5).map(|s| s.as_str()).collect();
             return Err(ToolError::new(ErrorCode::StalePlan,
                 format!(
@@ -91,15 +101,22 @@ impl Tool for ApplyChange {
             instance: None,
             args_digest: change.content_hash.clone(),
         };
+        // The planned tool's allowance is spent now, with the audit entry, before any mutation.
+        let meta =
+            super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
+        let charge = meta
+            .allowance
+            .and_then(|kind| Some((kind, *ctx.caller.authority.grant.allowances.get(&kind)?)));
         let begun = ctx
             .store()
-            .begin_operation(&change.id, key, startable, &entry)
+            .begin_operation(&change.id, key, startable, &entry, charge)
             .await
             .map_err(|e| match e {
                 store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
                 other => other.into(),
             })?;
         let op = match begun {
+            Begun::Exhausted(left) => return Err(allowance::exhausted(meta.name, &left)),
             Begun::Existing(op) => {
                 return Ok(answer(
                     &op,

@@ -171,6 +171,32 @@ pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Sourc
         .map(|(source, _)| source)
         .collect())
 }
+/// The download instances whose torrents the caller may read, for a tool of another family that
+/// shows a torrent's state: each decided as a `find_torrents` call on that instance (the one
+/// authority path), their catalogues loaded (one bounded wait for all), and how many configured
+/// download instances were left out because the caller may not read them.
+pub(crate) async fn readable(ctx: &Ctx) -> (Vec<&Source>, usize) {
+    use crate::contract::Tool;
+    ctx.downloads().start_refreshers();
+    let meta = <find_torrents::FindTorrents as Tool>::META;
+    let all = ctx.downloads().sources();
+    let allowed: Vec<&Source> = all
+        .iter()
+        .filter(|s| {
+            crate::authority::decide(
+                &ctx.caller,
+                &meta,
+                ctx.settings().allow_destructive(),
+                Some(&s.id),
+            )
+            .is_ok()
+        })
+        .collect();
+    refresher::ensure_loaded(&allowed).await;
+    let withheld = all.len() - allowed.len();
+    (allowed, withheld)
+}
+
 /// This family's tools, for the one registry.
 pub fn tools() -> Vec<Box<dyn DynTool>> {
     vec![

@@ -2,6 +2,7 @@
 //! clean-up. The scope of a search is resolved the same way for searching and for grabbing, so a
 //! reference found in one scope or instance can never match in another.
 
+mod client;
 pub(super) mod diagnose_queue;
 pub(super) mod execute_manual_import;
 pub(super) mod get_manual_import_candidates;
