@@ -14,7 +14,7 @@ mod version;
 
 use std::{future::Future, sync::Arc, time::Duration};
 
-pub use context::{AskError, Context, LogLevel, Outbox, Peers};
+pub use context::{AskError, Context, LogLevel, Notifier, Outbox, Peers};
 pub use dispatch::{Era, Link, Reply, dispatch};
 pub use rmcp::model;
 use rmcp::model::{

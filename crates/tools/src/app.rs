@@ -20,6 +20,7 @@ use crate::{
     instances::Instances,
     library::Libraries,
     registry,
+    report::Report,
     settings::Settings,
 };
 
@@ -237,15 +238,39 @@ impl App {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Called {
+        self.call_reporting(caller, name, arguments, None).await
+    }
+
+    /// [`App::call`] for a client that hears progress and log messages while the call runs.
+    pub async fn call_reporting(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        report: Option<Arc<dyn Report>>,
+    ) -> Called {
         let Some(&index) = self.by_name.get(name) else {
             return Called::UnknownTool;
         };
         let tool = &self.tools[index];
         let meta = tool.meta();
         Called::Done(
-            self.run(tool.as_ref(), meta, caller, arguments.unwrap_or_default())
-                .await,
+            self.run(
+                tool.as_ref(),
+                meta,
+                caller,
+                arguments.unwrap_or_default(),
+                report,
+            )
+            .await,
         )
+    }
+
+    /// Whether a call of this tool is long: worth streaming progress and log messages.
+    pub fn is_long(&self, name: &str) -> bool {
+        self.by_name
+            .get(name)
+            .is_some_and(|&i| self.tools[i].long())
     }
 
     async fn run(
@@ -254,6 +279,7 @@ impl App {
         meta: Meta,
         caller: &Caller,
         arguments: Map<String, Value>,
+        report: Option<Arc<dyn Report>>,
     ) -> Result<Output, ToolError> {
         let mut caller = caller.clone();
         let allow_destructive = self.shared.settings.allow_destructive();
@@ -307,6 +333,7 @@ impl App {
             meta,
             shared: self.shared.clone(),
             needs_plan,
+            report,
         };
         let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
             Ok(outcome) => outcome,
