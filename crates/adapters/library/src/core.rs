@@ -131,6 +131,33 @@ impl Core {
         decode("POST", &self.full(path), v)
     }
 
+    /// `PUT {api}/{path}` with a JSON body.
+    pub async fn put<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl Serialize,
+    ) -> Result<T, Error> {
+        let v = self.send(Method::PUT, path, &[], Some(body), None).await?;
+        decode("PUT", &self.full(path), v)
+    }
+
+    /// `GET {api}/{path}` for a resource that will be written back whole: answered only when the
+    /// redaction boundary leaves it unchanged, so a masked or cut value is never sent back.
+    pub async fn get_exact(&self, path: &str) -> Result<Value, Error> {
+        let raw = self
+            .send_raw(Method::GET, path, &[], None::<&()>, None)
+            .await?;
+        let mut scrubbed = raw.clone();
+        redact::value(&mut scrubbed);
+        if scrubbed != raw {
+            return Err(Error::Unsupported(format!(
+                "GET {} holds values that look like secrets or URLs with credentials; it is not edited through Marquee",
+                self.full(path)
+            )));
+        }
+        Ok(raw)
+    }
+
     /// Every record of a paged resource. A page that comes back short of what `totalRecords`
     /// promised is [`Error::Incomplete`], never a shorter list.
     pub async fn paged<T: DeserializeOwned>(

@@ -5,6 +5,7 @@
 
 mod common;
 mod core;
+mod custom_format;
 mod error;
 mod lidarr;
 mod manual_import;
@@ -13,6 +14,7 @@ mod radarr;
 mod readarr;
 pub mod redact;
 mod repair;
+mod settings;
 mod sonarr;
 
 use domain::Secret;
@@ -30,6 +32,7 @@ pub use crate::{
     },
     readarr::BookHit,
     repair::{Release, ReleaseScope, Removal},
+    settings::{FieldChange, FormatSpec, ProfileEdit, SettingsDraft, SettingsRef, SpecInput},
 };
 
 /// One library instance's client: reads here, writes through [`LibraryClient::writer`].
@@ -238,6 +241,18 @@ impl LibraryClient {
     pub async fn lookup_books(&self, term: &str) -> Result<Vec<BookHit>, Error> {
         match self.service {
             Service::Readarr => readarr::lookup(&self.core, term).await,
+            other => Err(Error::Unsupported(format!(
+                "{} has no books",
+                other.as_str()
+            ))),
+        }
+    }
+
+    /// Readarr: the book of the library whose book source id (`foreignBookId`, as
+    /// [`LibraryClient::lookup_books`] shows it) is `id`, when the library holds it.
+    pub async fn held_book(&self, id: &str) -> Result<Option<LibraryItem>, Error> {
+        match self.service {
+            Service::Readarr => readarr::held_book(&self.core, id).await,
             other => Err(Error::Unsupported(format!(
                 "{} has no books",
                 other.as_str()

@@ -250,6 +250,16 @@ pub async fn lookup(core: &Core, term: &str) -> Result<Vec<BookHit>, Error> {
         .collect())
 }
 
+/// The held book whose `foreignBookId` is `id` (the whole book list: Readarr filters it by
+/// author or internal id only).
+pub async fn held_book(core: &Core, id: &str) -> Result<Option<LibraryItem>, Error> {
+    let rows: Vec<VBook> = core.get("book", &[]).await?;
+    Ok(rows
+        .into_iter()
+        .find(|b| b.foreign_book_id.as_deref() == Some(id))
+        .map(VBook::item))
+}
+
 pub fn search_command(target: &SearchTarget) -> Result<Value, Error> {
     match target {
         SearchTarget::Book(id) => Ok(json!({ "name": "BookSearch", "bookIds": [id] })),

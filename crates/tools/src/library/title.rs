@@ -8,7 +8,7 @@ use super::source::{Source, kind_for, media_type_word, service_of};
 use crate::{ErrorCode, ToolError};
 
 /// The sources each media type can be named by in the library services.
-fn sources_for(mt: MediaType) -> &'static [MediaSource] {
+pub(crate) fn sources_for(mt: MediaType) -> &'static [MediaSource] {
     match mt {
         MediaType::Movie => &[MediaSource::Tmdb, MediaSource::Imdb, MediaSource::Builtin],
         MediaType::Tv => &[MediaSource::Tvdb, MediaSource::Tmdb, MediaSource::Imdb],
