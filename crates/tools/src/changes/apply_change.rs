@@ -10,7 +10,9 @@ use serde_json::json;
 use store::{Begun, Change, ChangeStatus, NewAudit};
 
 use super::{Run, current_dependencies, execute, operation_json, operation_sentence, review_url};
-use crate::{Ctx, Meta, Output, Tool, ToolError, allowance, authority, error::ErrorCode};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError, allowance, authority, error::ErrorCode, report::Level,
+};
 
 pub struct ApplyChange;
 
@@ -28,12 +30,13 @@ impl Tool for ApplyChange {
     const META: Meta = Meta {
         name: "apply_change",
         title: "Apply a planned change",
-        description: "Applies a change that a planned tool (delete_torrents) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
+        description: "Applies a change that a planned tool (delete_torrents, plan_profile_change, upsert_custom_format, revert_change) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
     };
+    const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let key = valid_key(&input.idempotency_key)?;
@@ -64,6 +67,20 @@ impl Tool for ApplyChange {
                 )
             })?;
         let startable = authorize(ctx, &change).await?;
+        // From here the planned tool's own declaration decides each instance it touches: its
+        // capability, not apply_change's (the approval or the caller's authority was checked
+        // just above).
+        let meta =
+            super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
+        let ctx = &Ctx {
+            caller: ctx.caller.clone(),
+            meta: Meta {
+                needs_plan: false,
+                ..meta
+            },
+            shared: ctx.shared.clone(),
+            needs_plan: None,
+        };
         let now = current_dependencies(ctx, &change).await?;
         let planned: std::collections::BTreeMap<String, String> =
             serde_json::from_str(&change.dependency_hashes).unwrap_or_default();
@@ -122,10 +139,12 @@ impl Tool for ApplyChange {
             }
             Begun::Started(op) => op,
         };
-        let run = Run {
-            ctx,
-            operation_id: &op.id,
-        };
+        ctx.log(
+            Level::Info,
+            &format!("operation {} started for change {}", op.id, change.id),
+        );
+        ctx.progress(0, None, &format!("operation {} started", op.id));
+        let run = Run::new(ctx, &op.id);
         let (succeeded, result, message) = match execute(ctx, &change, &run).await {
             Ok(out) => {
                 let data = out.data();
@@ -144,6 +163,14 @@ impl Tool for ApplyChange {
             Err(store::Error::Conflict(_)) => ctx.store().operation(&op.id).await?.unwrap_or(op),
             Err(e) => return Err(e.into()),
         };
+        ctx.log(
+            if succeeded {
+                Level::Info
+            } else {
+                Level::Warning
+            },
+            &format!("operation {} finished: {message}", op.id),
+        );
         Ok(answer(&op, ""))
     }
 }
