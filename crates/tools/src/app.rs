@@ -20,6 +20,7 @@ use crate::{
     instances::Instances,
     library::Libraries,
     registry,
+    report::Report,
     settings::Settings,
 };
 
@@ -126,6 +127,31 @@ impl App {
         }))
     }
 
+    /// `Ok(None)` for a missing, wrong, revoked or expired OAuth access token, one issued for
+    /// another resource than `resource` (a URL), and any token while OAuth is off. A token
+    /// then acts exactly like an API key of its connection's person and grant.
+    pub async fn authenticate_token(
+        &self,
+        token: &str,
+        resource: &str,
+    ) -> Result<Option<Caller>, store::Error> {
+        if self.shared.settings.oauth().is_none() {
+            return Ok(None);
+        }
+        let store = &self.shared.store;
+        let found = store
+            .authenticate_token_with_switches(token, resource)
+            .await?;
+        Ok(found.map(|(authority, switches)| Caller {
+            credential: Credential::Token {
+                token: Secret::new(token),
+                resource: resource.to_owned(),
+            },
+            authority,
+            switches,
+        }))
+    }
+
     /// A request from this machine without a key: acts as `[auth] local_person` with
     /// `local_grant`, when the owner configured that; otherwise `Ok(None)`.
     pub async fn authenticate_local(&self) -> Result<Option<Caller>, store::Error> {
@@ -158,6 +184,9 @@ impl App {
     async fn reauthenticate(&self, caller: &Caller) -> Result<Option<Caller>, store::Error> {
         match &caller.credential {
             Credential::Key(key) => self.authenticate(key.expose()).await,
+            Credential::Token { token, resource } => {
+                self.authenticate_token(token.expose(), resource).await
+            }
             Credential::Local => self.authenticate_local().await,
         }
     }
@@ -209,15 +238,39 @@ impl App {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Called {
+        self.call_reporting(caller, name, arguments, None).await
+    }
+
+    /// [`App::call`] for a client that hears progress and log messages while the call runs.
+    pub async fn call_reporting(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        report: Option<Arc<dyn Report>>,
+    ) -> Called {
         let Some(&index) = self.by_name.get(name) else {
             return Called::UnknownTool;
         };
         let tool = &self.tools[index];
         let meta = tool.meta();
         Called::Done(
-            self.run(tool.as_ref(), meta, caller, arguments.unwrap_or_default())
-                .await,
+            self.run(
+                tool.as_ref(),
+                meta,
+                caller,
+                arguments.unwrap_or_default(),
+                report,
+            )
+            .await,
         )
+    }
+
+    /// Whether a call of this tool is long: worth streaming progress and log messages.
+    pub fn is_long(&self, name: &str) -> bool {
+        self.by_name
+            .get(name)
+            .is_some_and(|&i| self.tools[i].long())
     }
 
     async fn run(
@@ -226,6 +279,7 @@ impl App {
         meta: Meta,
         caller: &Caller,
         arguments: Map<String, Value>,
+        report: Option<Arc<dyn Report>>,
     ) -> Result<Output, ToolError> {
         let mut caller = caller.clone();
         let allow_destructive = self.shared.settings.allow_destructive();
@@ -279,6 +333,7 @@ impl App {
             meta,
             shared: self.shared.clone(),
             needs_plan,
+            report,
         };
         let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
             Ok(outcome) => outcome,

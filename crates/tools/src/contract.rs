@@ -41,6 +41,8 @@ pub trait Tool: Send + Sync + 'static {
     const META: Meta;
     /// The MCP Apps view its results can be shown in, when it has one.
     const VIEW: Option<&'static View> = None;
+    /// Long enough (several backends, an operation) to stream progress and log messages.
+    const LONG: bool = false;
     fn run(
         &self,
         ctx: &Ctx,
@@ -267,6 +269,7 @@ pub trait DynTool: Send + Sync {
     fn meta(&self) -> Meta;
     fn input_schema(&self) -> Map<String, Value>;
     fn view(&self) -> Option<&'static View>;
+    fn long(&self) -> bool;
     /// Parses the whole input first, so bad input is refused before anything is audited or done.
     fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError>;
 }
@@ -282,6 +285,10 @@ impl<T: Tool> DynTool for T {
 
     fn view(&self) -> Option<&'static View> {
         T::VIEW
+    }
+
+    fn long(&self) -> bool {
+        T::LONG
     }
 
     fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError> {

@@ -16,6 +16,7 @@ pub mod instances;
 pub mod library;
 pub mod prompts;
 mod registry;
+pub mod report;
 pub mod requests;
 mod server;
 pub mod settings;

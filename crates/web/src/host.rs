@@ -4,8 +4,8 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use mcp::{
-    Completing, CompletionTarget, Context, HostError, ListedTool, RenderedResult, ServerIdentity,
-    ToolHost,
+    Completing, CompletionTarget, Context, HostError, ListedTool, LogLevel, Notifier,
+    RenderedResult, ServerIdentity, ToolHost,
     model::{
         ErrorData, GetPromptResult, JsonObject, MetaObject, Prompt, PromptArgument, PromptMessage,
         ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, Tool,
@@ -183,6 +183,25 @@ impl ToolHost for Host {
             .map_err(|e| HostError(e.to_string()))
     }
 
+    async fn authenticate_bearer(
+        &self,
+        credential: &str,
+        resource: &str,
+    ) -> Result<Option<Caller>, HostError> {
+        let found = if store::is_access_token(credential) {
+            let resource = format!("{}{resource}", self.app.settings().public_url());
+            self.app.authenticate_token(credential, &resource).await
+        } else {
+            self.app.authenticate(credential).await
+        };
+        found.map_err(|e| HostError(e.to_string()))
+    }
+
+    fn resource_metadata_url(&self, resource: &str) -> Option<String> {
+        let base = self.app.settings().public_url();
+        (!base.is_empty()).then(|| format!("{base}/.well-known/oauth-protected-resource{resource}"))
+    }
+
     async fn authenticate_local(&self) -> Result<Option<Caller>, HostError> {
         self.app
             .authenticate_local()
@@ -203,9 +222,18 @@ impl ToolHost for Host {
         caller: &Caller,
         name: &str,
         arguments: Option<JsonObject>,
-        _cx: &Context<'_>,
+        cx: &Context<'_>,
     ) -> Result<RenderedResult, ErrorData> {
-        match self.app.call(caller, name, arguments).await {
+        // Only a streamed call whose client asked for progress or log messages gets a line
+        // back; the plain JSON path allocates nothing for it.
+        let report = cx
+            .notifier()
+            .map(|n| Arc::new(Reporter(n)) as Arc<dyn tools::report::Report>);
+        match self
+            .app
+            .call_reporting(caller, name, arguments, report)
+            .await
+        {
             Called::UnknownTool => {
                 self.metrics.tool_call("-", "unknown_tool");
                 Err(ErrorData::invalid_params(
@@ -269,6 +297,10 @@ impl ToolHost for Host {
         self.fixtures
     }
 
+    fn streams(&self, tool: &str) -> bool {
+        self.app.is_long(tool)
+    }
+
     async fn list_prompts(&self, caller: &Caller) -> Result<Vec<Prompt>, HostError> {
         let usable = self
             .app
@@ -319,6 +351,26 @@ impl ToolHost for Host {
 
     fn observe(&self, method: &str, status: u16, elapsed: Duration) {
         self.metrics.request(method, status, elapsed);
+    }
+}
+
+/// A call's progress and log messages, on their way to the client as MCP notifications.
+struct Reporter(Notifier);
+
+impl tools::report::Report for Reporter {
+    fn progress(&self, done: f64, total: Option<f64>, message: &str) {
+        self.0.progress(done, total, Some(message));
+    }
+
+    fn log(&self, level: tools::report::Level, logger: &str, message: &str) {
+        use tools::report::Level;
+        let level = match level {
+            Level::Debug => LogLevel::Debug,
+            Level::Info => LogLevel::Info,
+            Level::Warning => LogLevel::Warning,
+            Level::Error => LogLevel::Error,
+        };
+        self.0.log(level, logger, Value::String(message.to_owned()));
     }
 }
 

@@ -10,7 +10,9 @@ use serde_json::json;
 use store::{Begun, Change, ChangeStatus, NewAudit};
 
 use super::{Run, current_dependencies, execute, operation_json, operation_sentence, review_url};
-use crate::{Ctx, Meta, Output, Tool, ToolError, allowance, authority, error::ErrorCode};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError, allowance, authority, error::ErrorCode, report::Level,
+};
 
 pub struct ApplyChange;
 
@@ -34,6 +36,7 @@ impl Tool for ApplyChange {
         needs_plan: false,
         allowance: None,
     };
+    const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let key = valid_key(&input.idempotency_key)?;
@@ -77,6 +80,8 @@ impl Tool for ApplyChange {
             },
             shared: ctx.shared.clone(),
             needs_plan: None,
+            // Progress of the operation still reaches the client that asked.
+            report: ctx.report.clone(),
         };
         let now = current_dependencies(ctx, &change).await?;
         let planned: std::collections::BTreeMap<String, String> =
@@ -136,10 +141,12 @@ impl Tool for ApplyChange {
             }
             Begun::Started(op) => op,
         };
-        let run = Run {
-            ctx,
-            operation_id: &op.id,
-        };
+        ctx.log(
+            Level::Info,
+            &format!("operation {} started for change {}", op.id, change.id),
+        );
+        ctx.progress(0, None, &format!("operation {} started", op.id));
+        let run = Run::new(ctx, &op.id);
         let (succeeded, result, message) = match execute(ctx, &change, &run).await {
             Ok(out) => {
                 let data = out.data();
@@ -158,6 +165,14 @@ impl Tool for ApplyChange {
             Err(store::Error::Conflict(_)) => ctx.store().operation(&op.id).await?.unwrap_or(op),
             Err(e) => return Err(e.into()),
         };
+        ctx.log(
+            if succeeded {
+                Level::Info
+            } else {
+                Level::Warning
+            },
+            &format!("operation {} finished: {message}", op.id),
+        );
         Ok(answer(&op, ""))
     }
 }

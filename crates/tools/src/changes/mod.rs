@@ -12,7 +12,10 @@ mod get_change;
 mod get_operation;
 mod revert_change;
 
-use std::collections::BTreeMap;
+use std::{
+    collections::BTreeMap,
+    sync::atomic::{AtomicUsize, Ordering},
+};
 
 use domain::Capability;
 use serde_json::{Value, json};
@@ -225,11 +228,27 @@ fn not_plannable(tool: &str) -> ToolError {
 pub(crate) struct Run<'a> {
     ctx: &'a Ctx,
     operation_id: &'a str,
+    /// External calls checkpointed so far: the operation's progress.
+    calls: AtomicUsize,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    pub(crate) fn new(ctx: &'a Ctx, operation_id: &'a str) -> Run<'a> {
+        Run {
+            ctx,
+            operation_id,
+            calls: AtomicUsize::new(0),
+        }
+    }
+
     /// Records the external call about to be made; refused when the operation was cancelled.
     pub async fn checkpoint(&self, call: Value) -> Result<(), ToolError> {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        self.ctx.progress(
+            n,
+            None,
+            &format!("operation {}: external call {n}", self.operation_id),
+        );
         let text = call.to_string();
         if self
             .ctx

@@ -2,7 +2,10 @@
 //! Readarr instance, how an optional `instance_id` picks one, and how adapter failures become
 //! sentences that name the instance and what to do.
 
-use std::sync::Arc;
+use std::sync::{
+    Arc,
+    atomic::{AtomicUsize, Ordering},
+};
 
 use adapters_library::{Error, LibraryClient, Service, Writer};
 use domain::{InstanceKind, KindFamily, MediaType};
@@ -15,6 +18,7 @@ use crate::{
     contract::ToolError,
     error::ErrorCode,
     instances::{InstanceSpec, Instances},
+    report::Level,
 };
 
 /// The library instances' clients, built once at start.
@@ -29,6 +33,8 @@ pub(crate) struct Source {
     pub kind: InstanceKind,
     /// The client, or why the instance's config could not make one.
     client: Result<Arc<LibraryClient>, String>,
+    /// What the instance holds, for discovery's `in_library`.
+    pub held: super::held::HeldCache,
 }
 
 impl Libraries {
@@ -42,6 +48,7 @@ impl Libraries {
                     id: spec.id.clone(),
                     kind: spec.kind,
                     client: client(spec, service_of(spec.kind)?),
+                    held: Default::default(),
                 })
             })
             .collect();
@@ -50,6 +57,10 @@ impl Libraries {
 
     pub(crate) fn by_id(&self, id: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)
+    }
+
+    pub(crate) fn sources(&self) -> impl Iterator<Item = &Source> {
+        self.sources.iter()
     }
 }
 
@@ -98,6 +109,11 @@ impl Source {
         self.client
             .as_deref()
             .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.clone()))
+    }
+
+    /// The client as shared with background work (`None` when the config could not make one).
+    pub fn shared_client(&self) -> Option<&Arc<LibraryClient>> {
+        self.client.as_ref().ok()
     }
 
     /// The client for a write `policy::decide` allowed on this very instance.
@@ -295,18 +311,36 @@ impl<T> Merged<'_, T> {
 }
 
 /// Reads every source concurrently; one slow or failing instance holds up or hides no other.
-pub(crate) async fn merged<'c, T, F, Fut>(sources: Vec<&'c Source>, read: F) -> Merged<'c, T>
+/// Each instance read is progress for a client that asked, and a log message at its level.
+pub(crate) async fn merged<'c, T, F, Fut>(
+    ctx: &Ctx,
+    sources: Vec<&'c Source>,
+    read: F,
+) -> Merged<'c, T>
 where
     F: Fn(&'c LibraryClient) -> Fut,
     Fut: Future<Output = Result<T, Error>>,
 {
+    let total = sources.len();
+    ctx.progress(
+        0,
+        Some(total),
+        &format!("reading {} library instance(s)", total),
+    );
+    let done = AtomicUsize::new(0);
     let futs = sources.into_iter().map(|s| {
-        let read = &read;
+        let (read, done) = (&read, &done);
         async move {
             let out = match s.client() {
                 Ok(c) => read(c).await.map_err(|e| s.error(e)),
                 Err(e) => Err(e),
             };
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            match &out {
+                Ok(_) => ctx.log(Level::Info, &format!("read library instance {}", s.id)),
+                Err(e) => ctx.log(Level::Warning, &e.message),
+            }
+            ctx.progress(n, Some(total), &format!("read {} of {total}: {}", n, s.id));
             (s, out)
         }
     });

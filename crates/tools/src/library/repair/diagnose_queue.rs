@@ -18,7 +18,7 @@ use super::{
     client::{Clients, Seen},
     verdict::{Verdict, sentence, stuck, verdict},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, Meta, Output, Tool, ToolError, report::Level};
 
 pub struct DiagnoseQueue;
 
@@ -41,10 +41,11 @@ impl Tool for DiagnoseQueue {
         needs_plan: false,
         allowance: None,
     };
+    const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let sources = chosen(ctx, input.instance_id.as_deref())?;
-        let (m, clients) = tokio::join!(merged(sources, |c| c.queue()), Clients::gather(ctx));
+        let (m, clients) = tokio::join!(merged(ctx, sources, |c| c.queue()), Clients::gather(ctx));
         if let Some(e) = m.all_failed() {
             return Err(e);
         }
@@ -59,6 +60,10 @@ impl Tool for DiagnoseQueue {
                     continue;
                 }
                 let v = verdict(q, seen.says());
+                ctx.log(
+                    Level::Info,
+                    &format!("{}: {} on {}", v.name(), q.title, source.id),
+                );
                 *by_verdict.entry(v.name()).or_default() += 1;
                 let unreachable = seen
                     .unreachable_instance()
