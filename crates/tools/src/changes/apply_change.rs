@@ -80,6 +80,7 @@ impl Tool for ApplyChange {
             },
             shared: ctx.shared.clone(),
             needs_plan: None,
+            // Progress of the operation still reaches the client that asked.
             report: ctx.report.clone(),
         };
         let now = current_dependencies(ctx, &change).await?;
