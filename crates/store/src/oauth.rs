@@ -54,7 +54,8 @@ pub struct NewClient {
 /// A registered client. Public: it has no secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OAuthClient {
-    pub(crate) id: i64,
+    /// The row id.
+    pub id: i64,
     pub client_id: String,
     pub name: String,
     pub redirect_uris: Vec<String>,

@@ -127,6 +127,31 @@ impl App {
         }))
     }
 
+    /// `Ok(None)` for a missing, wrong, revoked or expired OAuth access token, one issued for
+    /// another resource than `resource` (a URL), and any token while OAuth is off. A token
+    /// then acts exactly like an API key of its connection's person and grant.
+    pub async fn authenticate_token(
+        &self,
+        token: &str,
+        resource: &str,
+    ) -> Result<Option<Caller>, store::Error> {
+        if self.shared.settings.oauth().is_none() {
+            return Ok(None);
+        }
+        let store = &self.shared.store;
+        let found = store
+            .authenticate_token_with_switches(token, resource)
+            .await?;
+        Ok(found.map(|(authority, switches)| Caller {
+            credential: Credential::Token {
+                token: Secret::new(token),
+                resource: resource.to_owned(),
+            },
+            authority,
+            switches,
+        }))
+    }
+
     /// A request from this machine without a key: acts as `[auth] local_person` with
     /// `local_grant`, when the owner configured that; otherwise `Ok(None)`.
     pub async fn authenticate_local(&self) -> Result<Option<Caller>, store::Error> {
@@ -159,6 +184,9 @@ impl App {
     async fn reauthenticate(&self, caller: &Caller) -> Result<Option<Caller>, store::Error> {
         match &caller.credential {
             Credential::Key(key) => self.authenticate(key.expose()).await,
+            Credential::Token { token, resource } => {
+                self.authenticate_token(token.expose(), resource).await
+            }
             Credential::Local => self.authenticate_local().await,
         }
     }
@@ -266,7 +294,10 @@ impl App {
         }
         // Only changing calls are audited; reads skip the digest. A plan changes nothing
         // outside: the change it stores is its record, and applying it is audited.
-        let audited = (meta.effect != Effect::Read && needs_plan.is_none()).then(|| {
+        let audited = (meta.effect != Effect::Read
+            && needs_plan.is_none()
+            && !crate::changes::plans_only(meta.name))
+        .then(|| {
             let instance = arguments
                 .get("instance_id")
                 .and_then(Value::as_str)

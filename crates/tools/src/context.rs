@@ -24,6 +24,8 @@ use crate::{
 pub enum Credential {
     /// An API key.
     Key(Secret),
+    /// An OAuth access token, and the resource (a URL) it was presented to.
+    Token { token: Secret, resource: String },
     /// A request from this machine without a key, let in by `[auth] local_person`.
     Local,
 }

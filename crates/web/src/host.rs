@@ -183,6 +183,25 @@ impl ToolHost for Host {
             .map_err(|e| HostError(e.to_string()))
     }
 
+    async fn authenticate_bearer(
+        &self,
+        credential: &str,
+        resource: &str,
+    ) -> Result<Option<Caller>, HostError> {
+        let found = if store::is_access_token(credential) {
+            let resource = format!("{}{resource}", self.app.settings().public_url());
+            self.app.authenticate_token(credential, &resource).await
+        } else {
+            self.app.authenticate(credential).await
+        };
+        found.map_err(|e| HostError(e.to_string()))
+    }
+
+    fn resource_metadata_url(&self, resource: &str) -> Option<String> {
+        let base = self.app.settings().public_url();
+        (!base.is_empty()).then(|| format!("{base}/.well-known/oauth-protected-resource{resource}"))
+    }
+
     async fn authenticate_local(&self) -> Result<Option<Caller>, HostError> {
         self.app
             .authenticate_local()

@@ -30,7 +30,7 @@ impl Tool for ApplyChange {
     const META: Meta = Meta {
         name: "apply_change",
         title: "Apply a planned change",
-        description: "Applies a change that a planned tool (delete_torrents) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
+        description: "Applies a change that a planned tool (delete_torrents, plan_profile_change, upsert_custom_format, revert_change) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
@@ -67,6 +67,21 @@ impl Tool for ApplyChange {
                 )
             })?;
         let startable = authorize(ctx, &change).await?;
+        // From here the planned tool's own declaration decides each instance it touches: its
+        // capability, not apply_change's (the approval or the caller's authority was checked
+        // just above).
+        let meta =
+            super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
+        let ctx = &Ctx {
+            caller: ctx.caller.clone(),
+            meta: Meta {
+                needs_plan: false,
+                ..meta
+            },
+            shared: ctx.shared.clone(),
+            needs_plan: None,
+            report: ctx.report.clone(),
+        };
         let now = current_dependencies(ctx, &change).await?;
         let planned: std::collections::BTreeMap<String, String> =
             serde_json::from_str(&change.dependency_hashes).unwrap_or_default();

@@ -128,7 +128,7 @@ pub(crate) fn kinds_for(source: MediaSource) -> &'static [InstanceKind] {
         MediaSource::Builtin | MediaSource::Imdb => &[InstanceKind::Builtin],
         MediaSource::Tmdb => &[InstanceKind::Tmdb],
         MediaSource::Musicbrainz => &[InstanceKind::Musicbrainz],
-        MediaSource::Tvdb => &[],
+        MediaSource::Tvdb | MediaSource::Goodreads => &[],
     }
 }
 

@@ -60,6 +60,9 @@ struct Inner {
     refreshing: AtomicBool,
     /// `find_torrents` answers, until a catalogue they read changes.
     find_memo: memo::Memo<adapters_downloads::TorrentQuery>,
+    /// The answers of the reads that count every torrent (`downloads_overview`,
+    /// `list_categories`, `tracker_errors`), by tool and instance asked, likewise.
+    count_memo: memo::Memo<(&'static str, Option<String>)>,
 }
 
 impl Downloads {
@@ -75,6 +78,7 @@ impl Downloads {
                 sources,
                 refreshing: AtomicBool::new(false),
                 find_memo: memo::Memo::default(),
+                count_memo: memo::Memo::default(),
             }),
         };
         downloads.start_refreshers();
@@ -92,6 +96,10 @@ impl Downloads {
 
     pub(crate) fn find_memo(&self) -> &memo::Memo<adapters_downloads::TorrentQuery> {
         &self.inner.find_memo
+    }
+
+    pub(crate) fn count_memo(&self) -> &memo::Memo<(&'static str, Option<String>)> {
+        &self.inner.count_memo
     }
 
     /// The download client's own check of the instance `id` (for diagnose): `None` when `id`

@@ -33,6 +33,8 @@ pub(crate) struct Source {
     pub kind: InstanceKind,
     /// The client, or why the instance's config could not make one.
     client: Result<Arc<LibraryClient>, String>,
+    /// What the instance holds, for discovery's `in_library`.
+    pub held: super::held::HeldCache,
 }
 
 impl Libraries {
@@ -46,6 +48,7 @@ impl Libraries {
                     id: spec.id.clone(),
                     kind: spec.kind,
                     client: client(spec, service_of(spec.kind)?),
+                    held: Default::default(),
                 })
             })
             .collect();
@@ -54,6 +57,10 @@ impl Libraries {
 
     pub(crate) fn by_id(&self, id: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)
+    }
+
+    pub(crate) fn sources(&self) -> impl Iterator<Item = &Source> {
+        self.sources.iter()
     }
 }
 
@@ -102,6 +109,11 @@ impl Source {
         self.client
             .as_deref()
             .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.clone()))
+    }
+
+    /// The client as shared with background work (`None` when the config could not make one).
+    pub fn shared_client(&self) -> Option<&Arc<LibraryClient>> {
+        self.client.as_ref().ok()
     }
 
     /// The client for a write `policy::decide` allowed on this very instance.

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use adapters_library::{QueueItem, Service};
 use domain::Capability;
+use futures::{StreamExt, stream::FuturesOrdered};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -21,6 +22,9 @@ use super::{
 use crate::{Ctx, Meta, Output, Tool, ToolError, report::Level};
 
 pub struct DiagnoseQueue;
+
+/// How many next calls that read the service (manual import candidates) run at once.
+const NEXT_CALLS_AT_ONCE: usize = 8;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -50,7 +54,7 @@ impl Tool for DiagnoseQueue {
             return Err(e);
         }
         let mut fine = 0usize;
-        let mut rows = Vec::new();
+        let mut found = Vec::new();
         let mut by_verdict: BTreeMap<&str, usize> = BTreeMap::new();
         for (source, items) in &m.read {
             for q in items {
@@ -65,22 +69,43 @@ impl Tool for DiagnoseQueue {
                     &format!("{}: {} on {}", v.name(), q.title, source.id),
                 );
                 *by_verdict.entry(v.name()).or_default() += 1;
+                found.push((*source, q, v, seen));
+            }
+        }
+        // A wrong mapping's fix reads the download's candidates: a few at a time, not in a row.
+        let mut pending = FuturesOrdered::new();
+        let mut next_calls = Vec::with_capacity(found.len());
+        for (source, q, v, seen) in &found {
+            pending.push_back(next_call(source, q, *v, seen));
+            if pending.len() >= NEXT_CALLS_AT_ONCE
+                && let Some(next) = pending.next().await
+            {
+                next_calls.push(next);
+            }
+        }
+        while let Some(next) = pending.next().await {
+            next_calls.push(next);
+        }
+        let rows: Vec<Value> = found
+            .iter()
+            .zip(next_calls)
+            .map(|((source, q, v, seen), next)| {
                 let unreachable = seen
                     .unreachable_instance()
-                    .filter(|_| v == Verdict::DownloadClientUnreachable);
-                rows.push(json!({
+                    .filter(|_| *v == Verdict::DownloadClientUnreachable);
+                json!({
                     "instance_id": source.id, "queue_id": q.id, "title": q.title, "verdict": v.name(),
-                    "sentence": sentence(v, &q.title, &source.id, unreachable.map(|(id, _)| id)),
+                    "sentence": sentence(*v, &q.title, &source.id, unreachable.map(|(id, _)| id)),
                     "evidence": {
                         "status": q.status, "tracked_download_state": q.tracked_state,
                         "tracked_download_status": q.tracked_status, "status_messages": q.messages,
                         "error": q.error, "download_client": q.download_client, "download_id": q.download_id,
                         "client_state": seen.evidence(),
                     },
-                    "next_call": next_call(source, q, v, &seen).await,
-                }));
-            }
-        }
+                    "next_call": next,
+                })
+            })
+            .collect();
         let verdicts: Vec<String> = by_verdict.iter().map(|(k, n)| format!("{n} {k}")).collect();
         let mut summary = format!(
             "{} stuck, {fine} fine{}.",
