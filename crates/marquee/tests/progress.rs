@@ -1,6 +1,7 @@
 //! Product tools stream progress and log messages to a real client: the official Python SDK
 //! (scripts/mcp_features.py --long) calls `get_queue` over Radarr and Sonarr fakes and a dead
-//! Lidarr, on the real binary over HTTP (`marquee serve`) and over stdio (`marquee stdio`).
+//! Lidarr, on the real binary over HTTP (`marquee serve`) and over stdio (`marquee stdio`); and
+//! `marquee bridge` forwards prompts and completions from that server to the same client.
 
 use std::{
     io::{BufRead, BufReader},
@@ -44,10 +45,14 @@ fn kit_home() -> PathBuf {
 
 /// `mcp_features.py --long get_queue` against one server; its JSON report.
 fn long_call(target: &[&str]) -> Value {
+    features(&[target, &["--long", "get_queue"]].concat())
+}
+
+/// `mcp_features.py ARGS`; its JSON report.
+fn features(args: &[&str]) -> Value {
     let out = Command::new(kit_home().join("venv/bin/python"))
         .arg(root().join("scripts/mcp_features.py"))
-        .args(target)
-        .args(["--long", "get_queue"])
+        .args(args)
         .env("MCP_CLIENTS_HOME", kit_home())
         .output()
         .unwrap();
@@ -184,6 +189,27 @@ async fn get_queue_streams_progress_and_logs_to_the_python_sdk_over_http_and_std
     .await
     .unwrap();
     check(&http, &keys);
+    let bridge = format!("env MARQUEE_KEY={key} MARQUEE_LOG=error {BIN} bridge --url {base}/mcp");
+    let bridged = tokio::task::spawn_blocking(move || features(&["--stdio", &bridge]))
+        .await
+        .unwrap();
+    assert!(
+        bridged["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == "library-health"),
+        "{bridged}"
+    );
+    assert!(
+        bridged["prompt_text"]
+            .as_str()
+            .unwrap()
+            .contains("search_titles"),
+        "{bridged}"
+    );
+    assert_eq!(bridged["media_type_completion"], serde_json::json!(["tv"]));
+    assert_eq!(bridged["topic_completion"], serde_json::json!(["setup"]));
     drop(serving);
 
     let command = format!(
