@@ -271,8 +271,14 @@ async fn the_canary_reaches_no_log_line_and_no_metric_even_when_an_instance_fail
         t.sonarr.api_key(),
         INDEXER_API_KEY,
     ] {
-        assert!(!logged.contains(secret), "a log line has {secret}: {logged}");
-        assert!(!metrics.contains(secret), "/metrics has {secret}: {metrics}");
+        assert!(
+            !logged.contains(secret),
+            "a log line has {secret}: {logged}"
+        );
+        assert!(
+            !metrics.contains(secret),
+            "/metrics has {secret}: {metrics}"
+        );
     }
 }
 

@@ -133,7 +133,7 @@ impl LibraryClient {
             other => match core.get_exact(&other.path()).await {
                 Ok(v) => Ok(Some(v)),
                 Err(Error::Http {
-                    source: httpx::Error::NotFound { .. },
+                    source: httpx::Error::NotFound,
                     ..
                 }) => Ok(None),
                 Err(e) => Err(e),

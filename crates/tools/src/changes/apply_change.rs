@@ -80,6 +80,7 @@ impl Tool for ApplyChange {
             },
             shared: ctx.shared.clone(),
             needs_plan: None,
+            report: ctx.report.clone(),
         };
         let now = current_dependencies(ctx, &change).await?;
         let planned: std::collections::BTreeMap<String, String> =
