@@ -75,8 +75,8 @@ impl Tool for PlanProfileChange {
         .chain(
             input
                 .format_scores
-                .iter()
-                .map(|(_, s)| ("format_scores", Some(*s))),
+                .values()
+                .map(|s| ("format_scores", Some(*s))),
         );
         for (field, score) in scores {
             if score.is_some_and(|s| s.abs() > MAX_SCORE) {
