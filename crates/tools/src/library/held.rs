@@ -30,10 +30,13 @@ pub(crate) struct HeldCache {
     inner: Arc<Inner>,
 }
 
+/// One instance's held ids.
+type Set = Arc<HashSet<MediaId>>;
+
 #[derive(Default)]
 struct Inner {
     /// When it was read, and what: `None` when the read failed.
-    state: Mutex<Option<(Instant, Option<Arc<HashSet<MediaId>>>)>>,
+    state: Mutex<Option<(Instant, Option<Set>)>>,
     /// Bumped whenever the set read differs from the one before (keys kept answers).
     generation: AtomicU64,
     refreshing: AtomicBool,
@@ -63,11 +66,7 @@ impl Inner {
 
 impl HeldCache {
     /// The set (`None`: unknown) and its generation; read now only the first time.
-    async fn get(
-        &self,
-        client: &Arc<LibraryClient>,
-        instance: &str,
-    ) -> (Option<Arc<HashSet<MediaId>>>, u64) {
+    async fn get(&self, client: &Arc<LibraryClient>, instance: &str) -> (Option<Set>, u64) {
         let current = self.inner.state.lock().clone();
         match current {
             None => {
@@ -99,7 +98,7 @@ impl HeldCache {
 /// The held sets of every library instance the caller may read, for one discovery answer.
 #[derive(Default)]
 pub(crate) struct Held {
-    sets: Vec<Arc<HashSet<MediaId>>>,
+    sets: Vec<Set>,
     /// Whether any library instance is readable by the caller: without one, rows carry no flag.
     shown: bool,
     /// Each readable instance and its set's generation: part of a kept answer's key.
