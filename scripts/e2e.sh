@@ -203,5 +203,34 @@ contains "inspector lists prompts" "$OUT" '"library-health"'
 stop "$f_PID"
 # ---- [end mcp section]
 
+# ---- [oauth section] OAuth 2.1 for remote connectors (scripts/oauth_flow.py): the official
+# Python SDK's OAuthClientProvider (discovery, registration, S256 PKCE, consent on the owner
+# pages) then MCP calls with its token; a scripted code exchange checks audience, revocation,
+# expiry (this server's access tokens live 2 seconds), plain PKCE and refresh rotation.
+PO=$(free_port); O="http://127.0.0.1:$PO"; DO=$W/o
+if start o "$DO" "$PO" MARQUEE_OAUTH__ACCESS_TOKEN_SECONDS=2; then
+  "$BIN" people add kim --role kid --data-dir "$DO" >/dev/null 2>&1
+  echo "correct horse battery staple" | "$BIN" people set-password owner --data-dir "$DO" >/dev/null 2>&1
+  check "oauth: authorization server metadata offers S256 only" "$(curl -s "$O/.well-known/oauth-authorization-server" | jq -c .code_challenge_methods_supported)" '["S256"]'
+  check "oauth: protected-resource metadata names the issuer" "$(curl -s "$O/.well-known/oauth-protected-resource/mcp" | jq -r '.authorization_servers[0]')" "$O"
+  OA=$("$ROOT/scripts/oauth_flow.py" --base "$O" --password "correct horse battery staple" --person kim --grant requester 2>"$W/oauth.err")
+  check "oauth: the python SDK's OAuth client acts as the consented person" "$(jq -r .sdk_person <<<"$OA")" kim
+  check "oauth: ... with the consented grant" "$(jq -r .sdk_grant <<<"$OA")" requester
+  check "oauth: ... and got a rotating refresh token" "$(jq -r .sdk_has_refresh <<<"$OA")" true
+  check "oauth: a token for the REST mirror is 401 at /mcp" "$(jq -r .wrong_audience <<<"$OA")" 401
+  check "oauth: ... and 200 at the REST mirror" "$(jq -r .rest_audience_at_rest <<<"$OA")" 200
+  check "oauth: plain PKCE is refused" "$(jq -r .plain_pkce <<<"$OA")" invalid_request
+  check "oauth: a refresh rotates the refresh token" "$(jq -r '.refresh_rotates' <<<"$OA")" true
+  check "oauth: a reused refresh token is refused" "$(jq -r .refresh_reuse <<<"$OA")" invalid_grant
+  check "oauth: ... and revokes the connection" "$(jq -r .after_reuse <<<"$OA")" 401
+  check "oauth: a revoked token is 401" "$(jq -r .revoked <<<"$OA")" 401
+  check "oauth: an expired token is 401" "$(jq -r .expired <<<"$OA")" 401
+  check "oauth: no token or code in the server log" "$(grep -c 'mqa_\|mqr_\|mqc_' "$W/o.err" "$W/o.out" | awk -F: '{s+=$2} END {print s}')" 0
+  stop "$o_PID"
+else
+  bad "oauth: server o started"
+fi
+# ---- [end oauth section]
+
 echo "e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -6,6 +6,8 @@ Python SDK (the kit's venv) and prints one JSON document for scripts/e2e.sh to c
   mcp_features.py --stdio 'env MARQUEE_KEY=KEY marquee stdio --data-dir D' [--fixtures]
 --fixtures also calls the conformance fixtures (a server with [mcp] conformance_fixtures on):
 test_tool_with_progress, test_tool_with_logging and test_elicitation.
+--long TOOL [--long-args JSON] only calls that product tool at log level info with a progress
+callback and prints {progress: [[progress, total, message]...], logs: [...], is_error, summary}.
 """
 import argparse, asyncio, json, os, shlex, sys
 
@@ -48,6 +50,16 @@ async def run(a):
         server = StdioServerParameters(command=argv[0], args=argv[1:])
     out = {}
     async with Client(server, mode="legacy", logging_callback=on_log, elicitation_callback=on_elicit) as c:
+        if a.long:
+            seen = []
+
+            async def on_long_progress(progress, total, message):
+                seen.append([progress, total, message])
+
+            await c.set_logging_level("info")
+            res = await c.call_tool(a.long, json.loads(a.long_args), progress_callback=on_long_progress)
+            return {"progress": seen, "logs": logs, "is_error": res.is_error,
+                    "summary": res.content[0].text if res.content else None}
         out["prompts"] = [p.name for p in (await c.list_prompts()).prompts]
         got = await c.get_prompt("request-media", {"title": "Heat"})
         out["prompt_text"] = got.messages[0].content.text
@@ -81,6 +93,8 @@ def main():
     g.add_argument("--stdio")
     ap.add_argument("--header", action="append", default=[])
     ap.add_argument("--fixtures", action="store_true")
+    ap.add_argument("--long")
+    ap.add_argument("--long-args", default="{}")
     a = ap.parse_args()
     print(json.dumps(asyncio.run(run(a))))
 

@@ -92,10 +92,27 @@ else
 fi
 # ---- end of bench matrix smoke ----------------------------------------------------------
 
+# ---- library adapters against Prism mocks of the vendor documents (issue 10) ------------
+# scripts/prism.sh installs @stoplight/prism-cli (npm, local prefix), starts one mock per
+# OpenAPI document on 127.0.0.1, runs `cargo test -p adapters-library --test prism`, stops each
+# mock by its pid, and ends with "prism: N passed, N failed".
+log "library adapters against Prism mocks"
+set +e
+SHARED="$SHARED" "$ROOT/scripts/prism.sh" >"$rust_log.prism" 2>&1
+prism_rc=$?
+set -e
+prism_passed=$(awk '/^prism: [0-9]+ passed/ {print $2}' "$rust_log.prism" | tail -1)
+prism_failed=$(awk '/^prism: [0-9]+ passed/ {print $4}' "$rust_log.prism" | tail -1)
+prism_passed=${prism_passed:-0}; prism_failed=${prism_failed:-1}
+if [ "$prism_rc" != 0 ] && [ "$prism_failed" = 0 ]; then prism_failed=1; fi
+grep -v '^\[' "$rust_log.prism" | tail -n 5
+# ---- end of library adapters against Prism mocks -----------------------------------------
+
 log "summary"
 echo "rust: $rust_passed passed, $rust_failed failed"
 echo "e2e: $e2e_passed passed, $e2e_failed failed"
 echo "house: $house_passed passed, $house_failed failed"
 echo "bench matrix smoke: $matrix_passed passed, $matrix_failed failed"
-echo "$((rust_passed + e2e_passed + house_passed + matrix_passed)) passed, $((rust_failed + e2e_failed + house_failed + matrix_failed)) failed"
-[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ] && [ "$matrix_failed" = 0 ]
+echo "prism: $prism_passed passed, $prism_failed failed"
+echo "$((rust_passed + e2e_passed + house_passed + matrix_passed + prism_passed)) passed, $((rust_failed + e2e_failed + house_failed + matrix_failed + prism_failed)) failed"
+[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ] && [ "$matrix_failed" = 0 ] && [ "$prism_failed" = 0 ]

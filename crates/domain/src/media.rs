@@ -25,15 +25,18 @@ pub enum MediaSource {
     Imdb,
     Tvdb,
     Musicbrainz,
+    /// The book source Readarr's lookup answers with (`foreignBookId`: Goodreads work ids).
+    Goodreads,
 }
 
 impl MediaSource {
-    pub const ALL: [MediaSource; 5] = [
+    pub const ALL: [MediaSource; 6] = [
         MediaSource::Builtin,
         MediaSource::Tmdb,
         MediaSource::Imdb,
         MediaSource::Tvdb,
         MediaSource::Musicbrainz,
+        MediaSource::Goodreads,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -43,6 +46,7 @@ impl MediaSource {
             MediaSource::Imdb => "imdb",
             MediaSource::Tvdb => "tvdb",
             MediaSource::Musicbrainz => "musicbrainz",
+            MediaSource::Goodreads => "goodreads",
         }
     }
 }
@@ -57,7 +61,7 @@ impl FromStr for MediaSource {
     type Err = String;
     fn from_str(s: &str) -> Result<MediaSource, String> {
         MediaSource::ALL.into_iter().find(|m| m.as_str() == s).ok_or_else(|| {
-            format!("unknown media_source \"{s}\"; valid sources: builtin, tmdb, imdb, tvdb, musicbrainz")
+            format!("unknown media_source \"{s}\"; valid sources: builtin, tmdb, imdb, tvdb, musicbrainz, goodreads")
         })
     }
 }

@@ -347,6 +347,14 @@ pub fn config_check(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
         loaded.config.allowed_hosts.join(", "),
         loaded.config.mcp.allow_destructive
     );
+    match loaded.config.oauth.lifetimes()? {
+        Some(life) => println!(
+            "oauth on: access tokens {} s, refresh tokens {} days",
+            life.access_ms / 1000,
+            life.refresh_ms / 86_400_000
+        ),
+        None => println!("oauth off: API keys only"),
+    }
     for i in &instances {
         println!(
             "instance {:<16} {:<13}{}",

@@ -35,8 +35,56 @@ pub struct Config {
     pub public_url: Option<String>,
     pub mcp: McpSection,
     pub auth: AuthSection,
+    pub oauth: OAuthSection,
     pub downloads: DownloadsSection,
     pub instances: Vec<InstanceConfig>,
+}
+
+/// `[oauth]`: the authorization server for remote connectors (its issuer is `public_url`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OAuthSection {
+    /// Off: no client registers, no consent is asked, and no OAuth token authenticates.
+    pub enabled: bool,
+    /// How long an access token lives, in seconds (1 to 86,400).
+    pub access_token_seconds: u64,
+    /// How long an unused refresh token lives, in days (1 to 365); each refresh makes a new one.
+    pub refresh_token_days: u64,
+}
+
+impl Default for OAuthSection {
+    fn default() -> OAuthSection {
+        OAuthSection {
+            enabled: true,
+            access_token_seconds: 900,
+            refresh_token_days: 30,
+        }
+    }
+}
+
+impl OAuthSection {
+    /// The token lifetimes while the server is on; `Ok(None)` when it is off.
+    pub fn lifetimes(&self) -> anyhow::Result<Option<store::TokenLifetimes>> {
+        if !self.enabled {
+            return Ok(None);
+        }
+        if !(1..=86_400).contains(&self.access_token_seconds) {
+            bail!(
+                "[oauth] access_token_seconds = {} is out of range; valid values: 1 to 86400",
+                self.access_token_seconds
+            );
+        }
+        if !(1..=365).contains(&self.refresh_token_days) {
+            bail!(
+                "[oauth] refresh_token_days = {} is out of range; valid values: 1 to 365",
+                self.refresh_token_days
+            );
+        }
+        Ok(Some(store::TokenLifetimes {
+            access_ms: self.access_token_seconds as i64 * 1000,
+            refresh_ms: self.refresh_token_days as i64 * 86_400_000,
+        }))
+    }
 }
 
 /// `[downloads]`: what the download tools may touch on this machine.
@@ -109,6 +157,7 @@ impl Default for Config {
             public_url: None,
             mcp: McpSection::default(),
             auth: AuthSection::default(),
+            oauth: OAuthSection::default(),
             downloads: DownloadsSection::default(),
             instances: Vec::new(),
         }
@@ -320,6 +369,38 @@ mod tests {
         assert_eq!(
             specs[1].api_key.as_ref().unwrap().expose(),
             "key-in-the-file"
+        );
+    }
+
+    #[test]
+    fn oauth_is_on_by_default_with_short_access_tokens_and_checks_its_ranges() {
+        let life = Config::default().oauth.lifetimes().unwrap().unwrap();
+        assert_eq!(
+            (life.access_ms, life.refresh_ms),
+            (900_000, 30 * 86_400_000)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("marquee.toml");
+        std::fs::write(&file, "[oauth]\naccess_token_seconds = 0\n").unwrap();
+        let e = load(Some(&file))
+            .unwrap()
+            .config
+            .oauth
+            .lifetimes()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "[oauth] access_token_seconds = 0 is out of range; valid values: 1 to 86400"
+        );
+        std::fs::write(&file, "[oauth]\nenabled = false\n").unwrap();
+        assert!(
+            load(Some(&file))
+                .unwrap()
+                .config
+                .oauth
+                .lifetimes()
+                .unwrap()
+                .is_none()
         );
     }
 

@@ -62,6 +62,7 @@ fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::R
             grant: loaded.config.auth.local_grant.clone(),
         });
     }
+    settings.set_oauth(loaded.config.oauth.lifetimes()?);
     settings.set_torrent_folders(loaded.config.downloads.torrent_folders.clone());
     settings.set_warnings(loaded.warnings.clone());
     Ok(App::new(store, Arc::new(settings), Arc::new(instances)))
@@ -110,6 +111,9 @@ pub async fn serve(
         None => format!("http://{local}"),
     };
     host.app.settings().set_public_url(&public_url);
+    if host.app.settings().oauth().is_some() && !oauth_transport_safe(&public_url) {
+        tracing::warn!(issuer = %public_url, "OAuth tokens would travel unencrypted: set public_url to an https:// address (a TLS proxy in front), or [oauth] enabled = false");
+    }
     if let Some((person, key)) = host.app.store().bootstrap_owner("owner").await? {
         let url = format!("http://{local}/mcp");
         println!(
@@ -132,6 +136,21 @@ pub async fn serve(
         .context("the HTTP server failed")?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Whether OAuth tokens to and from `public_url` stay off the network in clear: https, or a
+/// loopback address.
+fn oauth_transport_safe(public_url: &str) -> bool {
+    let Ok(url) = url::Url::parse(public_url) else {
+        return false;
+    };
+    url.scheme() == "https"
+        || match url.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            Some(url::Host::Domain(d)) => d == "localhost",
+            None => false,
+        }
 }
 
 async fn shutdown() {

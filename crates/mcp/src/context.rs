@@ -144,6 +144,71 @@ impl LogLevel {
         "debug, info, notice, warning, error, critical, alert, emergency";
 }
 
+/// A call's progress and log messages, owned: what a host hands to work it does on its own.
+#[derive(Clone, Debug)]
+pub struct Notifier {
+    out: Outbox,
+    progress_token: Option<Value>,
+    level: Option<LogLevel>,
+}
+
+impl Notifier {
+    /// `notifications/progress`, when the request carried a progress token.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        progress_to(
+            &self.out,
+            self.progress_token.as_ref(),
+            progress,
+            total,
+            message,
+        );
+    }
+
+    /// `notifications/message`, when the client asked for this level or a lower one.
+    pub fn log(&self, level: LogLevel, logger: &str, data: Value) {
+        log_to(&self.out, self.level, level, logger, data);
+    }
+}
+
+fn send_to(out: &Outbox, message: &Value) {
+    let _ = out.send(serde_json::to_vec(message).unwrap_or_default());
+}
+
+fn progress_to(
+    out: &Outbox,
+    token: Option<&Value>,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<&str>,
+) {
+    let Some(token) = token else { return };
+    let mut params = json!({ "progressToken": token, "progress": progress });
+    if let Some(total) = total {
+        params["total"] = total.into();
+    }
+    if let Some(message) = message {
+        params["message"] = message.into();
+    }
+    send_to(
+        out,
+        &json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": params }),
+    );
+}
+
+fn log_to(out: &Outbox, wanted: Option<LogLevel>, level: LogLevel, logger: &str, data: Value) {
+    if wanted.is_none_or(|wanted| level < wanted) {
+        return;
+    }
+    send_to(
+        out,
+        &json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": { "level": level, "logger": logger, "data": data },
+        }),
+    );
+}
+
 /// One request's link back to its client.
 pub struct Context<'a> {
     pub(crate) era: Era,
@@ -214,40 +279,33 @@ impl<'a> Context<'a> {
         self.out.is_some()
     }
 
-    fn send(&self, message: &Value) {
-        if let Some(out) = &self.out {
-            let _ = out.send(serde_json::to_vec(message).unwrap_or_default());
-        }
-    }
-
     /// `notifications/progress`, when the request carried a progress token.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = &self.progress_token else {
-            return;
-        };
-        let mut params = json!({ "progressToken": token, "progress": progress });
-        if let Some(total) = total {
-            params["total"] = total.into();
+        if let Some(out) = &self.out {
+            progress_to(out, self.progress_token.as_ref(), progress, total, message);
         }
-        if let Some(message) = message {
-            params["message"] = message.into();
-        }
-        self.send(
-            &json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": params }),
-        );
     }
 
     /// `notifications/message`, when the client asked for this level or a lower one. The
     /// caller must not put secrets in `data`.
     pub fn log(&self, level: LogLevel, logger: &str, data: Value) {
-        if self.level.is_none_or(|wanted| level < wanted) {
-            return;
+        if let Some(out) = &self.out {
+            log_to(out, self.level, level, logger, data);
         }
-        self.send(&json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/message",
-            "params": { "level": level, "logger": logger, "data": data },
-        }));
+    }
+
+    /// An owned handle for progress and log messages that outlives this borrow, or `None`
+    /// when nothing would reach the client (a plain JSON answer, or neither a progress token
+    /// nor a log level was given): then nothing is allocated for it.
+    pub fn notifier(&self) -> Option<Notifier> {
+        if self.progress_token.is_none() && self.level.is_none() {
+            return None;
+        }
+        Some(Notifier {
+            out: self.out.clone()?,
+            progress_token: self.progress_token.clone(),
+            level: self.level,
+        })
     }
 
     /// Whether the client declared a capability (`elicitation`, `sampling`, ...).

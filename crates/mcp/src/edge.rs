@@ -142,11 +142,14 @@ async fn serve<H: ToolHost>(
         host.as_ref(),
         &edge.throttle,
         &parts.headers,
-        presented.as_deref(),
+        presented.as_ref(),
         peer,
+        "/mcp",
     )
     .await?;
-    let owner = edge.peers.owner_of(presented.as_deref());
+    let owner = edge
+        .peers
+        .owner_of(presented.as_ref().map(|p| p.secret.as_str()));
     if let Some(ct) = parts.headers.get(header::CONTENT_TYPE)
         && !ct.to_str().is_ok_and(|v| {
             v.get(..16)
@@ -303,16 +306,18 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
     (status, text).into_response()
 }
 
-/// Authenticates a request: a presented credential must be valid; without one, a request
-/// from this machine (loopback peer) is let in only when the host offers local access.
-/// A source with too many failed credentials gets 429 before its credential is looked at.
-/// `presented` is [`credential`] of the request, read once by the caller (which also needs it).
+/// Authenticates a request to the host's resource at `resource` (a path: `/mcp`): a presented
+/// credential must be valid; without one, a request from this machine (loopback peer) is let
+/// in only when the host offers local access. A source with too many failed credentials gets
+/// 429 before its credential is looked at. `presented` is [`credential`] of the request, read
+/// once by the caller (which also needs it).
 pub async fn authenticate<H: ToolHost>(
     host: &H,
     throttle: &Throttle,
     headers: &HeaderMap,
-    presented: Option<&str>,
+    presented: Option<&Presented>,
     peer: Option<SocketAddr>,
+    resource: &str,
 ) -> Result<H::Caller, Response> {
     let failed = |e: crate::HostError| {
         tracing::error!(error = %e, "authentication failed");
@@ -321,24 +326,30 @@ pub async fn authenticate<H: ToolHost>(
             "internal error; the server log has the details\n",
         )
     };
+    let unauthorized = |why: &str| unauthorized(headers, host.resource_metadata_url(resource), why);
     let source = peer.map(|p| p.ip());
     if let Some(wait) = source.and_then(|ip| throttle.blocked(ip)) {
         return Err(too_many_failures(wait));
     }
     match presented {
-        Some(c) => match host.authenticate(c).await.map_err(failed)? {
-            Some(caller) => Ok(caller),
-            None => match source.and_then(|ip| throttle.failed(ip)) {
-                Some(wait) => {
-                    tracing::warn!(source = %source.map(|ip| ip.to_string()).unwrap_or_default(), wait, "too many failed authentications; the source waits");
-                    Err(too_many_failures(wait))
-                }
-                None => Err(unauthorized(
-                    headers,
-                    "the credential is not valid (unknown, revoked or expired)",
-                )),
-            },
-        },
+        Some(p) => {
+            let found = match p.via {
+                Via::Bearer => host.authenticate_bearer(&p.secret, resource).await,
+                Via::ApiKeyHeader | Via::Query => host.authenticate(&p.secret).await,
+            };
+            match found.map_err(failed)? {
+                Some(caller) => Ok(caller),
+                None => match source.and_then(|ip| throttle.failed(ip)) {
+                    Some(wait) => {
+                        tracing::warn!(source = %source.map(|ip| ip.to_string()).unwrap_or_default(), wait, "too many failed authentications; the source waits");
+                        Err(too_many_failures(wait))
+                    }
+                    None => Err(unauthorized(
+                        "the credential is not valid (unknown, revoked, expired, or a token issued for another resource)",
+                    )),
+                },
+            }
+        }
         None => {
             let local = match peer {
                 Some(p) if p.ip().is_loopback() => {
@@ -346,7 +357,7 @@ pub async fn authenticate<H: ToolHost>(
                 }
                 _ => None,
             };
-            local.ok_or_else(|| unauthorized(headers, "a credential is required: send Authorization: Bearer <key>, X-Api-Key or ?apikey="))
+            local.ok_or_else(|| unauthorized("a credential is required: send Authorization: Bearer <key or OAuth access token>, X-Api-Key or ?apikey="))
         }
     }
 }
@@ -366,33 +377,58 @@ fn too_many_failures(wait: u64) -> Response {
     r
 }
 
+/// How a request presented its credential. OAuth access tokens count only in the
+/// `Authorization` header (the MCP authorization spec); keys come any of these ways.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// `Authorization: Bearer`.
+    Bearer,
+    /// `X-Api-Key`.
+    ApiKeyHeader,
+    /// `?apikey=` in the query string.
+    Query,
+}
+
+/// A credential as a request presented it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Presented {
+    pub secret: String,
+    pub via: Via,
+}
+
 /// The presented credential: `Authorization: Bearer`, then `X-Api-Key`, then `?apikey=`
 /// (form-decoded, so a key with reserved characters can be sent percent-encoded).
-pub fn credential(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
+pub fn credential(headers: &HeaderMap, query: Option<&str>) -> Option<Presented> {
+    let presented = |secret: String, via| Some(Presented { secret, via });
     if let Some(v) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
     {
         let (scheme, token) = v.split_once(' ')?;
-        return scheme
-            .eq_ignore_ascii_case("bearer")
-            .then(|| token.trim().to_string());
+        return if scheme.eq_ignore_ascii_case("bearer") {
+            presented(token.trim().to_string(), Via::Bearer)
+        } else {
+            None
+        };
     }
     if let Some(v) = headers.get("x-api-key").and_then(|v| v.to_str().ok()) {
-        return Some(v.trim().to_string());
+        return presented(v.trim().to_string(), Via::ApiKeyHeader);
     }
     url::form_urlencoded::parse(query?.as_bytes())
         .find(|(k, _)| k == "apikey")
-        .map(|(_, v)| v.into_owned())
+        .and_then(|(_, v)| presented(v.into_owned(), Via::Query))
 }
 
-/// 401 with the protected-resource metadata pointer of RFC 9728 and a JSON body.
-pub fn unauthorized(headers: &HeaderMap, why: &str) -> Response {
-    let authority = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("localhost");
-    let metadata = format!("http://{authority}/.well-known/oauth-protected-resource");
+/// 401 with the protected-resource metadata pointer of RFC 9728 and a JSON body. `metadata`
+/// is the host's URL of that document; without one it is derived from the `Host` header.
+pub fn unauthorized(headers: &HeaderMap, metadata: Option<String>, why: &str) -> Response {
+    let metadata = metadata.unwrap_or_else(|| {
+        let authority = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("localhost");
+        format!("http://{authority}/.well-known/oauth-protected-resource")
+    });
     let mut r = (
         StatusCode::UNAUTHORIZED,
         axum::Json(json!({"error": "invalid_token", "error_description": why})),
@@ -535,10 +571,14 @@ mod tests {
         );
     }
 
+    fn secret(p: Option<Presented>) -> Option<String> {
+        p.map(|p| p.secret)
+    }
+
     #[test]
     fn credential_sources() {
         assert_eq!(
-            credential(&h(&[("authorization", "Bearer mq_a")]), None).as_deref(),
+            secret(credential(&h(&[("authorization", "Bearer mq_a")]), None)).as_deref(),
             Some("mq_a")
         );
         assert_eq!(
@@ -546,24 +586,36 @@ mod tests {
             None
         );
         assert_eq!(
-            credential(&h(&[("x-api-key", "mq_b")]), None).as_deref(),
+            secret(credential(&h(&[("x-api-key", "mq_b")]), None)).as_deref(),
             Some("mq_b")
         );
         assert_eq!(
-            credential(&h(&[]), Some("x=1&apikey=mq_c")).as_deref(),
+            secret(credential(&h(&[]), Some("x=1&apikey=mq_c"))).as_deref(),
             Some("mq_c")
         );
         assert_eq!(credential(&h(&[]), Some("x=1")), None);
     }
 
     #[test]
+    fn each_credential_says_how_it_came() {
+        let via =
+            |headers: &[(&'static str, &str)], query| credential(&h(headers), query).map(|p| p.via);
+        assert_eq!(
+            via(&[("authorization", "bearer t")], None),
+            Some(Via::Bearer)
+        );
+        assert_eq!(via(&[("x-api-key", "k")], None), Some(Via::ApiKeyHeader));
+        assert_eq!(via(&[], Some("apikey=k")), Some(Via::Query));
+    }
+
+    #[test]
     fn the_query_key_is_form_decoded() {
         assert_eq!(
-            credential(&h(&[]), Some("apikey=mq_a%2Bb%2Fc%3D&x=1")).as_deref(),
+            secret(credential(&h(&[]), Some("apikey=mq_a%2Bb%2Fc%3D&x=1"))).as_deref(),
             Some("mq_a+b/c=")
         );
         assert_eq!(
-            credential(&h(&[]), Some("ap%69key=mq_d")).as_deref(),
+            secret(credential(&h(&[]), Some("ap%69key=mq_d"))).as_deref(),
             Some("mq_d"),
             "the name is decoded too"
         );

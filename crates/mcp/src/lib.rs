@@ -15,7 +15,7 @@ mod wire;
 
 use std::{future::Future, sync::Arc, time::Duration};
 
-pub use context::{AskError, Context, LogLevel, Outbox, Peers};
+pub use context::{AskError, Context, LogLevel, Notifier, Outbox, Peers};
 pub use dispatch::{Era, Link, Reply, dispatch};
 pub use rmcp::model;
 use rmcp::model::{
@@ -72,6 +72,23 @@ pub trait ToolHost: Send + Sync + 'static {
         &self,
         credential: &str,
     ) -> impl Future<Output = Result<Option<Self::Caller>, HostError>> + Send;
+
+    /// Checks a credential presented as `Authorization: Bearer` to the host's resource at
+    /// `resource` (a path: `/mcp`). Only this way may an OAuth access token authenticate, and
+    /// only for the resource it was issued for. Defaults to [`ToolHost::authenticate`].
+    fn authenticate_bearer(
+        &self,
+        credential: &str,
+        _resource: &str,
+    ) -> impl Future<Output = Result<Option<Self::Caller>, HostError>> + Send {
+        self.authenticate(credential)
+    }
+
+    /// The URL of the RFC 9728 metadata of the resource at `resource` (a path), for the
+    /// `WWW-Authenticate` header of a 401; `None` derives it from the request's `Host`.
+    fn resource_metadata_url(&self, _resource: &str) -> Option<String> {
+        None
+    }
 
     /// A caller for a request from this machine that presented no credential, when the
     /// owner allowed local access; `Ok(None)` (the default) means a credential is required.

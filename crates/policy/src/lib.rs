@@ -45,6 +45,9 @@ pub struct Caller<'a> {
 pub struct Action<'a> {
     pub tool: &'a str,
     pub capability: Capability,
+    /// Capabilities that serve as well as `capability` (the change tools serve whoever may
+    /// plan a change: downloads.write or settings.write); usually empty.
+    pub or_capabilities: &'a [Capability],
     pub effect: Effect,
     /// Planned tools go plan, approve, apply.
     pub needs_plan: bool,
@@ -99,8 +102,15 @@ pub enum Decision {
 pub fn visible(caller: Caller<'_>, action: Action<'_>, switches: Switches) -> bool {
     switches.tool_enabled
         && (action.effect != Effect::Destructive || switches.allow_destructive)
-        && caller.capabilities.contains(&action.capability)
+        && holds(caller, action)
         && names_tool(caller, action.tool)
+}
+
+/// Does the caller hold the action's capability, or one that serves as well?
+fn holds(caller: Caller<'_>, action: Action<'_>) -> bool {
+    std::iter::once(&action.capability)
+        .chain(action.or_capabilities)
+        .any(|c| caller.capabilities.contains(c))
 }
 
 /// Does the caller's grant cover the instance `id`? For choosing among instances (the ones a
@@ -133,11 +143,14 @@ pub fn decide(caller: Caller<'_>, action: Action<'_>, switches: Switches) -> Dec
             ),
         };
     }
-    if !caller.capabilities.contains(&action.capability) {
+    if !holds(caller, action) {
+        let mut needed = vec![action.capability.to_string()];
+        needed.extend(action.or_capabilities.iter().map(|c| c.to_string()));
         return Decision::Deny {
             reason: format!(
                 "your grant does not include the capability \"{}\" that {} needs; ask the owner for a grant that has it",
-                action.capability, action.tool
+                needed.join("\" or \""),
+                action.tool
             ),
         };
     }
@@ -184,6 +197,7 @@ mod tests {
         Action {
             tool: "t",
             capability,
+            or_capabilities: &[],
             effect,
             needs_plan: false,
             instance: None,
@@ -221,6 +235,36 @@ mod tests {
             action(Effect::Write, Capability::DownloadsWrite),
             ON
         ));
+    }
+
+    #[test]
+    fn any_capability_that_serves_as_well_is_enough() {
+        let c = caps(&[Capability::SettingsWrite]);
+        let caller = Caller {
+            role: Role::Admin,
+            capabilities: &c,
+            instances: None,
+            tools: None,
+        };
+        let served = [Capability::SettingsWrite];
+        let either = Action {
+            or_capabilities: &served,
+            ..action(Effect::Write, Capability::DownloadsWrite)
+        };
+        assert!(matches!(decide(caller, either, ON), Decision::Allow(_)));
+        assert!(visible(caller, either, ON));
+        let none = caps(&[Capability::Discover]);
+        let reader = Caller {
+            capabilities: &none,
+            ..caller
+        };
+        let Decision::Deny { reason } = decide(reader, either, ON) else {
+            panic!("expected deny")
+        };
+        assert!(
+            reason.contains("\"downloads.write\" or \"settings.write\""),
+            "{reason}"
+        );
     }
 
     #[test]

@@ -67,6 +67,53 @@ async fn left_on(
     })
 }
 
+/// Inside a `BEGIN IMMEDIATE` transaction: when a unit of `kind` under `rule` is left for the
+/// entry's person, writes the entry as `executing` and charges the unit to it; otherwise writes
+/// nothing (the caller rolls back).
+pub(crate) async fn reserve_on(
+    conn: &mut SqliteConnection,
+    entry: &NewAudit,
+    kind: AllowanceKind,
+    rule: AllowanceRule,
+) -> Result<Reserved, Error> {
+    reserve_on_at(conn, entry, kind, rule, now_ms()).await
+}
+
+/// [`reserve_on`] at `now` (unix ms).
+async fn reserve_on_at(
+    conn: &mut SqliteConnection,
+    entry: &NewAudit,
+    kind: AllowanceKind,
+    rule: AllowanceRule,
+    now: i64,
+) -> Result<Reserved, Error> {
+    let state = left_on(conn, entry.person, kind, rule, now).await?;
+    if state.left == 0 {
+        return Ok(Reserved::Exhausted(state));
+    }
+    let id = insert_audit(conn, entry).await?;
+    sqlx::query(
+        "INSERT INTO allowance_charges (person_id, kind, audit_id, at) VALUES (?, ?, ?, ?)",
+    )
+    .bind(entry.person.0)
+    .bind(kind.as_str())
+    .bind(id.0)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(Reserved::Begun(id))
+}
+
+/// Gives back the unit charged to the audit entry `audit_id`, if any: its call certainly did
+/// nothing.
+pub(crate) async fn release_on(conn: &mut SqliteConnection, audit_id: i64) -> Result<(), Error> {
+    sqlx::query("DELETE FROM allowance_charges WHERE audit_id = ?")
+        .bind(audit_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 impl Store {
     /// Reserves one unit of `kind` under `rule` for the entry's person and, in the same
     /// transaction, records the call as `executing`. Call it before any external effect.
@@ -91,23 +138,12 @@ impl Store {
         // IMMEDIATE takes the write lock first: concurrent reservations queue here, so the
         // count below always sees every earlier charge.
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
-        let state = left_on(&mut tx, entry.person, kind, rule, now).await?;
-        if state.left == 0 {
-            tx.rollback().await?;
-            return Ok(Reserved::Exhausted(state));
+        let reserved = reserve_on_at(&mut tx, entry, kind, rule, now).await?;
+        match reserved {
+            Reserved::Begun(_) => tx.commit().await?,
+            Reserved::Exhausted(_) => tx.rollback().await?,
         }
-        let id = insert_audit(&mut tx, entry).await?;
-        sqlx::query(
-            "INSERT INTO allowance_charges (person_id, kind, audit_id, at) VALUES (?, ?, ?, ?)",
-        )
-        .bind(entry.person.0)
-        .bind(kind.as_str())
-        .bind(id.0)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Reserved::Begun(id))
+        Ok(reserved)
     }
 
     /// Finishes an executing entry as `failed` for a call that certainly did nothing, and gives
@@ -115,10 +151,7 @@ impl Store {
     pub async fn audit_fail_released(&self, id: AuditId, message: &str) -> Result<(), Error> {
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
         crate::audit::finish_on(&mut tx, id, AuditStatus::Failed, Some(message)).await?;
-        sqlx::query("DELETE FROM allowance_charges WHERE audit_id = ?")
-            .bind(id.0)
-            .execute(&mut *tx)
-            .await?;
+        release_on(&mut tx, id.0).await?;
         tx.commit().await?;
         Ok(())
     }

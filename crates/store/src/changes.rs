@@ -162,31 +162,92 @@ pub(crate) fn fresh_id(prefix: &str) -> String {
     format!("{prefix}{tail}")
 }
 
+/// The `Conflict` of a live (not rejected, failed or cancelled) revert of `reverts`, if any.
+async fn revert_exists(
+    conn: &mut sqlx::SqliteConnection,
+    tool: &str,
+    reverts: &str,
+) -> Result<Option<Error>, Error> {
+    let live: Option<(String, String)> = sqlx::query_as(
+        "SELECT id, status FROM changes WHERE tool = ? AND json_extract(plan, '$.reverts') = ? \
+         AND status NOT IN (?, ?, ?) LIMIT 1",
+    )
+    .bind(tool)
+    .bind(reverts)
+    .bind(ChangeStatus::Rejected.as_str())
+    .bind(ChangeStatus::Failed.as_str())
+    .bind(ChangeStatus::Cancelled.as_str())
+    .fetch_optional(conn)
+    .await?;
+    Ok(live.map(|(id, status)| {
+        Error::Conflict(format!(
+            "change {reverts} already has its revert, {id} ({status}); a change is reverted once"
+        ))
+    }))
+}
+
+async fn insert_change(
+    conn: &mut sqlx::SqliteConnection,
+    id: &str,
+    new: &NewChange,
+) -> Result<(), Error> {
+    sqlx::query(
+        "INSERT INTO changes (id, created_by, tool, plan, dependency_hashes, grant_revision, \
+         status, created_at, grant_id, summary, content_hash) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id)
+    .bind(new.created_by.0)
+    .bind(&new.tool)
+    .bind(&new.plan)
+    .bind(&new.dependency_hashes)
+    .bind(new.grant_revision)
+    .bind(ChangeStatus::Pending.as_str())
+    .bind(now_ms())
+    .bind(new.grant_id)
+    .bind(&new.summary)
+    .bind(&new.content_hash)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 impl Store {
     /// Stores a plan as `pending` and returns it.
     pub async fn create_change(&self, new: &NewChange) -> Result<Change, Error> {
         let id = fresh_id("chg_");
-        sqlx::query(
-            "INSERT INTO changes (id, created_by, tool, plan, dependency_hashes, grant_revision, \
-             status, created_at, grant_id, summary, content_hash) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(new.created_by.0)
-        .bind(&new.tool)
-        .bind(&new.plan)
-        .bind(&new.dependency_hashes)
-        .bind(new.grant_revision)
-        .bind(ChangeStatus::Pending.as_str())
-        .bind(now_ms())
-        .bind(new.grant_id)
-        .bind(&new.summary)
-        .bind(&new.content_hash)
-        .execute(self.pool())
-        .await?;
+        let mut conn = self.pool().acquire().await?;
+        insert_change(&mut conn, &id, new).await?;
+        drop(conn);
         self.change(&id)
             .await?
             .ok_or_else(|| Error::NotFound(format!("change {id} vanished after it was stored")))
+    }
+
+    /// Stores `new`, a plan that reverts the change `reverts` (its plan's `reverts` field names
+    /// it), unless another revert of that change is pending, approved, applying or applied:
+    /// then `Conflict` naming it. One `BEGIN IMMEDIATE` transaction, so two racing reverts
+    /// store one.
+    pub async fn create_revert(&self, new: &NewChange, reverts: &str) -> Result<Change, Error> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        if let Some(e) = revert_exists(&mut tx, &new.tool, reverts).await? {
+            return Err(e);
+        }
+        let id = fresh_id("chg_");
+        insert_change(&mut tx, &id, new).await?;
+        tx.commit().await?;
+        self.change(&id)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("change {id} vanished after it was stored")))
+    }
+
+    /// `Conflict` naming the revert (a change of `tool`) that change `reverts` already has.
+    pub async fn check_no_revert(&self, tool: &str, reverts: &str) -> Result<(), Error> {
+        let mut conn = self.pool().acquire().await?;
+        match revert_exists(&mut conn, tool, reverts).await? {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     pub async fn change(&self, id: &str) -> Result<Option<Change>, Error> {

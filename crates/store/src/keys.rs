@@ -57,12 +57,18 @@ pub struct Authority {
     pub grant: Grant,
 }
 
+/// A fresh key id: also names an OAuth connection, which is a credential without a key secret.
+pub(crate) fn new_key_id() -> String {
+    let mut rng = rand::rng();
+    (0..KEY_ID_LEN)
+        .map(|_| KEY_ID_ALPHABET[rng.random_range(0..KEY_ID_ALPHABET.len())] as char)
+        .collect()
+}
+
 /// A fresh random key: (key id, whole key text). The thread RNG is a CSPRNG seeded from the OS.
 fn generate_key() -> (String, String) {
     let mut rng = rand::rng();
-    let key_id: String = (0..KEY_ID_LEN)
-        .map(|_| KEY_ID_ALPHABET[rng.random_range(0..KEY_ID_ALPHABET.len())] as char)
-        .collect();
+    let key_id = new_key_id();
     let secret: String = (&mut rng)
         .sample_iter(Alphanumeric)
         .take(SECRET_LEN)
@@ -244,7 +250,7 @@ impl Store {
         let row = match cached {
             Some(row) => row,
             None => {
-                let Some(row) = self.load_key_row(key_id).await? else {
+                let Some(row) = self.load_key_row(key_id, false).await? else {
                     return Ok(None);
                 };
                 let row = Arc::new(row);
@@ -254,14 +260,14 @@ impl Store {
                 row
             }
         };
-        Ok(row.check(presented, now_ms()))
+        Ok(row.check(&verifier(presented), now_ms()))
     }
 
     /// The live authority behind the key `key_id`, for the owner's tools (`marquee tools list
     /// --person`): `None` when the key is unknown, revoked or expired, or its grant expired.
     /// Does not verify a secret: the owner's command line holds the database already.
     pub async fn key_authority(&self, key_id: &str) -> Result<Option<Arc<Authority>>, Error> {
-        let Some(row) = self.load_key_row(key_id).await? else {
+        let Some(row) = self.load_key_row(key_id, true).await? else {
             return Ok(None);
         };
         let now = now_ms();
@@ -271,15 +277,17 @@ impl Store {
         Ok((!dead).then(|| row.authority.clone()))
     }
 
-    async fn load_key_row(&self, key_id: &str) -> Result<Option<KeyRow>, Error> {
+    /// `any_kind`: also an OAuth connection (never for authenticating a presented key).
+    async fn load_key_row(&self, key_id: &str, any_kind: bool) -> Result<Option<KeyRow>, Error> {
         let sql = format!(
             "SELECT c.verifier, c.revoked_at, c.expires_at AS key_expires_at, \
              {PERSON_COLUMNS}, {GRANT_COLUMNS} FROM credentials c \
              JOIN people p ON p.id = c.person_id JOIN grants g ON g.id = c.grant_id \
-             WHERE c.key_id = ?"
+             WHERE c.key_id = ? AND (c.kind = 'key' OR ?)"
         );
         let Some(row) = sqlx::query(&sql)
             .bind(key_id)
+            .bind(any_kind)
             .fetch_optional(self.pool())
             .await?
         else {
@@ -289,6 +297,7 @@ impl Store {
             verifier: row.try_get("verifier")?,
             revoked_at: row.try_get("revoked_at")?,
             expires_at: row.try_get("key_expires_at")?,
+            audience: None,
             authority: Arc::new(Authority {
                 person: person_from_row(&row)?,
                 key_id: key_id.to_owned(),
@@ -298,19 +307,23 @@ impl Store {
     }
 }
 
-/// What the database says about one key, as read (or cached) for `authenticate`.
+/// What the database says about one key or OAuth access token, as read (or cached) for
+/// `authenticate`.
 #[derive(Debug)]
 pub(crate) struct KeyRow {
-    verifier: String,
-    revoked_at: Option<i64>,
-    expires_at: Option<i64>,
-    authority: Arc<Authority>,
+    pub(crate) verifier: String,
+    pub(crate) revoked_at: Option<i64>,
+    pub(crate) expires_at: Option<i64>,
+    /// The resource an access token is bound to (RFC 8707); `None` for an API key.
+    pub(crate) audience: Option<String>,
+    pub(crate) authority: Arc<Authority>,
 }
 
 impl KeyRow {
-    /// The authority behind the key, if `presented` matches and nothing has expired by `now`.
-    fn check(&self, presented: &str, now: i64) -> Option<Arc<Authority>> {
-        let matches: bool = verifier(presented)
+    /// The authority behind the credential, if the verifier of what was presented matches and
+    /// nothing has expired by `now`.
+    pub(crate) fn check(&self, presented_verifier: &str, now: i64) -> Option<Arc<Authority>> {
+        let matches: bool = presented_verifier
             .as_bytes()
             .ct_eq(self.verifier.as_bytes())
             .into();

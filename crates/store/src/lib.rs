@@ -1,5 +1,5 @@
 //! The store: people, credentials, grants, tool switches, audit, allowances, requests and quotas,
-//! planned changes and their operations, owner-page sessions, on SQLite
+//! planned changes and their operations, owner-page sessions, OAuth clients, codes and tokens, on SQLite
 //! through sqlx.
 //!
 //! Every SQL statement lives in this crate behind a typed method, so a PostgreSQL backend can
@@ -16,6 +16,8 @@ mod fresh;
 mod grant_changes;
 mod grants;
 mod keys;
+mod oauth;
+mod oauth_tokens;
 mod operations;
 mod people;
 mod quotas;
@@ -43,6 +45,10 @@ pub use error::Error;
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authority, IssuedKey, KeyInfo};
+pub use oauth::{NewClient, NewCode, OAuthClient};
+pub use oauth_tokens::{
+    CodeExchange, IssuedTokens, Revocation, TokenLifetimes, TokenOutcome, is_access_token,
+};
 pub use operations::{Begun, Operation, OperationStatus};
 pub use people::{ContentLimits, Person};
 pub use quotas::{Allowance, Fit, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope};

@@ -4,12 +4,15 @@
 
 use std::{fmt, str::FromStr};
 
-use domain::PersonId;
+use domain::{AllowanceKind, AllowanceRule, PersonId};
 use serde::Serialize;
 use sqlx::{Row, sqlite::SqliteRow};
 
 use crate::{
-    AuditStatus, ChangeStatus, Error, NewAudit, Store, audit, changes::fresh_id, error::corrupt,
+    AllowanceLeft, AuditStatus, ChangeStatus, Error, NewAudit, Reserved, Store,
+    allowances::{release_on, reserve_on},
+    changes::fresh_id,
+    error::corrupt,
     now_ms,
 };
 
@@ -102,6 +105,8 @@ pub enum Begun {
     /// This key (or another apply of the same change) already has an operation: the work is
     /// not run again.
     Existing(Operation),
+    /// Nothing was written: the allowance the change's tool spends is used up.
+    Exhausted(AllowanceLeft),
 }
 
 const OPERATION_COLUMNS: &str = "o.id, o.change_id, c.tool, o.person_id, o.status, o.checkpoint, \
@@ -167,13 +172,16 @@ impl Store {
     /// operation record, its audit entry (`executing`), the idempotency key and the change's
     /// `applying` status. When the key or the change already has an operation, that one is
     /// answered and nothing is written but the key. `Conflict` when the change is not in one
-    /// of `startable`, or the key was used for another change.
+    /// of `startable`, or the key was used for another change. With `allowance`, one unit of it
+    /// is charged to the audit entry in the same transaction; when none is left nothing is
+    /// written and the answer is [`Begun::Exhausted`].
     pub async fn begin_operation(
         &self,
         change_id: &str,
         key: &str,
         startable: &[ChangeStatus],
         entry: &NewAudit,
+        allowance: Option<(AllowanceKind, AllowanceRule)>,
     ) -> Result<Begun, Error> {
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
         let by_key: Option<String> = sqlx::query_scalar(
@@ -223,7 +231,16 @@ impl Store {
                 "change {change_id} is {status}; it cannot be applied"
             )));
         }
-        let audit_id = audit::insert_audit(&mut tx, entry).await?;
+        let audit_id = match allowance {
+            None => crate::audit::insert_audit(&mut tx, entry).await?,
+            Some((kind, rule)) => match reserve_on(&mut tx, entry, kind, rule).await? {
+                Reserved::Begun(id) => id,
+                Reserved::Exhausted(left) => {
+                    tx.rollback().await?;
+                    return Ok(Begun::Exhausted(left));
+                }
+            },
+        };
         let id = fresh_id("op_");
         sqlx::query(
             "INSERT INTO operations (id, change_id, status, checkpoint, created_at, updated_at, \
@@ -370,6 +387,14 @@ impl Store {
             .bind(&op.change_id)
             .execute(&mut *tx)
             .await?;
+        // Closed without success before any external call (cancelled, failed, or cut off by a
+        // stop): it certainly did nothing, so the allowance unit it was charged comes back.
+        if op.status == OperationStatus::Running
+            && op_status != OperationStatus::Succeeded
+            && let Some(audit_id) = op.audit_id
+        {
+            release_on(&mut tx, audit_id).await?;
+        }
         let op = operation_in(&mut *tx, "o.id = ?", id)
             .await?
             .ok_or_else(|| Error::NotFound(format!("no operation with id \"{id}\"")))?;

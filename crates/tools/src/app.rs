@@ -20,6 +20,7 @@ use crate::{
     instances::Instances,
     library::Libraries,
     registry,
+    report::Report,
     settings::Settings,
 };
 
@@ -47,6 +48,8 @@ pub struct App {
 pub struct ToolView {
     pub meta: Meta,
     pub input_schema: Map<String, Value>,
+    /// The MCP Apps view its results can be shown in.
+    pub view: Option<&'static crate::views::View>,
 }
 
 /// The outcome of one call.
@@ -109,6 +112,7 @@ impl App {
             .map(|t| ToolView {
                 meta: t.meta(),
                 input_schema: t.input_schema(),
+                view: t.view(),
             })
             .collect()
     }
@@ -118,6 +122,31 @@ impl App {
         let found = self.shared.store.authenticate_with_switches(key).await?;
         Ok(found.map(|(authority, switches)| Caller {
             credential: Credential::Key(Secret::new(key)),
+            authority,
+            switches,
+        }))
+    }
+
+    /// `Ok(None)` for a missing, wrong, revoked or expired OAuth access token, one issued for
+    /// another resource than `resource` (a URL), and any token while OAuth is off. A token
+    /// then acts exactly like an API key of its connection's person and grant.
+    pub async fn authenticate_token(
+        &self,
+        token: &str,
+        resource: &str,
+    ) -> Result<Option<Caller>, store::Error> {
+        if self.shared.settings.oauth().is_none() {
+            return Ok(None);
+        }
+        let store = &self.shared.store;
+        let found = store
+            .authenticate_token_with_switches(token, resource)
+            .await?;
+        Ok(found.map(|(authority, switches)| Caller {
+            credential: Credential::Token {
+                token: Secret::new(token),
+                resource: resource.to_owned(),
+            },
             authority,
             switches,
         }))
@@ -155,6 +184,9 @@ impl App {
     async fn reauthenticate(&self, caller: &Caller) -> Result<Option<Caller>, store::Error> {
         match &caller.credential {
             Credential::Key(key) => self.authenticate(key.expose()).await,
+            Credential::Token { token, resource } => {
+                self.authenticate_token(token.expose(), resource).await
+            }
             Credential::Local => self.authenticate_local().await,
         }
     }
@@ -184,6 +216,20 @@ impl App {
             .collect()
     }
 
+    /// The MCP Apps views of the tools this caller may see, each once, in the stable order.
+    pub fn visible_views(&self, caller: &Caller) -> Vec<&'static crate::views::View> {
+        let mut views: Vec<&'static crate::views::View> = Vec::new();
+        for name in self.visible(caller) {
+            let view = self.by_name.get(name).and_then(|&i| self.tools[i].view());
+            if let Some(v) = view
+                && !views.iter().any(|seen| seen.uri == v.uri)
+            {
+                views.push(v);
+            }
+        }
+        views
+    }
+
     /// Runs one call: policy, then (for writes) a fresh authority check and an audit entry
     /// before the tool acts, then the tool, with panics contained.
     pub async fn call(
@@ -192,15 +238,39 @@ impl App {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Called {
+        self.call_reporting(caller, name, arguments, None).await
+    }
+
+    /// [`App::call`] for a client that hears progress and log messages while the call runs.
+    pub async fn call_reporting(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        report: Option<Arc<dyn Report>>,
+    ) -> Called {
         let Some(&index) = self.by_name.get(name) else {
             return Called::UnknownTool;
         };
         let tool = &self.tools[index];
         let meta = tool.meta();
         Called::Done(
-            self.run(tool.as_ref(), meta, caller, arguments.unwrap_or_default())
-                .await,
+            self.run(
+                tool.as_ref(),
+                meta,
+                caller,
+                arguments.unwrap_or_default(),
+                report,
+            )
+            .await,
         )
+    }
+
+    /// Whether a call of this tool is long: worth streaming progress and log messages.
+    pub fn is_long(&self, name: &str) -> bool {
+        self.by_name
+            .get(name)
+            .is_some_and(|&i| self.tools[i].long())
     }
 
     async fn run(
@@ -209,6 +279,7 @@ impl App {
         meta: Meta,
         caller: &Caller,
         arguments: Map<String, Value>,
+        report: Option<Arc<dyn Report>>,
     ) -> Result<Output, ToolError> {
         let mut caller = caller.clone();
         let allow_destructive = self.shared.settings.allow_destructive();
@@ -223,7 +294,10 @@ impl App {
         }
         // Only changing calls are audited; reads skip the digest. A plan changes nothing
         // outside: the change it stores is its record, and applying it is audited.
-        let audited = (meta.effect != Effect::Read && needs_plan.is_none()).then(|| {
+        let audited = (meta.effect != Effect::Read
+            && needs_plan.is_none()
+            && !crate::changes::plans_only(meta.name))
+        .then(|| {
             let instance = arguments
                 .get("instance_id")
                 .and_then(Value::as_str)
@@ -259,6 +333,7 @@ impl App {
             meta,
             shared: self.shared.clone(),
             needs_plan,
+            report,
         };
         let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
             Ok(outcome) => outcome,

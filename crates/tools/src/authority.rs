@@ -39,6 +39,7 @@ fn action<'a>(meta: &Meta, instance: Option<&'a str>) -> Action<'a> {
     Action {
         tool: meta.name,
         capability: meta.capability,
+        or_capabilities: crate::changes::served_by(meta.name),
         effect: meta.effect,
         needs_plan: meta.needs_plan,
         instance,

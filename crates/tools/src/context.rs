@@ -15,6 +15,7 @@ use crate::{
     downloads::Downloads,
     instances::{InstanceSpec, Instances},
     library::Libraries,
+    report::{Level, Report},
     settings::Settings,
 };
 
@@ -23,6 +24,8 @@ use crate::{
 pub enum Credential {
     /// An API key.
     Key(Secret),
+    /// An OAuth access token, and the resource (a URL) it was presented to.
+    Token { token: Secret, resource: String },
     /// A request from this machine without a key, let in by `[auth] local_person`.
     Local,
 }
@@ -55,9 +58,29 @@ pub struct Ctx {
     /// Set when policy answered NeedsPlan: the authority the caller lacks. A planned tool then
     /// stores a change for the owner instead of acting.
     pub(crate) needs_plan: Option<Capability>,
+    /// Where progress and log messages go, when the client asked for any.
+    pub(crate) report: Option<Arc<dyn Report>>,
 }
 
 impl Ctx {
+    /// Tells the client how far the call is, when it asked (a progress token).
+    pub fn progress(&self, done: usize, total: Option<usize>, message: &str) {
+        if let Some(r) = &self.report {
+            r.progress(
+                done as f64,
+                total.map(|t| t as f64),
+                &httpx::redact(message),
+            );
+        }
+    }
+
+    /// A log message for the client, when it asked for this level; named after the tool.
+    pub fn log(&self, level: Level, message: &str) {
+        if let Some(r) = &self.report {
+            r.log(level, self.meta.name, &httpx::redact(message));
+        }
+    }
+
     /// The authority whose absence makes this call a plan, when it is one.
     pub fn needs_plan(&self) -> Option<Capability> {
         self.needs_plan

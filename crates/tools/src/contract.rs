@@ -21,8 +21,8 @@ use serde_json::{
 };
 pub use wire::Rows;
 
-use crate::context::Ctx;
 pub use crate::error::{ErrorCode, ErrorKind, ToolError};
+use crate::{context::Ctx, views::View};
 
 /// Everything a tool declares about itself, in its own file.
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +45,10 @@ pub trait Tool: Send + Sync + 'static {
     /// Strict: `#[serde(deny_unknown_fields)]`, no coercion.
     type Input: DeserializeOwned + JsonSchema + Send;
     const META: Meta;
+    /// The MCP Apps view its results can be shown in, when it has one.
+    const VIEW: Option<&'static View> = None;
+    /// Long enough (several backends, an operation) to stream progress and log messages.
+    const LONG: bool = false;
     fn run(
         &self,
         ctx: &Ctx,
@@ -274,6 +278,8 @@ pub type Prepared<'a> =
 pub trait DynTool: Send + Sync {
     fn meta(&self) -> Meta;
     fn input_schema(&self) -> Map<String, Value>;
+    fn view(&self) -> Option<&'static View>;
+    fn long(&self) -> bool;
     /// Parses the whole input first, so bad input is refused before anything is audited or done.
     fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError>;
 }
@@ -285,6 +291,14 @@ impl<T: Tool> DynTool for T {
 
     fn input_schema(&self) -> Map<String, Value> {
         input_schema::<T::Input>()
+    }
+
+    fn view(&self) -> Option<&'static View> {
+        T::VIEW
+    }
+
+    fn long(&self) -> bool {
+        T::LONG
     }
 
     fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError> {

@@ -16,9 +16,11 @@ pub mod instances;
 pub mod library;
 pub mod prompts;
 mod registry;
+pub mod report;
 pub mod requests;
 mod server;
 pub mod settings;
+pub mod views;
 
 pub use app::{App, Called, ToolView};
 pub use context::{Caller, Credential, Ctx};

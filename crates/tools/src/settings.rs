@@ -19,6 +19,9 @@ pub struct LocalAccess {
 pub struct Settings {
     /// `[auth] local_person` / `local_grant`.
     pub local_access: Option<LocalAccess>,
+    /// `[oauth]`: the token lifetimes while the authorization server is on; `None` when it is
+    /// off, and then no OAuth token authenticates, whenever it was issued.
+    oauth: RwLock<Option<store::TokenLifetimes>>,
     /// `[downloads] torrent_folders`: the only folders `add_torrent` reads .torrent files from.
     torrent_folders: RwLock<Vec<PathBuf>>,
     /// `[mcp] allow_destructive`; the binary updates it when the config file changes.
@@ -36,6 +39,7 @@ impl Settings {
     pub fn new(allow_destructive: bool, config_file: Option<PathBuf>) -> Settings {
         Settings {
             local_access: None,
+            oauth: RwLock::new(None),
             torrent_folders: RwLock::new(Vec::new()),
             allow_destructive: AtomicBool::new(allow_destructive),
             config_file,
@@ -62,6 +66,15 @@ impl Settings {
 
     pub fn warnings(&self) -> Vec<String> {
         self.warnings.read().clone()
+    }
+
+    /// The OAuth token lifetimes, or `None` while the authorization server is off.
+    pub fn oauth(&self) -> Option<store::TokenLifetimes> {
+        *self.oauth.read()
+    }
+
+    pub fn set_oauth(&self, lifetimes: Option<store::TokenLifetimes>) {
+        *self.oauth.write() = lifetimes;
     }
 
     pub fn public_url(&self) -> String {

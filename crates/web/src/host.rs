@@ -4,10 +4,10 @@
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use mcp::{
-    Completing, CompletionTarget, Context, HostError, ListedTool, RenderedResult, ServerIdentity,
-    ToolHost,
+    Completing, CompletionTarget, Context, HostError, ListedTool, LogLevel, Notifier,
+    RenderedResult, ServerIdentity, ToolHost,
     model::{
-        ErrorData, GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage,
+        ErrorData, GetPromptResult, JsonObject, MetaObject, Prompt, PromptArgument, PromptMessage,
         ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, Tool,
         ToolAnnotations,
     },
@@ -16,6 +16,7 @@ use policy::Effect;
 use serde_json::{Value, json};
 use tools::{
     App, Called, Caller, ToolView, completions::Target, guides::Topic, prompts::PromptSpec,
+    views::View,
 };
 
 use crate::Metrics;
@@ -86,10 +87,43 @@ pub fn annotations(effect: Effect, title: &str) -> ToolAnnotations {
 
 fn definition(view: &ToolView) -> Tool {
     let m = view.meta;
-    Tool::new(m.name, m.description, Arc::new(view.input_schema.clone()))
+    let tool = Tool::new(m.name, m.description, Arc::new(view.input_schema.clone()))
         .with_title(m.title)
         .with_raw_output_schema(Arc::new(tools::contract::output_schema()))
-        .with_annotations(annotations(m.effect, m.title))
+        .with_annotations(annotations(m.effect, m.title));
+    match view.view {
+        // MCP Apps (SEP-1865): `_meta.ui.resourceUri`, and the flat key hosts read before it.
+        Some(v) => {
+            let mut meta = JsonObject::new();
+            meta.insert("ui".into(), json!({ "resourceUri": v.uri }));
+            meta.insert("ui/resourceUri".into(), v.uri.into());
+            tool.with_meta(MetaObject(meta))
+        }
+        None => tool,
+    }
+}
+
+/// The MIME type of an MCP Apps HTML view.
+pub const VIEW_MIME: &str = "text/html;profile=mcp-app";
+
+/// A view as `resources/list` shows it.
+fn view_resource(v: &View) -> Resource {
+    let mut r = Resource::new(v.uri, v.name).with_mime_type(VIEW_MIME);
+    r.title = Some(v.title.into());
+    r.description = Some(v.description.into());
+    r
+}
+
+/// A view as `resources/read` answers it: the page, and the image origins its CSP needs.
+fn view_contents(v: &View) -> ResourceContents {
+    let mut meta = JsonObject::new();
+    meta.insert(
+        "ui".into(),
+        json!({ "csp": { "resourceDomains": v.image_origins }, "prefersBorder": false }),
+    );
+    ResourceContents::text(v.html, v.uri)
+        .with_mime_type(VIEW_MIME)
+        .with_meta(MetaObject(meta))
 }
 
 /// Summary first, then the JSON envelope as text; the same envelope as structuredContent.
@@ -125,6 +159,25 @@ impl ToolHost for Host {
             .map_err(|e| HostError(e.to_string()))
     }
 
+    async fn authenticate_bearer(
+        &self,
+        credential: &str,
+        resource: &str,
+    ) -> Result<Option<Caller>, HostError> {
+        let found = if store::is_access_token(credential) {
+            let resource = format!("{}{resource}", self.app.settings().public_url());
+            self.app.authenticate_token(credential, &resource).await
+        } else {
+            self.app.authenticate(credential).await
+        };
+        found.map_err(|e| HostError(e.to_string()))
+    }
+
+    fn resource_metadata_url(&self, resource: &str) -> Option<String> {
+        let base = self.app.settings().public_url();
+        (!base.is_empty()).then(|| format!("{base}/.well-known/oauth-protected-resource{resource}"))
+    }
+
     async fn authenticate_local(&self) -> Result<Option<Caller>, HostError> {
         self.app
             .authenticate_local()
@@ -145,9 +198,18 @@ impl ToolHost for Host {
         caller: &Caller,
         name: &str,
         arguments: Option<JsonObject>,
-        _cx: &Context<'_>,
+        cx: &Context<'_>,
     ) -> Result<RenderedResult, ErrorData> {
-        match self.app.call(caller, name, arguments).await {
+        // Only a streamed call whose client asked for progress or log messages gets a line
+        // back; the plain JSON path allocates nothing for it.
+        let report = cx
+            .notifier()
+            .map(|n| Arc::new(Reporter(n)) as Arc<dyn tools::report::Report>);
+        match self
+            .app
+            .call_reporting(caller, name, arguments, report)
+            .await
+        {
             Called::UnknownTool => {
                 self.metrics.tool_call("-", "unknown_tool");
                 Err(ErrorData::invalid_params(
@@ -166,17 +228,16 @@ impl ToolHost for Host {
         }
     }
 
-    fn list_resources(&self, _caller: &Caller) -> Vec<Resource> {
-        Topic::ALL
-            .iter()
-            .map(|t| {
-                let mut r = Resource::new(t.uri(), format!("guide-{}", t.name()))
-                    .with_mime_type("text/markdown");
-                r.title = Some(t.title().to_string());
-                r.description = Some(format!("Marquee guide: {}", t.title()));
-                r
-            })
-            .collect()
+    fn list_resources(&self, caller: &Caller) -> Vec<Resource> {
+        let views = self.app.visible_views(caller);
+        let guides = Topic::ALL.iter().map(|t| {
+            let mut r = Resource::new(t.uri(), format!("guide-{}", t.name()))
+                .with_mime_type("text/markdown");
+            r.title = Some(t.title().to_string());
+            r.description = Some(format!("Marquee guide: {}", t.title()));
+            r
+        });
+        guides.chain(views.into_iter().map(view_resource)).collect()
     }
 
     fn list_resource_templates(&self, _caller: &Caller) -> Vec<ResourceTemplate> {
@@ -189,9 +250,18 @@ impl ToolHost for Host {
 
     async fn read_resource(
         &self,
-        _caller: &Caller,
+        caller: &Caller,
         uri: &str,
     ) -> Result<Option<ReadResourceResult>, HostError> {
+        if uri.starts_with("ui://") {
+            // A view is served only to callers who can see a tool that shows it.
+            let view = self
+                .app
+                .visible_views(caller)
+                .into_iter()
+                .find(|v| v.uri == uri);
+            return Ok(view.map(|v| ReadResourceResult::new(vec![view_contents(v)])));
+        }
         Ok(Topic::from_uri(uri).map(|t| {
             let contents =
                 ResourceContents::text(t.text(), t.uri()).with_mime_type("text/markdown");
@@ -201,6 +271,10 @@ impl ToolHost for Host {
 
     fn conformance_fixtures(&self) -> bool {
         self.fixtures
+    }
+
+    fn streams(&self, tool: &str) -> bool {
+        self.app.is_long(tool)
     }
 
     async fn list_prompts(&self, caller: &Caller) -> Result<Vec<Prompt>, HostError> {
@@ -253,6 +327,26 @@ impl ToolHost for Host {
 
     fn observe(&self, method: &str, status: u16, elapsed: Duration) {
         self.metrics.request(method, status, elapsed);
+    }
+}
+
+/// A call's progress and log messages, on their way to the client as MCP notifications.
+struct Reporter(Notifier);
+
+impl tools::report::Report for Reporter {
+    fn progress(&self, done: f64, total: Option<f64>, message: &str) {
+        self.0.progress(done, total, Some(message));
+    }
+
+    fn log(&self, level: tools::report::Level, logger: &str, message: &str) {
+        use tools::report::Level;
+        let level = match level {
+            Level::Debug => LogLevel::Debug,
+            Level::Info => LogLevel::Info,
+            Level::Warning => LogLevel::Warning,
+            Level::Error => LogLevel::Error,
+        };
+        self.0.log(level, logger, Value::String(message.to_owned()));
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod host;
 mod metrics;
+mod oauth;
 mod pages;
 mod rest;
 mod rest_openapi;
@@ -66,14 +67,7 @@ pub fn router(web: Web) -> Router {
             get(|| async { (StatusCode::OK, axum::Json(json!({"status": "ready"}))) }),
         )
         .route("/metrics", get(metrics_text))
-        .route(
-            "/.well-known/oauth-protected-resource",
-            get(resource_metadata),
-        )
-        .route(
-            "/.well-known/oauth-protected-resource/mcp",
-            get(resource_metadata),
-        )
+        .merge(oauth::router())
         .nest("/api/v1", rest::router())
         .merge(pages::router())
         .with_state(web.clone())
@@ -100,21 +94,4 @@ async fn metrics_text(State(web): State<Web>) -> Response {
         web.metrics.render(),
     )
         .into_response()
-}
-
-/// RFC 9728 protected-resource metadata. The authorization server arrives with OAuth support;
-/// until then keys are the only credentials and the list of authorization servers is empty.
-async fn resource_metadata(headers: axum::http::HeaderMap) -> Response {
-    let authority = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("localhost");
-    axum::Json(json!({
-        "resource": format!("http://{authority}/mcp"),
-        "authorization_servers": [],
-        "bearer_methods_supported": ["header"],
-        "resource_name": "Marquee",
-        "resource_documentation": format!("http://{authority}/api/v1/openapi.json"),
-    }))
-    .into_response()
 }

@@ -39,7 +39,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, message) = match self {
             ApiError::Unauthorized(mut r) => {
-                let why = "the credential is missing or not valid (unknown, revoked or expired)";
+                let why = "the credential is missing or not valid (unknown, revoked, expired, or a token issued for another resource)";
                 *r.body_mut() =
                     axum::body::Body::from(envelope(false, why, Value::Null).to_string());
                 return r;
@@ -95,8 +95,9 @@ async fn authorize(
         host.as_ref(),
         &web.throttle,
         headers,
-        presented.as_deref(),
+        presented.as_ref(),
         peer,
+        "/api/v1",
     )
     .await
     {

@@ -327,3 +327,76 @@ async fn a_dependency_changed_after_approval_refuses_apply_and_changes_nothing()
     assert_eq!(w.status(&data["change_id"]).await, ChangeStatus::Approved);
     assert_eq!(w.audited_deletions().await, []);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn apply_spends_the_destructive_allowance_and_refuses_when_it_is_used_up() {
+    let w = world().await;
+    // The operator preset with one destructive operation a week.
+    let spec = store::GrantSpec {
+        capabilities: domain::Preset::Operator
+            .capabilities()
+            .iter()
+            .copied()
+            .collect(),
+        allowances: [(
+            domain::AllowanceKind::Destructive,
+            domain::AllowanceRule { count: 1, days: 7 },
+        )]
+        .into(),
+        ..store::GrantSpec::default()
+    };
+    let store = w.s.host.app.store();
+    store.create_grant("careful", &spec).await.unwrap();
+    let careful = w.s.key_for("cara", Role::Admin, "careful").await;
+    let plan = async |f: &Fixture| {
+        let r = w
+            .call(
+                &careful,
+                "delete_torrents",
+                json!({"info_hashes": [f.hash], "delete_data": false}),
+            )
+            .await;
+        assert_eq!(r["isError"], false, "{r}");
+        r["structuredContent"]["data"]["change_id"].clone()
+    };
+    let (one, two) = (
+        w.torrent("first-of-week.mkv", 40_000).await,
+        w.torrent("second-of-week.mkv", 40_000).await,
+    );
+    // Planning spends nothing: both plans are made.
+    let (first, second) = (plan(&one).await, plan(&two).await);
+    for id in [&first, &second] {
+        w.decide(id.as_str().unwrap(), true).await;
+    }
+    let apply = async |id: &Value, key: &str| {
+        w.call(
+            &careful,
+            "apply_change",
+            json!({"change_id": id, "idempotency_key": key}),
+        )
+        .await
+    };
+    let done = apply(&first, "weekly-key-0001").await;
+    assert_eq!(
+        done["structuredContent"]["data"]["status"], "succeeded",
+        "{done}"
+    );
+    let refused = apply(&second, "weekly-key-0002").await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    let data = &refused["structuredContent"]["data"];
+    assert_eq!(data["code"], "allowance_exhausted", "{refused}");
+    assert!(text(&refused).contains("destructive"), "{refused}");
+    // Nothing happened for the second: the torrent is there, the change still approved, no
+    // audit entry and no operation.
+    assert!(w.qraw.one(&two.hash).await.is_some());
+    assert_eq!(w.status(&second).await, ChangeStatus::Approved);
+    assert_eq!(w.audited_deletions().await, [AuditStatus::Applied]);
+    let second_id = second.as_str().unwrap();
+    assert!(
+        store
+            .operation_for_change(second_id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

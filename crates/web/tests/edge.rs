@@ -404,7 +404,8 @@ async fn resources_guides_and_not_found_codes() {
         [
             "marquee://guides/setup",
             "marquee://guides/permissions",
-            "marquee://guides/troubleshooting"
+            "marquee://guides/troubleshooting",
+            "ui://marquee/carousel"
         ]
     );
     let (_, body) = s.rpc(&s.owner_key, json!({"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"marquee://guides/permissions"}})).await;

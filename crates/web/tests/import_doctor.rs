@@ -1,6 +1,7 @@
-//! The Import Doctor through the real MCP endpoint: the Radarr and Sonarr fakes hold one stuck
-//! queue item per verdict, shaped as the services report them; `diagnose_queue` gives each its
-//! verdict, and every `next_call` that is a tool call, when made, clears the item in the fake.
+//! The Import Doctor through the real MCP endpoint: the Radarr, Sonarr, Lidarr and Readarr fakes
+//! hold one stuck queue item per verdict, shaped as the services report them; `diagnose_queue`
+//! gives each its verdict, and every `next_call` that is a tool call, when made, clears the item
+//! in the fake (the others name what a person must do).
 
 mod support;
 
@@ -223,4 +224,155 @@ async fn one_unreadable_instance_is_named_and_the_other_still_diagnosed() {
     assert!(!error, "{summary}");
     assert!(summary.contains("Could not be read: sonarr"), "{summary}");
     assert_eq!(data["stuck"].as_array().unwrap().len(), Verdict::ALL.len());
+}
+
+/// One fake of `kind` holding one stuck item per verdict, and a Marquee reading it.
+async fn single(kind: ArrKind) -> (Arc<FakeArr>, Server, Vec<(i64, Verdict)>) {
+    let fake = Arc::new(FakeArr::start(kind).await);
+    let (unit, instance_kind) = match kind {
+        ArrKind::Radarr => (
+            fake.insert(
+                Resource::Movie,
+                json!({ "title": "Heat", "tmdbId": 949, "path": "/data/media/movies/Heat (1995)" }),
+            ),
+            InstanceKind::Radarr,
+        ),
+        ArrKind::Sonarr => {
+            let series = fake.insert(
+                Resource::Series,
+                json!({ "title": "Bluey", "tvdbId": 353546, "path": "/data/media/tv/Bluey" }),
+            );
+            let episode = fake.insert(
+                Resource::Episode,
+                json!({ "seriesId": series, "seasonNumber": 1, "episodeNumber": 4, "title": "Hospital" }),
+            );
+            (episode, InstanceKind::Sonarr)
+        }
+        ArrKind::Lidarr => {
+            let artist = fake.insert(
+                Resource::Artist,
+                json!({ "artistName": "The Beatles", "path": "/music/The Beatles" }),
+            );
+            let album = fake.insert(
+                Resource::Album,
+                json!({ "title": "Abbey Road", "artistId": artist }),
+            );
+            (album, InstanceKind::Lidarr)
+        }
+        ArrKind::Readarr => {
+            let author = fake.insert(
+                Resource::Author,
+                json!({ "authorName": "Frank Herbert", "path": "/books/Frank Herbert" }),
+            );
+            let book = fake.insert(
+                Resource::Book,
+                json!({ "title": "Dune", "authorId": author }),
+            );
+            (book, InstanceKind::Readarr)
+        }
+    };
+    let seeded = Verdict::ALL
+        .into_iter()
+        .map(|v| (fake.seed_stuck(unit, v), v))
+        .collect();
+    let mut spec = instance(
+        "arr",
+        instance_kind,
+        Some(&fake.url()),
+        Some(fake.api_key()),
+    );
+    spec.default = true;
+    (fake, server_with_instances(vec![spec]).await, seeded)
+}
+
+#[tokio::test]
+async fn on_every_service_each_verdict_is_given_and_each_tool_next_call_clears_its_item() {
+    let mut made = Vec::new();
+    for kind in [
+        ArrKind::Radarr,
+        ArrKind::Sonarr,
+        ArrKind::Lidarr,
+        ArrKind::Readarr,
+    ] {
+        let (fake, server, seeded) = single(kind).await;
+        let data = diagnose(&server).await;
+        let ticking = {
+            let fake = fake.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    fake.advance(Duration::from_secs(1));
+                }
+            })
+        };
+        for (id, verdict) in &seeded {
+            let row = row(&data, "arr", *id);
+            assert_eq!(row["verdict"], verdict.name(), "{}: {row}", kind.name());
+            let next = &row["next_call"];
+            let Some(tool) = next["tool"].as_str() else {
+                assert!(next["person"].is_string(), "{row}");
+                made.push(format!("{} {} -> a person", kind.name(), verdict.name()));
+                continue;
+            };
+            let result = server
+                .call(&server.owner_key, tool, next["arguments"].clone())
+                .await;
+            let (error, summary, _) = outcome(&result);
+            assert!(
+                !error,
+                "{} {} via {tool}: {summary}",
+                kind.name(),
+                verdict.name()
+            );
+            assert!(
+                fake.get(Resource::Queue, *id).is_none(),
+                "{} {} still queued after {tool}",
+                kind.name(),
+                verdict.name()
+            );
+            made.push(format!("{} {} -> {tool}", kind.name(), verdict.name()));
+        }
+        ticking.abort();
+    }
+    expect_test::expect![[r#"
+        [
+            "Radarr sample_file -> remove_queue_item",
+            "Radarr needs_unpacking -> a person",
+            "Radarr wrong_episode_mapping -> execute_manual_import",
+            "Radarr not_an_upgrade -> remove_queue_item",
+            "Radarr missing_remote_path_mapping -> a person",
+            "Radarr no_eligible_files -> remove_queue_item",
+            "Radarr stalled_download -> remove_queue_item",
+            "Radarr download_client_unreachable -> a person",
+            "Radarr unknown -> a person",
+            "Sonarr sample_file -> remove_queue_item",
+            "Sonarr needs_unpacking -> a person",
+            "Sonarr wrong_episode_mapping -> execute_manual_import",
+            "Sonarr not_an_upgrade -> remove_queue_item",
+            "Sonarr missing_remote_path_mapping -> a person",
+            "Sonarr no_eligible_files -> remove_queue_item",
+            "Sonarr stalled_download -> remove_queue_item",
+            "Sonarr download_client_unreachable -> a person",
+            "Sonarr unknown -> a person",
+            "Lidarr sample_file -> remove_queue_item",
+            "Lidarr needs_unpacking -> a person",
+            "Lidarr wrong_episode_mapping -> execute_manual_import",
+            "Lidarr not_an_upgrade -> remove_queue_item",
+            "Lidarr missing_remote_path_mapping -> a person",
+            "Lidarr no_eligible_files -> remove_queue_item",
+            "Lidarr stalled_download -> remove_queue_item",
+            "Lidarr download_client_unreachable -> a person",
+            "Lidarr unknown -> a person",
+            "Readarr sample_file -> remove_queue_item",
+            "Readarr needs_unpacking -> a person",
+            "Readarr wrong_episode_mapping -> execute_manual_import",
+            "Readarr not_an_upgrade -> remove_queue_item",
+            "Readarr missing_remote_path_mapping -> a person",
+            "Readarr no_eligible_files -> remove_queue_item",
+            "Readarr stalled_download -> remove_queue_item",
+            "Readarr download_client_unreachable -> a person",
+            "Readarr unknown -> a person",
+        ]
+    "#]]
+    .assert_debug_eq(&made);
 }

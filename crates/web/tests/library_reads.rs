@@ -1,16 +1,23 @@
 //! Every library read and write tool once through the real MCP endpoint against the Radarr,
 //! Sonarr and Readarr fakes, with canary secrets planted in the fakes' answers and config:
-//! none reaches any answer, and the writes are audited.
+//! none reaches any answer, log line or `/metrics`, and the writes are audited.
 
 mod support;
 
-use std::time::Duration;
+use std::{
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
+use axum::{
+    body::Body,
+    http::{Request, header},
+};
 use domain::InstanceKind;
 use serde_json::{Value, json};
 use store::{AuditQuery, AuditStatus};
-use support::{instance, outcome, server_with_instances};
-use test_support::arr::{ArrKind, FakeArr, Resource};
+use support::{builtin, instance, outcome, server_with_instances};
+use test_support::arr::{ArrKind, FakeArr, Mode, Resource};
 
 const CANARY: &str = "canary-5ecret-9d1f";
 /// The key the fakes' default indexer carries in its settings.
@@ -69,6 +76,7 @@ async fn setup() -> Setup {
         vec![],
     );
     let mut specs = vec![
+        builtin(),
         instance(
             "radarr",
             InstanceKind::Radarr,
@@ -88,7 +96,7 @@ async fn setup() -> Setup {
             Some(readarr.api_key()),
         ),
     ];
-    specs[0].password = Some(domain::Secret::new(CANARY));
+    specs[1].password = Some(domain::Secret::new(CANARY));
     let s = server_with_instances(specs).await;
     Setup {
         s,
@@ -200,6 +208,78 @@ async fn reads_answer_every_instance_and_leak_no_secret() {
     let (err, summary, data) = call(&t, "search_books", json!({"query": "hobbit"})).await;
     assert!(!err, "{summary}");
     assert_eq!(data["results"][0]["author"], "J.R.R. Tolkien", "{data}");
+}
+
+/// Log lines written while the guard lives, at every level.
+#[derive(Clone, Default)]
+struct Logs(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_canary_reaches_no_log_line_and_no_metric_even_when_an_instance_fails() {
+    let logs = Logs::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    tracing::info!("capturing");
+
+    let t = setup().await;
+    t.sonarr.set_mode(Mode::Unavailable).await;
+    for (tool, args) in [
+        ("get_queue", json!({})),
+        ("get_health", json!({})),
+        ("get_service_config", json!({"instance_id": "radarr"})),
+        ("get_history", json!({})),
+        ("get_library", json!({"media_type": "tv"})),
+        ("search_titles", json!({"query": "heat"})),
+        ("search_books", json!({"query": "hobbit"})),
+        ("trigger_search", heat()),
+    ] {
+        call(&t, tool, args).await;
+    }
+    let (_, metrics) =
+        t.s.send(
+            Request::get("/metrics")
+                .header(header::HOST, "localhost")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    let metrics = String::from_utf8(metrics).unwrap();
+    let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert!(logged.contains("capturing"), "the capture works");
+    assert!(
+        logged.contains("could not be read for in_library"),
+        "the failing instance was logged: {logged}"
+    );
+    assert!(metrics.contains("mcp"), "{metrics}");
+    for secret in [
+        CANARY,
+        t.radarr.api_key(),
+        t.sonarr.api_key(),
+        INDEXER_API_KEY,
+    ] {
+        assert!(
+            !logged.contains(secret),
+            "a log line has {secret}: {logged}"
+        );
+        assert!(
+            !metrics.contains(secret),
+            "/metrics has {secret}: {metrics}"
+        );
+    }
 }
 
 #[tokio::test]

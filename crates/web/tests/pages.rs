@@ -391,3 +391,121 @@ async fn a_tool_switched_off_on_the_household_page_cannot_be_called() {
         .await;
     assert_eq!(resp.status().as_u16(), 400);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_that_panics_leaves_no_browser_process_behind() {
+    let b = Browser::start("panicking").await;
+    b.goto("about:blank").await;
+    let group = b.group();
+    assert!(
+        webdriver::processes_in_group(group).len() > 1,
+        "chromedriver and Chromium share the group"
+    );
+    // The panic unwinds through the browser without quit, as a failing assertion would.
+    let panicked = tokio::spawn(async move {
+        let _held = b;
+        panic!("a failing test");
+    })
+    .await;
+    assert!(panicked.unwrap_err().is_panic());
+    // SIGKILL is delivered at once; a process takes a moment to be gone from /proc.
+    let mut left = webdriver::processes_in_group(group);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = webdriver::processes_in_group(group);
+    }
+    assert!(left.is_empty(), "processes left in group {group}: {left:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_reads_a_settings_diff_in_the_browser_and_approves_it() {
+    use test_support::arr::{ArrKind, FakeArr, Resource};
+    let fake = FakeArr::start(ArrKind::Radarr).await;
+    let quality = |id: i64, name: &str| json!({"quality": {"id": id, "name": name, "source": "bluray", "resolution": 1080, "modifier": "none"}, "items": [], "allowed": true});
+    fake.insert(
+        Resource::QualityProfile,
+        json!({"name": "Movies", "upgradeAllowed": true, "cutoff": 7,
+            "items": [quality(3, "WEBDL-1080p"), quality(7, "Bluray-1080p")],
+            "minFormatScore": 0, "cutoffFormatScore": 0, "minUpgradeFormatScore": 1,
+            "formatItems": [{"format": 1, "name": "x265", "score": 0}],
+            "language": {"id": 1, "name": "English"}}),
+    );
+    let mut spec = support::instance(
+        "radarr",
+        InstanceKind::Radarr,
+        Some(&fake.url()),
+        Some(fake.api_key()),
+    );
+    spec.default = true;
+    let s = support::server_with_instances(vec![spec]).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let router = s.router.clone();
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
+        .await
+    });
+    s.host.app.settings().set_public_url(&base);
+    let store = s.host.app.store();
+    store
+        .set_password("owner", &Secret::new(PASSWORD))
+        .await
+        .unwrap();
+    let admin = s.key_for("ana", Role::Admin, "admin").await;
+    let r = s
+        .call(
+            &admin,
+            "plan_profile_change",
+            json!({"profile": "Movies", "cutoff": "WEBDL-1080p", "upgrade_allowed": false, "format_scores": {"x265": -50}}),
+        )
+        .await;
+    assert_eq!(r["isError"], false, "{r}");
+    let data = &r["structuredContent"]["data"];
+    let (id, review) = (
+        data["change_id"].as_str().unwrap().to_string(),
+        data["review_url"].as_str().unwrap().to_string(),
+    );
+
+    let b = Browser::start("settings-change").await;
+    b.goto(&review).await;
+    b.type_into("#name", "owner").await;
+    b.type_into("#password", PASSWORD).await;
+    b.click("#sign-in").await;
+    b.goto(&review).await;
+    let diff = b.text("#settings-diff").await;
+    for line in [
+        "cutoff Bluray-1080p WEBDL-1080p",
+        "upgrade_allowed true false",
+        "score: x265 0 -50",
+    ] {
+        assert!(diff.contains(line), "{line:?} not in {diff}");
+    }
+    assert!(
+        b.text("#effect")
+            .await
+            .contains("Writes quality profile \"Movies\" on radarr (3 fields below)")
+    );
+    b.screenshot("1-settings-change-pending").await;
+    b.click("#approve").await;
+    assert_eq!(b.wait_text("#status", "approved").await, "approved");
+    let profile_writes = fake.requests_to("PUT", "/qualityprofile/3").len();
+    assert_eq!(profile_writes, 0, "approval alone writes nothing");
+    let r = s
+        .call(
+            &admin,
+            "apply_change",
+            json!({"change_id": id, "idempotency_key": "browser-settings-1"}),
+        )
+        .await;
+    assert_eq!(r["structuredContent"]["data"]["status"], "succeeded", "{r}");
+    b.goto(&review).await;
+    assert_eq!(b.wait_text("#status", "applied").await, "applied");
+    b.screenshot("2-settings-change-applied").await;
+    b.quit().await;
+}

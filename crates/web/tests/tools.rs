@@ -117,6 +117,7 @@ async fn the_grant_decides_what_is_listed_and_callable() {
         [
             "browse_titles",
             "check_request_status",
+            "display_media",
             "get_activity",
             "get_guide",
             "get_recommendations",

@@ -64,7 +64,7 @@ impl Error {
             MediaSource::Builtin | MediaSource::Imdb => &[MediaSource::Builtin],
             MediaSource::Tmdb => &[MediaSource::Tmdb],
             MediaSource::Musicbrainz => &[MediaSource::Musicbrainz],
-            MediaSource::Tvdb => &[],
+            MediaSource::Tvdb | MediaSource::Goodreads => &[],
         };
         Error::unsupported(format!("the id {id}"), catalogue, takers)
     }

@@ -13,6 +13,41 @@ use crate::{
     },
 };
 
+/// Fields the services compute themselves and declare read-only: a lookup answer sent back to add
+/// a title loses them (the services ignore them; their documents refuse them).
+const COMPUTED: [&str; 8] = [
+    "statistics",
+    "mediumCount",
+    "ended",
+    "extension",
+    "percentOfTracks",
+    "percentOfBooks",
+    "percentOfEpisodes",
+    "languageProfileId",
+];
+
+/// A lookup answer made ready to be posted back: computed fields removed at every depth.
+pub(crate) fn without_computed(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, _| !COMPUTED.contains(&k.as_str()));
+            map.values_mut().for_each(without_computed);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_computed),
+        _ => {}
+    }
+}
+
+/// A calendar bound as the services' documents declare it (`date-time`): a bare date is its
+/// midnight UTC.
+pub(crate) fn calendar_bound(date: &str) -> String {
+    if date.len() == 10 {
+        format!("{date}T00:00:00Z")
+    } else {
+        date.to_string()
+    }
+}
+
 /// How many entries each settings list of `service_config` keeps.
 pub const CONFIG_BOUND: usize = 50;
 
@@ -56,11 +91,17 @@ struct VQueue {
     episode_id: Option<i64>,
     #[serde(default)]
     season_number: Option<i64>,
+    /// Sonarr v5: a queue item covers several episodes and seasons.
+    #[serde(default)]
+    episode_ids: Option<Vec<i64>>,
+    #[serde(default)]
+    season_numbers: Option<Vec<i64>>,
     #[serde(default)]
     size: f64,
-    #[serde(default)]
+    /// `sizeleft` up to Sonarr v4 (and in the others), `sizeLeft` in Sonarr v5.
+    #[serde(default, alias = "sizeLeft")]
     sizeleft: f64,
-    #[serde(default)]
+    #[serde(default, alias = "timeLeft")]
     timeleft: Option<String>,
     #[serde(default)]
     estimated_completion_time: Option<String>,
@@ -116,8 +157,12 @@ fn queue_item(q: VQueue) -> QueueItem {
         tracked_state: q.tracked_download_state,
         tracked_status: q.tracked_download_status,
         item_id: q.movie_id.or(q.series_id).or(q.album_id).or(q.book_id),
-        episode_id: q.episode_id,
-        season: q.season_number,
+        episode_id: q
+            .episode_id
+            .or_else(|| q.episode_ids.as_ref().and_then(|e| e.first().copied())),
+        season: q
+            .season_number
+            .or_else(|| q.season_numbers.as_ref().and_then(|s| s.first().copied())),
         progress: (progress * 10.0).round() / 10.0,
         size: q.size,
         size_left: q.sizeleft,

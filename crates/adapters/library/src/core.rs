@@ -24,22 +24,31 @@ pub struct Core {
     client: reqwest::Client,
     base: url::Url,
     key: Secret,
-    /// `/api/v3` or `/api/v1`.
-    api: &'static str,
+    /// `/api/v3` or `/api/v1`; for Sonarr, the root its `system/status` says it serves.
+    api: Root,
+}
+
+/// Where an instance's API lives.
+pub enum Root {
+    Fixed(&'static str),
+    /// Sonarr: `/api/v3` up to v4, `/api/v5` from v5 on; found once, on first use.
+    Sonarr(tokio::sync::OnceCell<&'static str>),
 }
 
 /// One page of a paged resource, as every *arr answers it.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Page {
+    /// Signed: a service (or a mock of one) may answer a negative placeholder; that is counted
+    /// as zero, so any record read makes the page `Incomplete`.
     #[serde(default)]
-    total_records: u64,
+    total_records: i64,
     #[serde(default)]
     records: Vec<Value>,
 }
 
 impl Core {
-    pub fn new(base: url::Url, key: Secret, api: &'static str) -> Result<Core, Error> {
+    pub fn new(base: url::Url, key: Secret, api: Root) -> Result<Core, Error> {
         if key.expose().trim().is_empty() {
             return Err(Error::Config("the instance has no api_key".into()));
         }
@@ -122,6 +131,33 @@ impl Core {
         decode("POST", &self.full(path), v)
     }
 
+    /// `PUT {api}/{path}` with a JSON body.
+    pub async fn put<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl Serialize,
+    ) -> Result<T, Error> {
+        let v = self.send(Method::PUT, path, &[], Some(body), None).await?;
+        decode("PUT", &self.full(path), v)
+    }
+
+    /// `GET {api}/{path}` for a resource that will be written back whole: answered only when the
+    /// redaction boundary leaves it unchanged, so a masked or cut value is never sent back.
+    pub async fn get_exact(&self, path: &str) -> Result<Value, Error> {
+        let raw = self
+            .send_raw(Method::GET, path, &[], None::<&()>, None)
+            .await?;
+        let mut scrubbed = raw.clone();
+        redact::value(&mut scrubbed);
+        if scrubbed != raw {
+            return Err(Error::Unsupported(format!(
+                "GET {} holds values that look like secrets or URLs with credentials; it is not edited through Marquee",
+                self.full(path)
+            )));
+        }
+        Ok(raw)
+    }
+
     /// Every record of a paged resource. A page that comes back short of what `totalRecords`
     /// promised is [`Error::Incomplete`], never a shorter list.
     pub async fn paged<T: DeserializeOwned>(
@@ -137,7 +173,7 @@ impl Core {
             q.push(("page", page.to_string()));
             q.push(("pageSize", PAGE_SIZE.to_string()));
             let got: Page = self.get(path, &q).await?;
-            let total = got.total_records;
+            let total = u64::try_from(got.total_records).unwrap_or(0);
             let n = got.records.len() as u64;
             for r in got.records {
                 out.push(decode("GET", &self.full(path), r)?);
@@ -158,7 +194,49 @@ impl Core {
     }
 
     fn full(&self, path: &str) -> String {
-        format!("{}/{}", self.api, path.trim_start_matches('/'))
+        let root = match &self.api {
+            Root::Fixed(root) => root,
+            Root::Sonarr(found) => found.get().unwrap_or(&"/api/v3"),
+        };
+        format!("{root}/{}", path.trim_start_matches('/'))
+    }
+
+    /// Finds the API root once: fixed, or (Sonarr) the one whose `system/status` answers, v5
+    /// preferred when v3 is missing or reports a version 5 or later. A failure is not kept.
+    async fn root(&self) -> Result<(), Error> {
+        let Root::Sonarr(found) = &self.api else {
+            return Ok(());
+        };
+        found
+            .get_or_try_init(|| async {
+                let major = |v: &Value| -> Option<u64> {
+                    v["version"].as_str()?.split('.').next()?.parse().ok()
+                };
+                let v3 = self.status("/api/v3").await;
+                match &v3 {
+                    Ok(v) if major(v).is_some_and(|m| m < 5) => return Ok("/api/v3"),
+                    Ok(_) => {}
+                    Err(Error::Http {
+                        source: httpx::Error::NotFound,
+                        ..
+                    }) => {}
+                    Err(_) => return v3.map(|_| "/api/v3"),
+                }
+                match (self.status("/api/v5").await, v3) {
+                    (Ok(_), _) => Ok("/api/v5"),
+                    (Err(_), Ok(_)) => Ok("/api/v3"),
+                    (Err(e), Err(_)) => Err(e),
+                }
+            })
+            .await
+            .map(|_| ())
+    }
+
+    /// `GET {root}/system/status`, only to read the version.
+    async fn status(&self, root: &str) -> Result<Value, Error> {
+        let full = format!("{root}/system/status");
+        self.request(Method::GET, &full, &[], None::<&()>, None)
+            .await
     }
 
     async fn send(
@@ -174,7 +252,7 @@ impl Core {
         Ok(v)
     }
 
-    /// One request; the answer as the service sent it (callers redact it).
+    /// One request below the API root; the answer as the service sent it (callers redact it).
     async fn send_raw(
         &self,
         method: Method,
@@ -183,7 +261,21 @@ impl Core {
         body: Option<&impl Serialize>,
         timeout: Option<Duration>,
     ) -> Result<Value, Error> {
+        self.root().await?;
         let full = self.full(path);
+        self.request(method, &full, query, body, timeout).await
+    }
+
+    /// One request to `full` (root and path).
+    async fn request(
+        &self,
+        method: Method,
+        full: &str,
+        query: &[(&str, String)],
+        body: Option<&impl Serialize>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, Error> {
+        let full = full.to_string();
         let name = method_name(&method);
         let fail = |source: httpx::Error| Error::Http {
             method: name,
@@ -268,4 +360,15 @@ fn decode<T: DeserializeOwned>(method: &'static str, path: &str, v: Value) -> Re
             detail: e.to_string(),
         },
     })
+}
+
+/// A count or size the services declare as a signed int (`int32`/`int64`): a negative value (a
+/// placeholder, or a service's own "unknown") reads as zero instead of failing the whole answer.
+pub(crate) fn non_negative<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<i64> + Default,
+{
+    let v = Option::<i64>::deserialize(d)?.unwrap_or(0);
+    Ok(T::try_from(v.max(0)).unwrap_or_default())
 }

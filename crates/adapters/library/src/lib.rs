@@ -5,6 +5,7 @@
 
 mod common;
 mod core;
+mod custom_format;
 mod error;
 mod lidarr;
 mod manual_import;
@@ -13,6 +14,7 @@ mod radarr;
 mod readarr;
 pub mod redact;
 mod repair;
+mod settings;
 mod sonarr;
 
 use domain::Secret;
@@ -30,6 +32,7 @@ pub use crate::{
     },
     readarr::BookHit,
     repair::{Release, ReleaseScope, Removal},
+    settings::{FieldChange, FormatSpec, ProfileEdit, SettingsDraft, SettingsRef, SpecInput},
 };
 
 /// One library instance's client: reads here, writes through [`LibraryClient::writer`].
@@ -125,6 +128,44 @@ impl LibraryClient {
         }
     }
 
+    /// Every catalogue id of what the library holds (movies, series, artists and albums,
+    /// books), read in one or two requests: what discovery marks `in_library`.
+    pub async fn held_ids(&self) -> Result<Vec<(domain::MediaSource, String)>, Error> {
+        use domain::MediaSource as S;
+        let mut out = Vec::new();
+        let mut push = |ids: ExternalIds| {
+            let pairs = [
+                (S::Tmdb, ids.tmdb),
+                (S::Imdb, ids.imdb),
+                (S::Tvdb, ids.tvdb),
+                (S::Musicbrainz, ids.musicbrainz),
+                (S::Goodreads, ids.book_source),
+            ];
+            out.extend(
+                pairs
+                    .into_iter()
+                    .filter_map(|(s, id)| id.filter(|i| !i.is_empty()).map(|i| (s, i))),
+            );
+        };
+        match self.service {
+            Service::Radarr | Service::Sonarr => {
+                self.library().await?.into_iter().for_each(|i| push(i.ids));
+            }
+            Service::Lidarr => {
+                let (artists, albums) =
+                    tokio::try_join!(self.library(), lidarr::all_albums(&self.core))?;
+                artists.into_iter().chain(albums).for_each(|i| push(i.ids));
+            }
+            Service::Readarr => {
+                readarr::all_books(&self.core)
+                    .await?
+                    .into_iter()
+                    .for_each(|i| push(i.ids));
+            }
+        }
+        Ok(out)
+    }
+
     /// An artist's albums or an author's books.
     pub async fn children(&self, parent_id: i64) -> Result<Vec<LibraryItem>, Error> {
         match self.service {
@@ -137,15 +178,13 @@ impl LibraryClient {
         }
     }
 
-    /// One item by its id in this service (a movie, series or album).
+    /// One item by its id in this service (a movie, series, album or book).
     pub async fn item(&self, id: i64) -> Result<LibraryItem, Error> {
         match self.service {
             Service::Radarr => radarr::item(&self.core, id).await,
             Service::Sonarr => sonarr::item(&self.core, id).await,
             Service::Lidarr => lidarr::item(&self.core, id).await,
-            Service::Readarr => Err(Error::Unsupported(
-                "readarr items are read through their author (get_library with parent_id)".into(),
-            )),
+            Service::Readarr => readarr::item(&self.core, id).await,
         }
     }
 
@@ -155,9 +194,7 @@ impl LibraryClient {
             Service::Radarr => radarr::find(&self.core, media).await,
             Service::Sonarr => sonarr::find(&self.core, media).await,
             Service::Lidarr => lidarr::find(&self.core, media).await,
-            Service::Readarr => Err(Error::Unsupported(
-                "readarr titles are found by text (search_books), not by a catalogue id".into(),
-            )),
+            Service::Readarr => readarr::find(&self.core, media).await,
         }
     }
 
@@ -211,6 +248,18 @@ impl LibraryClient {
         }
     }
 
+    /// Readarr: the book of the library whose book source id (`foreignBookId`, as
+    /// [`LibraryClient::lookup_books`] shows it) is `id`, when the library holds it.
+    pub async fn held_book(&self, id: &str) -> Result<Option<LibraryItem>, Error> {
+        match self.service {
+            Service::Readarr => readarr::held_book(&self.core, id).await,
+            other => Err(Error::Unsupported(format!(
+                "{} has no books",
+                other.as_str()
+            ))),
+        }
+    }
+
     /// Interactive release search of one scope (the longer timeout). The releases carry no GUID
     /// or URL; [`LibraryClient::release_ref`] names one.
     pub async fn releases(&self, scope: &ReleaseScope) -> Result<Vec<Release>, Error> {
@@ -250,9 +299,7 @@ impl Writer<'_> {
             Service::Radarr => radarr::add(core, found, opts).await,
             Service::Sonarr => sonarr::add(core, found, opts).await,
             Service::Lidarr => lidarr::add(core, found, opts).await,
-            Service::Readarr => Err(Error::Unsupported(
-                "adding books to readarr is not supported by this version".into(),
-            )),
+            Service::Readarr => readarr::add(core, found, opts).await,
         }
     }
 

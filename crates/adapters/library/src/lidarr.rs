@@ -16,11 +16,11 @@ use crate::{
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct VStats {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     track_file_count: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     track_count: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     size_on_disk: u64,
 }
 
@@ -64,6 +64,8 @@ struct VAlbum {
     statistics: Option<VStats>,
     #[serde(default)]
     profile_id: Option<i64>,
+    #[serde(default)]
+    genres: Vec<String>,
 }
 
 fn year_of(date: &Option<String>) -> Option<i64> {
@@ -136,6 +138,12 @@ pub async fn albums(core: &Core, artist_id: i64) -> Result<Vec<LibraryItem>, Err
     Ok(rows.into_iter().map(VAlbum::item).collect())
 }
 
+/// Every album the library holds, of every artist.
+pub async fn all_albums(core: &Core) -> Result<Vec<LibraryItem>, Error> {
+    let rows: Vec<VAlbum> = core.get("album", &[]).await?;
+    Ok(rows.into_iter().map(VAlbum::item).collect())
+}
+
 pub async fn item(core: &Core, id: i64) -> Result<LibraryItem, Error> {
     let v: VAlbum = core.get(&format!("album/{id}"), &[]).await?;
     Ok(v.item())
@@ -173,6 +181,7 @@ pub async fn find(core: &Core, media: &MediaRef) -> Result<Found, Error> {
             ..ExternalIds::default()
         },
         library_id: (a.id > 0).then_some(a.id),
+        genres: a.genres.clone(),
         raw,
     })
 }
@@ -196,6 +205,7 @@ pub async fn add(core: &Core, found: &Found, opts: &AddOptions) -> Result<Librar
     if let Value::Object(m) = &mut body {
         m.remove("id");
     }
+    common::without_computed(&mut body);
     let v: VAlbum = core.post("album", &body).await?;
     Ok(v.item())
 }

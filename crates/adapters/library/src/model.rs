@@ -34,10 +34,12 @@ impl Service {
         }
     }
 
-    pub(crate) fn api(self) -> &'static str {
+    pub(crate) fn api(self) -> crate::core::Root {
+        use crate::core::Root;
         match self {
-            Service::Radarr | Service::Sonarr => "/api/v3",
-            Service::Lidarr | Service::Readarr => "/api/v1",
+            Service::Radarr => Root::Fixed("/api/v3"),
+            Service::Sonarr => Root::Sonarr(tokio::sync::OnceCell::new()),
+            Service::Lidarr | Service::Readarr => Root::Fixed("/api/v1"),
         }
     }
 }
@@ -289,6 +291,8 @@ pub struct Found {
     pub ids: ExternalIds,
     /// Already in the library: its id there.
     pub library_id: Option<i64>,
+    /// Genres (or tags) the service's metadata gives; empty where it gives none.
+    pub genres: Vec<String>,
     /// The lookup's answer (redacted), sent back when adding.
     pub(crate) raw: serde_json::Value,
 }

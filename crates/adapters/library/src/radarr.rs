@@ -28,7 +28,7 @@ struct VMovie {
     #[serde(default)]
     has_file: Option<bool>,
     #[serde(default)]
-    size_on_disk: Option<u64>,
+    size_on_disk: Option<i64>,
     #[serde(default)]
     quality_profile_id: Option<i64>,
     #[serde(default)]
@@ -67,7 +67,7 @@ impl VMovie {
             monitored: self.monitored,
             files_held: held,
             files_wanted: 1,
-            size_on_disk: self.size_on_disk.unwrap_or(0),
+            size_on_disk: u64::try_from(self.size_on_disk.unwrap_or(0)).unwrap_or(0),
             quality_profile_id: self.quality_profile_id,
             path: self.path,
             added: self.added,
@@ -140,6 +140,7 @@ pub async fn find(core: &Core, media: &MediaRef) -> Result<Found, Error> {
         year: movie.year,
         ids: movie.ids(),
         library_id,
+        genres: Vec::new(),
         raw,
     })
 }
@@ -157,6 +158,7 @@ pub async fn add(core: &Core, found: &Found, opts: &AddOptions) -> Result<Librar
     if let Value::Object(m) = &mut body {
         m.remove("id");
     }
+    common::without_computed(&mut body);
     let v: VMovie = core.post("movie", &body).await?;
     Ok(v.item())
 }
@@ -256,7 +258,10 @@ pub async fn files(core: &Core, id: i64) -> Result<Vec<MediaFile>, Error> {
 }
 
 pub async fn calendar(core: &Core, start: &str, end: &str) -> Result<Vec<CalendarEntry>, Error> {
-    let q = [("start", start.to_string()), ("end", end.to_string())];
+    let q = [
+        ("start", common::calendar_bound(start)),
+        ("end", common::calendar_bound(end)),
+    ];
     let rows: Vec<VMovie> = core.get("calendar", &q).await?;
     Ok(rows
         .into_iter()

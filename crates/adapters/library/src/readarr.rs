@@ -1,23 +1,26 @@
 //! Readarr v1 (and forks such as Chaptarr): authors and books. Books are looked up by text
 //! through Readarr's own search; their ids are the book source's (`foreignBookId`).
 
+use domain::MediaSource;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
     Error, common,
     core::Core,
-    model::{ExternalIds, HistoryEvent, ItemKind, LibraryItem, SearchTarget},
+    model::{
+        AddOptions, ExternalIds, Found, HistoryEvent, ItemKind, LibraryItem, MediaRef, SearchTarget,
+    },
 };
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct VStats {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     book_file_count: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     book_count: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     size_on_disk: u64,
 }
 
@@ -61,6 +64,8 @@ struct VBook {
     statistics: Option<VStats>,
     #[serde(default)]
     author: Option<VAuthorName>,
+    #[serde(default)]
+    genres: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -76,11 +81,7 @@ impl VBook {
         LibraryItem {
             id: self.id,
             kind: ItemKind::Book,
-            year: self
-                .release_date
-                .as_deref()
-                .and_then(|d| d.get(..4))
-                .and_then(|y| y.parse().ok()),
+            year: year_of(&self.release_date),
             title: self.title.unwrap_or_default(),
             monitored: self.monitored,
             files_held: st.book_file_count,
@@ -136,6 +137,90 @@ pub async fn books(core: &Core, author_id: i64) -> Result<Vec<LibraryItem>, Erro
     Ok(rows.into_iter().map(VBook::item).collect())
 }
 
+/// Every book the library holds, of every author.
+pub async fn all_books(core: &Core) -> Result<Vec<LibraryItem>, Error> {
+    let rows: Vec<VBook> = core.get("book", &[]).await?;
+    Ok(rows.into_iter().map(VBook::item).collect())
+}
+
+/// One book by its id in Readarr.
+pub async fn item(core: &Core, id: i64) -> Result<LibraryItem, Error> {
+    let v: VBook = core.get(&format!("book/{id}"), &[]).await?;
+    Ok(v.item())
+}
+
+/// The book (a Goodreads work id, Readarr's `foreignBookId`) through Readarr's own lookup
+/// (`work:{id}`); a book the library holds comes back with its id there.
+pub async fn find(core: &Core, media: &MediaRef) -> Result<Found, Error> {
+    if media.source != MediaSource::Goodreads {
+        return Err(Error::Unsupported(format!(
+            "readarr cannot look up a {} id; name the book by its goodreads id (search_books shows it)",
+            media.source
+        )));
+    }
+    let id = media.id.trim();
+    let rows: Option<Vec<Value>> = core
+        .get("book/lookup", &[("term", format!("work:{id}"))])
+        .await?;
+    let raw =
+        rows.unwrap_or_default().into_iter().next().ok_or_else(|| {
+            Error::NotFound(format!("readarr's lookup does not know goodreads:{id}"))
+        })?;
+    let b: VBook = serde_json::from_value(raw.clone()).map_err(|e| {
+        Error::NotFound(format!("readarr's lookup answered an unreadable book: {e}"))
+    })?;
+    Ok(Found {
+        title: b.title.clone().unwrap_or_default(),
+        year: year_of(&b.release_date),
+        ids: ExternalIds {
+            book_source: b.foreign_book_id.clone(),
+            ..ExternalIds::default()
+        },
+        library_id: (b.id > 0).then_some(b.id),
+        genres: b.genres,
+        raw,
+    })
+}
+
+/// Adds the book, monitored, with its author added (if new) monitoring nothing else, so one
+/// request is one book; no search (the caller starts one it can follow).
+pub async fn add(core: &Core, found: &Found, opts: &AddOptions) -> Result<LibraryItem, Error> {
+    let metadata = opts
+        .metadata_profile_id
+        .ok_or_else(|| Error::Config("readarr needs a metadata profile to add an author".into()))?;
+    let mut body = found.raw.clone();
+    let mut author = body.get("author").cloned().unwrap_or_else(|| json!({}));
+    author["qualityProfileId"] = json!(opts.quality_profile_id);
+    author["metadataProfileId"] = json!(metadata);
+    author["rootFolderPath"] = json!(opts.root_folder_path);
+    author["monitored"] = json!(true);
+    author["monitorNewItems"] = json!("none");
+    author["addOptions"] = json!({ "monitor": "none", "searchForMissingBooks": false });
+    body["author"] = author;
+    body["monitored"] = json!(true);
+    body["addOptions"] = json!({ "searchForNewBook": false });
+    // Readarr adds the edition marked monitored; the lookup's first one when none is.
+    if let Some(editions) = body.get_mut("editions").and_then(Value::as_array_mut)
+        && !editions.iter().any(|e| e["monitored"] == json!(true))
+        && let Some(first) = editions.first_mut()
+    {
+        first["monitored"] = json!(true);
+    }
+    if let Value::Object(m) = &mut body {
+        m.remove("id");
+    }
+    common::without_computed(&mut body);
+    let v: VBook = core.post("book", &body).await?;
+    Ok(v.item())
+}
+
+fn year_of(date: &Option<String>) -> Option<i64> {
+    date.as_deref()
+        .and_then(|d| d.get(..4))
+        .and_then(|y| y.parse().ok())
+        .filter(|y| *y > 1000)
+}
+
 /// One book found by Readarr's own search: title, author, year and the book source's id.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BookHit {
@@ -148,23 +233,31 @@ pub struct BookHit {
 }
 
 pub async fn lookup(core: &Core, term: &str) -> Result<Vec<BookHit>, Error> {
-    let rows: Vec<VBook> = core
+    // Readarr's document declares no body for its lookup: an empty answer is no books.
+    let rows: Option<Vec<VBook>> = core
         .get("book/lookup", &[("term", term.to_string())])
         .await?;
     Ok(rows
+        .unwrap_or_default()
         .into_iter()
         .map(|b| BookHit {
             author: b.author.as_ref().and_then(|a| a.author_name.clone()),
             library_id: (b.id > 0).then_some(b.id),
-            year: b
-                .release_date
-                .as_deref()
-                .and_then(|d| d.get(..4))
-                .and_then(|y| y.parse().ok()),
+            year: year_of(&b.release_date),
             title: b.title.unwrap_or_default(),
             book_source_id: b.foreign_book_id,
         })
         .collect())
+}
+
+/// The held book whose `foreignBookId` is `id` (the whole book list: Readarr filters it by
+/// author or internal id only).
+pub async fn held_book(core: &Core, id: &str) -> Result<Option<LibraryItem>, Error> {
+    let rows: Vec<VBook> = core.get("book", &[]).await?;
+    Ok(rows
+        .into_iter()
+        .find(|b| b.foreign_book_id.as_deref() == Some(id))
+        .map(VBook::item))
 }
 
 pub fn search_command(target: &SearchTarget) -> Result<Value, Error> {

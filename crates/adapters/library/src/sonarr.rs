@@ -21,11 +21,11 @@ use crate::{
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct VStats {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     episode_file_count: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     episode_count: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::non_negative")]
     size_on_disk: u64,
 }
 
@@ -164,6 +164,7 @@ fn found(raw: Value) -> Result<Found, Error> {
         year: s.year,
         ids: s.ids(),
         library_id: (s.id > 0).then_some(s.id),
+        genres: Vec::new(),
         raw,
     })
 }
@@ -196,6 +197,7 @@ pub async fn add(core: &Core, found: &Found, opts: &AddOptions) -> Result<Librar
     if let Value::Object(m) = &mut body {
         m.remove("id");
     }
+    common::without_computed(&mut body);
     let v: VSeries = core.post("series", &body).await?;
     Ok(v.item())
 }
@@ -288,8 +290,8 @@ pub async fn files(core: &Core, series_id: i64) -> Result<Vec<MediaFile>, Error>
 
 pub async fn calendar(core: &Core, start: &str, end: &str) -> Result<Vec<CalendarEntry>, Error> {
     let q = [
-        ("start", start.to_string()),
-        ("end", end.to_string()),
+        ("start", common::calendar_bound(start)),
+        ("end", common::calendar_bound(end)),
         ("includeSeries", "true".to_string()),
     ];
     let rows: Vec<VEpisode> = core.get("calendar", &q).await?;

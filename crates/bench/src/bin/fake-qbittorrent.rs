@@ -10,7 +10,11 @@
 //!   `torrents/categories`, `torrents/tags`, `torrents/trackers`, `torrents/properties`,
 //!   `torrents/files` (`hash`).
 //!
-//! Writes are not implemented (404). Prints `listening on http://ADDR/` once it serves.
+//! - `POST torrents/pause` / `torrents/stop` (form `hashes`): answered like the real client (200,
+//!   empty), for the audited-write benchmark of `scripts/bench-changes.sh`; the synthetic data is
+//!   not changed, so every run pauses the same torrents.
+//!
+//! Other writes are not implemented (404). Prints `listening on http://ADDR/` once it serves.
 
 use std::{
     collections::HashMap,
@@ -163,6 +167,8 @@ fn app(fake: Arc<Fake>) -> Router {
         .route("/api/v2/torrents/trackers", any(trackers))
         .route("/api/v2/torrents/properties", any(properties))
         .route("/api/v2/torrents/files", any(files))
+        .route("/api/v2/torrents/pause", post(pause))
+        .route("/api/v2/torrents/stop", post(pause))
         .fallback(|| async { (StatusCode::NOT_FOUND, "Not Found") })
         .with_state(fake)
 }
@@ -220,6 +226,18 @@ async fn login(State(fake): State<Arc<Fake>>, body: Bytes) -> Response {
         r.headers_mut().insert(header::SET_COOKIE, v);
     }
     r
+}
+
+/// Pause (stop): accepted when signed in and `hashes` is given; nothing is stored.
+async fn pause(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: Bytes) -> Response {
+    if !signed_in(&fake, &headers) {
+        return forbidden();
+    }
+    let named = url::form_urlencoded::parse(&body).any(|(k, v)| k == "hashes" && !v.is_empty());
+    if !named {
+        return (StatusCode::BAD_REQUEST, "hashes is required").into_response();
+    }
+    text("")
 }
 
 async fn logout(State(fake): State<Arc<Fake>>, headers: HeaderMap) -> Response {

@@ -1,7 +1,7 @@
 //! Planned changes and their operations: decisions bound to the content, one operation per
 //! change, idempotency keys, checkpoints, cancellation and recovery after a stop.
 
-use domain::{PersonId, Role};
+use domain::{AllowanceKind, AllowanceRule, PersonId, Role};
 use store::{
     AuditQuery, AuditStatus, Begun, Change, ChangeStatus, NewAudit, NewChange, OperationStatus,
     Store,
@@ -49,6 +49,15 @@ impl Fixture {
     }
 
     async fn begin(&self, change: &str, key: &str) -> Begun {
+        self.begin_charging(change, key, None).await
+    }
+
+    async fn begin_charging(
+        &self,
+        change: &str,
+        key: &str,
+        allowance: Option<(AllowanceKind, AllowanceRule)>,
+    ) -> Begun {
         let entry = NewAudit {
             person: self.ana,
             key_id: None,
@@ -57,17 +66,99 @@ impl Fixture {
             args_digest: "sha256:content".into(),
         };
         self.store
-            .begin_operation(change, key, &[ChangeStatus::Approved], &entry)
+            .begin_operation(change, key, &[ChangeStatus::Approved], &entry, allowance)
             .await
             .unwrap()
+    }
+
+    async fn destructive_left(&self, rule: AllowanceRule) -> u32 {
+        let rules = [(AllowanceKind::Destructive, rule)].into_iter().collect();
+        self.store.allowances_left(self.ana, &rules).await.unwrap()[0].left
     }
 }
 
 fn started(b: Begun) -> store::Operation {
     match b {
         Begun::Started(op) => op,
-        Begun::Existing(op) => panic!("expected a new operation, got {op:?}"),
+        other => panic!("expected a new operation, got {other:?}"),
     }
+}
+
+const ONE_A_WEEK: AllowanceRule = AllowanceRule { count: 1, days: 7 };
+
+#[tokio::test]
+async fn starting_an_operation_charges_the_allowance_with_its_audit_entry() {
+    let f = fixture().await;
+    let first = f.approved().await;
+    let charge = Some((AllowanceKind::Destructive, ONE_A_WEEK));
+    let op = started(f.begin_charging(&first.id, "key-00001", charge).await);
+    assert_eq!(f.destructive_left(ONE_A_WEEK).await, 0);
+    let audit = f.store.audit_page(&AuditQuery::default()).await.unwrap();
+    assert_eq!((audit.len(), audit[0].id), (1, op.audit_id.unwrap()));
+
+    // The next change finds the allowance spent: nothing is written, the change stays approved.
+    let second = f.approved().await;
+    let Begun::Exhausted(left) = f.begin_charging(&second.id, "key-00002", charge).await else {
+        panic!("a spent allowance must not start an operation")
+    };
+    assert_eq!((left.used, left.left), (1, 0));
+    assert!(left.refills_at.is_some());
+    assert!(
+        f.store
+            .operation_for_change(&second.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        f.store
+            .operation_by_key(f.ana, "key-00002")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        f.store.change(&second.id).await.unwrap().unwrap().status,
+        ChangeStatus::Approved
+    );
+    assert_eq!(
+        f.store
+            .audit_page(&AuditQuery::default())
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn an_operation_cancelled_before_any_call_gives_its_unit_back() {
+    let f = fixture().await;
+    let c = f.approved().await;
+    let charge = Some((AllowanceKind::Destructive, ONE_A_WEEK));
+    let op = started(f.begin_charging(&c.id, "key-00001", charge).await);
+    assert_eq!(f.destructive_left(ONE_A_WEEK).await, 0);
+    f.store.cancel_operation(&op.id, "cancelled").await.unwrap();
+    assert_eq!(f.destructive_left(ONE_A_WEEK).await, 1);
+}
+
+#[tokio::test]
+async fn an_operation_past_its_checkpoint_keeps_its_unit() {
+    let f = fixture().await;
+    let c = f.approved().await;
+    let charge = Some((AllowanceKind::Destructive, ONE_A_WEEK));
+    let op = started(f.begin_charging(&c.id, "key-00001", charge).await);
+    assert!(
+        f.store
+            .checkpoint(&op.id, r#"{"call":"delete"}"#)
+            .await
+            .unwrap()
+    );
+    f.store
+        .finish_operation(&op.id, false, "{}", "the instance answered 500")
+        .await
+        .unwrap();
+    assert_eq!(f.destructive_left(ONE_A_WEEK).await, 0);
 }
 
 #[tokio::test]
@@ -109,7 +200,7 @@ async fn a_pending_change_cannot_start_an_operation() {
     };
     let e = f
         .store
-        .begin_operation(&c.id, "key-00001", &[ChangeStatus::Approved], &entry)
+        .begin_operation(&c.id, "key-00001", &[ChangeStatus::Approved], &entry, None)
         .await
         .unwrap_err();
     assert!(e.to_string().contains("is pending"), "{e}");

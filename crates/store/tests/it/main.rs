@@ -5,6 +5,7 @@ mod audit;
 mod changes;
 mod fresh;
 mod keys;
+mod oauth;
 mod open;
 mod people;
 mod requests;

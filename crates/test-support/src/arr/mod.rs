@@ -25,6 +25,7 @@ mod library;
 mod releases;
 mod routes;
 mod server;
+mod settings;
 mod shapes;
 pub mod spec;
 mod state;

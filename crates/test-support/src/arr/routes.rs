@@ -4,7 +4,8 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::{
-    ArrKind, Resource, adds, commands, history, library, releases, server::ArrRequest, state::State,
+    ArrKind, Resource, adds, commands, history, library, releases, server::ArrRequest, settings,
+    state::State,
 };
 
 pub(crate) type Answer = (StatusCode, Value);
@@ -33,6 +34,9 @@ pub(crate) fn answer(state: &mut State, r: &ArrRequest) -> Answer {
     let library = |name: &str| library.iter().copied().find(|c| c.path() == name);
     match (r.method.as_str(), segments.as_slice()) {
         ("GET", ["system", "status"]) => ok(system_status(kind)),
+        (method, _) if settings::handles(method, &segments) => {
+            settings::answer(state, &segments, &r.body)
+        }
         ("GET", [name]) if resource(name).is_some() => {
             ok(json!(state.all(resource(name).unwrap())))
         }

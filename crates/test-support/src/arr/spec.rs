@@ -6,7 +6,8 @@
 //!
 //! Two gaps between the documents and the servers are patched: real command bodies carry
 //! per-command fields (`movieIds`, `seriesId`, …; see `../shared/specs/README.md`), so `Command`
-//! and `CommandResource` accept properties they do not list; and Readarr's lookups (`GAPS`).
+//! and `CommandResource` accept properties they do not list; and Readarr's lookups and the
+//! custom-format schema (`GAPS`).
 
 use std::path::PathBuf;
 
@@ -22,10 +23,21 @@ pub fn shared_dir() -> PathBuf {
 }
 
 /// Answers the services send that their documents leave out: Readarr's lookups answer lists of
-/// authors and books although its document declares no body.
-const GAPS: [(&str, &str, &str); 2] = [
+/// authors and books, and `customformat/schema` a list of specification schemas, although the
+/// documents declare no body.
+const GAPS: [(&str, &str, &str); 4] = [
     ("GET", "/api/v1/author/lookup", "AuthorResource"),
     ("GET", "/api/v1/book/lookup", "BookResource"),
+    (
+        "GET",
+        "/api/v3/customformat/schema",
+        "CustomFormatSpecificationSchema",
+    ),
+    (
+        "GET",
+        "/api/v1/customformat/schema",
+        "CustomFormatSpecificationSchema",
+    ),
 ];
 
 /// One vendor document.

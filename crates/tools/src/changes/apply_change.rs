@@ -10,7 +10,9 @@ use serde_json::json;
 use store::{Begun, Change, ChangeStatus, NewAudit};
 
 use super::{Run, current_dependencies, execute, operation_json, operation_sentence, review_url};
-use crate::{Ctx, Meta, Output, Tool, ToolError, authority, error::ErrorCode};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError, allowance, authority, error::ErrorCode, report::Level,
+};
 
 pub struct ApplyChange;
 
@@ -28,12 +30,13 @@ impl Tool for ApplyChange {
     const META: Meta = Meta {
         name: "apply_change",
         title: "Apply a planned change",
-        description: "Applies a change that a planned tool (delete_torrents) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
+        description: "Applies a change that a planned tool (delete_torrents, plan_profile_change, upsert_custom_format, revert_change) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
     };
+    const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let key = valid_key(&input.idempotency_key)?;
@@ -64,6 +67,21 @@ impl Tool for ApplyChange {
                 )
             })?;
         let startable = authorize(ctx, &change).await?;
+        // From here the planned tool's own declaration decides each instance it touches: its
+        // capability, not apply_change's (the approval or the caller's authority was checked
+        // just above).
+        let meta =
+            super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
+        let ctx = &Ctx {
+            caller: ctx.caller.clone(),
+            meta: Meta {
+                needs_plan: false,
+                ..meta
+            },
+            shared: ctx.shared.clone(),
+            needs_plan: None,
+            report: ctx.report.clone(),
+        };
         let now = current_dependencies(ctx, &change).await?;
         let planned: std::collections::BTreeMap<String, String> =
             serde_json::from_str(&change.dependency_hashes).unwrap_or_default();
@@ -73,6 +91,14 @@ impl Tool for ApplyChange {
             .map(|(k, _)| k)
             .collect();
         if !changed.is_empty() {
+            // A racing apply that ran the work first changed what the plan read: answer its
+            // operation rather than call the plan stale.
+            if let Some(op) = ctx.store().operation_for_change(&change.id).await? {
+                return Ok(answer(
+                    &op,
+                    "Another apply of this change started it first; the work runs once.",
+                ));
+            }
             let listed: Vec<&str> = changed.iter().take(5).map(|s| s.as_str()).collect();
             return Err(ToolError::new(ErrorCode::StalePlan,
                 format!(
@@ -90,15 +116,22 @@ impl Tool for ApplyChange {
             instance: None,
             args_digest: change.content_hash.clone(),
         };
+        // The planned tool's allowance is spent now, with the audit entry, before any mutation.
+        let meta =
+            super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
+        let charge = meta
+            .allowance
+            .and_then(|kind| Some((kind, *ctx.caller.authority.grant.allowances.get(&kind)?)));
         let begun = ctx
             .store()
-            .begin_operation(&change.id, key, startable, &entry)
+            .begin_operation(&change.id, key, startable, &entry, charge)
             .await
             .map_err(|e| match e {
                 store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
                 other => other.into(),
             })?;
         let op = match begun {
+            Begun::Exhausted(left) => return Err(allowance::exhausted(meta.name, &left)),
             Begun::Existing(op) => {
                 return Ok(answer(
                     &op,
@@ -107,10 +140,12 @@ impl Tool for ApplyChange {
             }
             Begun::Started(op) => op,
         };
-        let run = Run {
-            ctx,
-            operation_id: &op.id,
-        };
+        ctx.log(
+            Level::Info,
+            &format!("operation {} started for change {}", op.id, change.id),
+        );
+        ctx.progress(0, None, &format!("operation {} started", op.id));
+        let run = Run::new(ctx, &op.id);
         let (succeeded, result, message) = match execute(ctx, &change, &run).await {
             Ok(out) => {
                 let data = out.data();
@@ -129,6 +164,14 @@ impl Tool for ApplyChange {
             Err(store::Error::Conflict(_)) => ctx.store().operation(&op.id).await?.unwrap_or(op),
             Err(e) => return Err(e.into()),
         };
+        ctx.log(
+            if succeeded {
+                Level::Info
+            } else {
+                Level::Warning
+            },
+            &format!("operation {} finished: {message}", op.id),
+        );
         Ok(answer(&op, ""))
     }
 }

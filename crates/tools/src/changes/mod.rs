@@ -10,8 +10,12 @@ mod apply_change;
 mod cancel_operation;
 mod get_change;
 mod get_operation;
+mod revert_change;
 
-use std::collections::BTreeMap;
+use std::{
+    collections::BTreeMap,
+    sync::atomic::{AtomicUsize, Ordering},
+};
 
 use domain::Capability;
 use serde_json::{Value, json};
@@ -24,6 +28,9 @@ use crate::{
     contract::{DynTool, Meta, Output, ToolError},
     downloads::delete_torrents::{self, DeleteTorrents},
     error::ErrorCode,
+    library::settings::{
+        self, plan_profile_change::PlanProfileChange, upsert_custom_format::UpsertCustomFormat,
+    },
 };
 
 /// This family's tools, for the one registry.
@@ -33,6 +40,7 @@ pub fn tools() -> Vec<Box<dyn DynTool>> {
         Box::new(get_change::GetChange),
         Box::new(get_operation::GetOperation),
         Box::new(cancel_operation::CancelOperation),
+        Box::new(revert_change::RevertChange),
     ]
 }
 
@@ -40,7 +48,26 @@ pub fn tools() -> Vec<Box<dyn DynTool>> {
 pub(crate) fn planned(tool: &str) -> Option<Meta> {
     match tool {
         n if n == DeleteTorrents::META.name => Some(DeleteTorrents::META),
+        n if n == PlanProfileChange::META.name => Some(PlanProfileChange::META),
+        n if n == UpsertCustomFormat::META.name => Some(UpsertCustomFormat::META),
+        n if n == revert_change::RevertChange::META.name => Some(revert_change::RevertChange::META),
         _ => None,
+    }
+}
+
+/// Tools that only ever store a plan (for everyone, the owner included): their call changes
+/// nothing outside, so it is not audited; applying it is.
+pub(crate) fn plans_only(tool: &str) -> bool {
+    planned(tool).is_some_and(|m| m.capability == Capability::SettingsWrite)
+}
+
+/// Capabilities that serve as well as a tool's own: the change tools (declared with
+/// downloads.write) serve whoever may plan a change, settings changes included.
+pub(crate) fn served_by(tool: &str) -> &'static [Capability] {
+    const SETTINGS: &[Capability] = &[Capability::SettingsWrite];
+    match tool {
+        "apply_change" | "get_change" | "get_operation" | "cancel_operation" => SETTINGS,
+        _ => &[],
     }
 }
 
@@ -54,12 +81,13 @@ pub(crate) struct Proposal {
     pub dependencies: BTreeMap<String, String>,
 }
 
-/// Stores `proposal` as a pending change and answers what the caller lacks and where the
-/// owner reviews it. Nothing outside Marquee is touched.
+/// Stores `proposal` as a pending change and answers what the caller lacks (`None`: nothing,
+/// the caller may apply it at once) and where the owner reviews it. Nothing outside Marquee
+/// is touched.
 pub(crate) async fn propose(
     ctx: &Ctx,
     meta: Meta,
-    missing: Capability,
+    missing: Option<Capability>,
     proposal: Proposal,
 ) -> Result<Output, ToolError> {
     let plan = proposal.plan.to_string();
@@ -84,18 +112,36 @@ pub(crate) async fn propose(
         })
         .await?;
     let url = review_url(ctx, &change.id);
-    let summary = format!(
-        "Nothing was done yet: {} needs the owner's approval because your grant lacks {missing}. \
-         Change {} ({}) waits for the owner at {url}; once approved, call apply_change with this \
-         change_id and a new idempotency_key.",
-        meta.name, change.id, proposal.summary
-    );
-    Ok(Output::new(
+    Ok(planned_answer(meta, missing, &change, &proposal, &url))
+}
+
+/// The answer to a call that stored `change`.
+pub(crate) fn planned_answer(
+    meta: Meta,
+    missing: Option<Capability>,
+    change: &Change,
+    proposal: &Proposal,
+    url: &str,
+) -> Output {
+    let summary = match missing {
+        Some(missing) => format!(
+            "Nothing was done yet: {} needs the owner's approval because your grant lacks {missing}. \
+             Change {} ({}) waits for the owner at {url}; once approved, call apply_change with this \
+             change_id and a new idempotency_key.",
+            meta.name, change.id, proposal.summary
+        ),
+        None => format!(
+            "Nothing was done yet: change {} ({}) is planned; review it at {url}, and apply it \
+             with apply_change, this change_id and a new idempotency_key.",
+            change.id, proposal.summary
+        ),
+    };
+    Output::new(
         summary,
         json!({
             "change_id": change.id,
             "status": change.status,
-            "missing_authority": missing.to_string(),
+            "missing_authority": missing.map(|m| m.to_string()),
             "review_url": url,
             "content_hash": change.content_hash,
             "grant_revision": change.grant_revision,
@@ -103,9 +149,14 @@ pub(crate) async fn propose(
         }),
     )
     .next(format!(
-        "apply_change {{\"change_id\": \"{}\", \"idempotency_key\": \"<new random text>\"}} after the owner approves",
-        change.id
-    )))
+        "apply_change {{\"change_id\": \"{}\", \"idempotency_key\": \"<new random text>\"}}{}",
+        change.id,
+        if missing.is_some() {
+            " after the owner approves"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Where the owner reviews a change.
@@ -132,6 +183,7 @@ async fn current_dependencies(
         n if n == DeleteTorrents::META.name => {
             delete_torrents::dependencies(ctx, &parse_plan(change)?).await
         }
+        n if settings_tool(n) => settings::dependencies(ctx, &parse_plan(change)?).await,
         other => Err(not_plannable(other)),
     }
 }
@@ -142,8 +194,14 @@ async fn execute(ctx: &Ctx, change: &Change, run: &Run<'_>) -> Result<Output, To
         n if n == DeleteTorrents::META.name => {
             delete_torrents::apply(ctx, parse_plan(change)?, run).await
         }
+        n if settings_tool(n) => settings::apply(ctx, parse_plan(change)?, run).await,
         other => Err(not_plannable(other)),
     }
+}
+
+/// The tools whose changes are settings plans (a revert is one too).
+fn settings_tool(tool: &str) -> bool {
+    plans_only(tool)
 }
 
 fn parse_plan<T: serde::de::DeserializeOwned>(change: &Change) -> Result<T, ToolError> {
@@ -170,11 +228,27 @@ fn not_plannable(tool: &str) -> ToolError {
 pub(crate) struct Run<'a> {
     ctx: &'a Ctx,
     operation_id: &'a str,
+    /// External calls checkpointed so far: the operation's progress.
+    calls: AtomicUsize,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    pub(crate) fn new(ctx: &'a Ctx, operation_id: &'a str) -> Run<'a> {
+        Run {
+            ctx,
+            operation_id,
+            calls: AtomicUsize::new(0),
+        }
+    }
+
     /// Records the external call about to be made; refused when the operation was cancelled.
     pub async fn checkpoint(&self, call: Value) -> Result<(), ToolError> {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        self.ctx.progress(
+            n,
+            None,
+            &format!("operation {}: external call {n}", self.operation_id),
+        );
         let text = call.to_string();
         if self
             .ctx

@@ -180,6 +180,7 @@ async fn browse(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolEr
         &passed.rows,
         passed.hidden,
         gate.is_some(),
+        &crate::library::held::for_caller(ctx).await,
     )?;
     for w in warnings {
         out = out.warn(w);

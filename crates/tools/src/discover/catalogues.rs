@@ -10,7 +10,11 @@ use adapters_catalogue::{
 use domain::{InstanceKind, KindFamily};
 use tokio::sync::OnceCell;
 
-use super::{kept::Kept, ratings::RatingCache};
+use super::{
+    kept::{self, Kept},
+    limits::Gate,
+    ratings::RatingCache,
+};
 use crate::ErrorCode;
 use crate::{
     context::Ctx,
@@ -51,13 +55,14 @@ pub(crate) struct Entry {
     source: Source,
     /// Ratings read from details for rows that came without one.
     pub ratings: RatingCache,
-    /// The builtin catalogue's answers, kept (its data never changes).
+    /// Answers kept: the builtin catalogue's for good (its data never changes), a remote
+    /// catalogue's for a while.
     kept: Kept,
 }
 
 impl Entry {
-    /// `compute`'s answer of `tool` to `question`; for the builtin catalogue, kept per question and
-    /// per caller's limits and handed out again (see `kept.rs`). Other catalogues answer afresh.
+    /// `compute`'s answer of `tool` to `question`, kept per question and per caller's limits and
+    /// handed out again (see `kept.rs`). A broken instance's refusal is not kept.
     pub async fn answer<F, Fut>(
         &self,
         ctx: &Ctx,
@@ -69,10 +74,12 @@ impl Entry {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Output, ToolError>>,
     {
-        match self.source {
-            Source::Builtin => self.kept.answer(ctx, tool, question, compute).await,
-            _ => compute().await,
-        }
+        // Rows say in_library: an answer is kept per view of the libraries too.
+        let held = crate::library::held::for_caller(ctx).await;
+        let question = format!("{question}{}", held.key());
+        let limits =
+            Gate::for_caller_would_filter(ctx).then(|| ctx.caller.authority.person.limits.clone());
+        self.kept.answer(tool, question, limits, compute).await
     }
 
     pub async fn catalogue(&self) -> Result<Arc<dyn Catalogue>, ToolError> {
@@ -157,11 +164,18 @@ impl Catalogues {
             .all()
             .iter()
             .filter(|s| s.kind.family() == KindFamily::Catalogue)
-            .map(|spec| Entry {
-                id: spec.id.clone(),
-                source: build(spec),
-                ratings: RatingCache::new(Duration::from_secs(6 * 3600)),
-                kept: Kept::default(),
+            .map(|spec| {
+                let source = build(spec);
+                let kept = match source {
+                    Source::Builtin => Kept::forever(),
+                    _ => Kept::for_a_while(kept::REMOTE_FOR),
+                };
+                Entry {
+                    id: spec.id.clone(),
+                    source,
+                    ratings: RatingCache::new(Duration::from_secs(6 * 3600)),
+                    kept,
+                }
             })
             .collect();
         if entries.iter().any(|e| matches!(e.source, Source::Builtin))

@@ -7,9 +7,9 @@ use serde::Deserialize;
 
 use super::{
     catalogues::Entry,
-    identity::{self, TitleType},
+    identity::TitleType,
     limits::{Gate, pass_titles},
-    lookup, pick, render,
+    lookup, render,
 };
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -49,35 +49,26 @@ impl Tool for GetRecommendations {
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let question = format!("{input:?}");
         let page_no = render::page(input.page)?;
-        let limited = Gate::for_caller_would_filter(ctx);
-        // A limited person may only ask about a title they may see.
-        let (entry, id, context) = if limited {
-            let looked = lookup::title(
-                ctx,
-                input.media_source,
-                input.media_id,
-                input.media_type,
-                input.instance_id.as_deref(),
-            )
-            .await?;
-            let context = format!("like {}", lookup::label(&looked.details));
-            (looked.entry, looked.details.summary.id, context)
-        } else {
-            let id = identity::required(input.media_source, input.media_id)?;
-            identity::check_type(&id, input.media_type.media_type())?;
-            let what = format!("{} ids", id.media_source);
-            let entry = pick(
-                ctx,
-                input.instance_id.as_deref(),
-                identity::kinds_for(id.media_source),
-                &what,
-            )?;
-            let context = format!("like {id}");
-            (entry, id, context)
-        };
+        let (entry, id) = lookup::entry_for(
+            ctx,
+            input.media_source,
+            input.media_id,
+            input.media_type,
+            input.instance_id.as_deref(),
+        )?;
         entry
-            .answer(ctx, Self::META.name, question, || {
-                recommend(ctx, entry, id, input.media_type, page_no, context)
+            .answer(ctx, Self::META.name, question, || async {
+                // A limited person may only ask about a title they may see: read through the
+                // limits when the answer is computed (a kept answer was computed for these limits).
+                let (id, context) = if Gate::for_caller_would_filter(ctx) {
+                    let looked = lookup::read(ctx, entry, id, input.media_type).await?;
+                    let context = format!("like {}", lookup::label(&looked.details));
+                    (looked.details.summary.id, context)
+                } else {
+                    let context = format!("like {id}");
+                    (id, context)
+                };
+                recommend(ctx, entry, id, input.media_type, page_no, context).await
             })
             .await
     }
@@ -105,5 +96,6 @@ async fn recommend(
         &passed.rows,
         passed.hidden,
         gate.is_some(),
+        &crate::library::held::for_caller(ctx).await,
     )
 }

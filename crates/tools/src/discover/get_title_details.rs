@@ -2,12 +2,13 @@
 //! release dates, seasons), or exactly "That title is not available for this account." when the
 //! caller's content limits forbid it.
 
-use domain::{Capability, MediaSource};
+use domain::{Capability, MediaId, MediaSource};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
+    catalogues::Entry,
     identity::TitleType,
     lookup::{self, details_data, label},
     render::{media_type_str, rating_fields},
@@ -45,45 +46,60 @@ impl Tool for GetTitleDetails {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let looked = lookup::title(
+        let question = format!("{input:?}");
+        let (entry, id) = lookup::entry_for(
             ctx,
             input.media_source,
             input.media_id,
             input.media_type,
             input.instance_id.as_deref(),
-        )
-        .await?;
-        let d = &looked.details;
-        let (rating, region) = rating_fields(&d.summary.certification);
-        let mut facts = vec![media_type_str(d.summary.media_type).to_string()];
-        match (rating.as_str(), region.as_str()) {
-            (Some("unrated"), _) => facts.push("unrated".into()),
-            (Some(r), Some(g)) => facts.push(format!("rated {r} ({g})")),
-            _ => {}
-        }
-        if let Some(m) = d.runtime_minutes {
-            facts.push(format!("{m} min"));
-        }
-        if let Some(s) = d.seasons {
-            facts.push(format!("{s} season{}", if s == 1 { "" } else { "s" }));
-        }
-        if !d.directors.is_empty() {
-            facts.push(format!("by {}", d.directors.join(", ")));
-        }
-        let summary = format!(
-            "{}: {}; read from {}.",
-            label(d),
-            facts.join(", "),
-            looked.entry.id
-        );
-        let id = &d.summary.id;
-        let mut data = details_data(&looked.entry.id, d);
-        data["content_limits_applied"] = looked.limited.into();
-        Ok(Output::new(summary, data).next(format!(
-            "get_request_options {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"}}",
-            id.media_source,
-            id.media_id,
-            media_type_str(d.summary.media_type)
-        )))
+        )?;
+        entry
+            .answer(ctx, Self::META.name, question, || {
+                details(ctx, entry, id, input.media_type)
+            })
+            .await
     }
+}
+
+/// The details of title `id` as `entry` answers them, read through the caller's limits.
+async fn details(
+    ctx: &Ctx,
+    entry: &Entry,
+    id: MediaId,
+    media_type: TitleType,
+) -> Result<Output, ToolError> {
+    let looked = lookup::read(ctx, entry, id, media_type).await?;
+    let d = &looked.details;
+    let (rating, region) = rating_fields(&d.summary.certification);
+    let mut facts = vec![media_type_str(d.summary.media_type).to_string()];
+    match (rating.as_str(), region.as_str()) {
+        (Some("unrated"), _) => facts.push("unrated".into()),
+        (Some(r), Some(g)) => facts.push(format!("rated {r} ({g})")),
+        _ => {}
+    }
+    if let Some(m) = d.runtime_minutes {
+        facts.push(format!("{m} min"));
+    }
+    if let Some(s) = d.seasons {
+        facts.push(format!("{s} season{}", if s == 1 { "" } else { "s" }));
+    }
+    if !d.directors.is_empty() {
+        facts.push(format!("by {}", d.directors.join(", ")));
+    }
+    let summary = format!(
+        "{}: {}; read from {}.",
+        label(d),
+        facts.join(", "),
+        looked.entry.id
+    );
+    let id = &d.summary.id;
+    let mut data = details_data(&looked.entry.id, d);
+    data["content_limits_applied"] = looked.limited.into();
+    Ok(Output::new(summary, data).next(format!(
+        "get_request_options {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"}}",
+        id.media_source,
+        id.media_id,
+        media_type_str(d.summary.media_type)
+    )))
 }

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
+    catalogues::Entry,
     identity::TitleScope,
     limits::{Gate, pass_titles},
     pick, render,
@@ -59,25 +60,35 @@ impl Tool for GetTrending {
             &[InstanceKind::Tmdb],
             "trending titles",
         )?;
-        let catalogue = entry.catalogue().await?;
-        let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
-        let (window, label) = match input.window.unwrap_or(Window::Week) {
-            Window::Day => (TimeWindow::Day, "trending today"),
-            Window::Week => (TimeWindow::Week, "trending this week"),
-        };
-        let scope = input.media_type.unwrap_or(TitleScope::Any);
-        let mut page = catalogue
-            .trending(scope.kind(), window, render::page(input.page)?)
+        let question = format!("{input:?}");
+        entry
+            .answer(ctx, Self::META.name, question, || {
+                trending(ctx, entry, input)
+            })
             .await
-            .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
-        render::titles_output(
-            &entry.id,
-            label,
-            &page,
-            &passed.rows,
-            passed.hidden,
-            gate.is_some(),
-        )
     }
+}
+
+async fn trending(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolError> {
+    let catalogue = entry.catalogue().await?;
+    let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
+    let (window, label) = match input.window.unwrap_or(Window::Week) {
+        Window::Day => (TimeWindow::Day, "trending today"),
+        Window::Week => (TimeWindow::Week, "trending this week"),
+    };
+    let scope = input.media_type.unwrap_or(TitleScope::Any);
+    let mut page = catalogue
+        .trending(scope.kind(), window, render::page(input.page)?)
+        .await
+        .map_err(|e| render::catalogue_error(e, &entry.id))?;
+    let passed = pass_titles(&mut gate, std::mem::take(&mut page.items)).await?;
+    render::titles_output(
+        &entry.id,
+        label,
+        &page,
+        &passed.rows,
+        passed.hidden,
+        gate.is_some(),
+        &crate::library::held::for_caller(ctx).await,
+    )
 }

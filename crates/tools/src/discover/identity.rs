@@ -10,7 +10,7 @@ use crate::ErrorCode;
 use crate::contract::ToolError;
 
 /// Movie or TV show: what title tools and requests take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TitleType {
     Movie,
@@ -128,7 +128,7 @@ pub(crate) fn kinds_for(source: MediaSource) -> &'static [InstanceKind] {
         MediaSource::Builtin | MediaSource::Imdb => &[InstanceKind::Builtin],
         MediaSource::Tmdb => &[InstanceKind::Tmdb],
         MediaSource::Musicbrainz => &[InstanceKind::Musicbrainz],
-        MediaSource::Tvdb => &[],
+        MediaSource::Tvdb | MediaSource::Goodreads => &[],
     }
 }
 

@@ -1,18 +1,26 @@
-//! Answers of the builtin catalogue, kept and handed out again rendered once. Its data never
-//! changes while the process runs, so an answer is a pure function of the question and of the
-//! caller's content limits, and both are the key: a kid and the owner asking the same question
-//! never share an answer, nor do two people whose limits differ. Failures are not kept.
+//! Catalogue answers, kept and handed out again rendered once. An answer is a function of the
+//! question and of the caller's content limits, and both are the key: a kid and the owner asking
+//! the same question never share an answer, nor do two people whose limits differ. The builtin
+//! catalogue's data never changes while the process runs, so its answers are kept for good; a
+//! remote catalogue's (TMDB, MusicBrainz) for a while ([`REMOTE_FOR`]), so a household's repeated
+//! broad questions do not each cost an upstream request (MusicBrainz allows one a second).
+//! Failures are not kept.
 
-use std::future::Future;
+use std::{future::Future, time::Duration};
 
 use parking_lot::Mutex;
 use store::ContentLimits;
+use tokio::time::Instant;
 
-use super::limits::Gate;
-use crate::{Ctx, Output, ToolError};
+use crate::{Output, ToolError};
 
 /// Answers kept per catalogue instance: enough for the broad questions a household repeats.
 const KEPT: usize = 64;
+
+/// How long a remote catalogue's answer is handed out again: long enough that a busy evening's
+/// repeated questions are answered from memory, short enough that new titles and ratings show
+/// up the same day.
+pub(crate) const REMOTE_FOR: Duration = Duration::from_secs(10 * 60);
 
 #[derive(PartialEq, Eq)]
 struct Key {
@@ -23,27 +31,50 @@ struct Key {
     limits: Option<ContentLimits>,
 }
 
+struct Entry {
+    key: Key,
+    answer: Output,
+    /// When the answer stops being handed out; `None`: never (the builtin catalogue).
+    until: Option<Instant>,
+}
+
 /// Kept answers, most recently used first.
-#[derive(Default)]
 pub(crate) struct Kept {
-    entries: Mutex<Vec<(Key, Output)>>,
+    /// How long an answer is kept; `None` for as long as the process runs.
+    keep_for: Option<Duration>,
+    entries: Mutex<Vec<Entry>>,
 }
 
 impl Kept {
-    /// The kept answer of `tool` to `question` for this caller, or `compute`'s, then kept.
+    /// Answers kept for as long as the process runs (a catalogue whose data never changes).
+    pub fn forever() -> Kept {
+        Kept {
+            keep_for: None,
+            entries: Mutex::default(),
+        }
+    }
+
+    /// Answers kept for `keep_for` after they were read.
+    pub fn for_a_while(keep_for: Duration) -> Kept {
+        Kept {
+            keep_for: Some(keep_for),
+            entries: Mutex::default(),
+        }
+    }
+
+    /// The kept answer of `tool` to `question` for a caller filtered by `limits` (`None`: not
+    /// filtered), or `compute`'s, then kept.
     pub async fn answer<F, Fut>(
         &self,
-        ctx: &Ctx,
         tool: &'static str,
         question: String,
+        limits: Option<ContentLimits>,
         compute: F,
     ) -> Result<Output, ToolError>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Output, ToolError>>,
     {
-        let limits =
-            Gate::for_caller_would_filter(ctx).then(|| ctx.caller.authority.person.limits.clone());
         let key = Key {
             tool,
             question,
@@ -52,20 +83,97 @@ impl Kept {
         if let Some(hit) = self.get(&key) {
             return Ok(hit);
         }
-        let out = compute().await?.shared();
+        let answer = compute().await?.shared();
+        let until = self.keep_for.map(|d| Instant::now() + d);
         let mut entries = self.entries.lock();
-        entries.retain(|(k, _)| *k != key);
-        entries.insert(0, (key, out.clone()));
+        entries.retain(|e| e.key != key);
+        entries.insert(
+            0,
+            Entry {
+                key,
+                answer: answer.clone(),
+                until,
+            },
+        );
         entries.truncate(KEPT);
-        Ok(out)
+        Ok(answer)
     }
 
     fn get(&self, key: &Key) -> Option<Output> {
         let mut entries = self.entries.lock();
-        let at = entries.iter().position(|(k, _)| k == key)?;
+        let at = entries.iter().position(|e| e.key == *key)?;
         let entry = entries.remove(at);
-        let out = entry.1.clone();
+        if entry.until.is_some_and(|until| Instant::now() >= until) {
+            return None;
+        }
+        let answer = entry.answer.clone();
         entries.insert(0, entry);
-        Some(out)
+        Some(answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// Asks `kept` the question "q" as `limits`, counting the computations in `computed`.
+    async fn ask(kept: &Kept, limits: Option<ContentLimits>, computed: &AtomicUsize) -> String {
+        let out = kept
+            .answer("search_titles", "q".into(), limits, || async {
+                let n = computed.fetch_add(1, Ordering::SeqCst);
+                Ok(Output::new(format!("answer {n}"), serde_json::json!({})))
+            })
+            .await;
+        out.expect("the answer").summary
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_remote_answer_is_handed_out_again_until_it_expires() {
+        let kept = Kept::for_a_while(REMOTE_FOR);
+        let computed = AtomicUsize::new(0);
+        assert_eq!(ask(&kept, None, &computed).await, "answer 0");
+        tokio::time::advance(REMOTE_FOR - Duration::from_secs(1)).await;
+        assert_eq!(ask(&kept, None, &computed).await, "answer 0");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert_eq!(ask(&kept, None, &computed).await, "answer 1");
+        assert_eq!(ask(&kept, None, &computed).await, "answer 1");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_builtin_answer_never_expires() {
+        let kept = Kept::forever();
+        let computed = AtomicUsize::new(0);
+        assert_eq!(ask(&kept, None, &computed).await, "answer 0");
+        tokio::time::advance(Duration::from_secs(30 * 24 * 3600)).await;
+        assert_eq!(ask(&kept, None, &computed).await, "answer 0");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn answers_are_kept_apart_by_the_callers_limits() {
+        let kept = Kept::for_a_while(REMOTE_FOR);
+        let computed = AtomicUsize::new(0);
+        let pg = ContentLimits {
+            max_movie_cert: Some("PG".into()),
+            ..ContentLimits::default()
+        };
+        assert_eq!(ask(&kept, None, &computed).await, "answer 0");
+        assert_eq!(ask(&kept, Some(pg.clone()), &computed).await, "answer 1");
+        assert_eq!(ask(&kept, None, &computed).await, "answer 0");
+        assert_eq!(ask(&kept, Some(pg), &computed).await, "answer 1");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failure_is_not_kept() {
+        let kept = Kept::forever();
+        let failed = kept
+            .answer("search_titles", "q".into(), None, || async {
+                Err(ToolError::new(crate::ErrorCode::BackendUnavailable, "down"))
+            })
+            .await;
+        assert!(failed.is_err());
+        let computed = AtomicUsize::new(0);
+        assert_eq!(ask(&kept, None, &computed).await, "answer 0");
     }
 }

@@ -2,7 +2,7 @@
 //! `get_recommendations` and the request tools share.
 
 use adapters_catalogue::TitleDetails;
-use domain::MediaSource;
+use domain::{MediaId, MediaSource};
 use serde_json::{Value, json};
 
 use super::{
@@ -30,9 +30,21 @@ pub(crate) async fn title<'c>(
     media_type: TitleType,
     instance_id: Option<&str>,
 ) -> Result<Looked<'c>, ToolError> {
+    let (entry, id) = entry_for(ctx, source, id, media_type, instance_id)?;
+    read(ctx, entry, id, media_type).await
+}
+
+/// The catalogue that answers for a title named by `media_source` + `media_id` (the named
+/// `instance_id`, or the default one that knows such ids), and the id, checked.
+pub(crate) fn entry_for<'c>(
+    ctx: &'c Ctx,
+    source: Option<MediaSource>,
+    id: Option<String>,
+    media_type: TitleType,
+    instance_id: Option<&str>,
+) -> Result<(&'c Entry, MediaId), ToolError> {
     let id = identity::required(source, id)?;
-    let media_type = media_type.media_type();
-    identity::check_type(&id, media_type)?;
+    identity::check_type(&id, media_type.media_type())?;
     let what = format!("{} ids", id.media_source);
     let entry = pick(
         ctx,
@@ -40,6 +52,17 @@ pub(crate) async fn title<'c>(
         identity::kinds_for(id.media_source),
         &what,
     )?;
+    Ok((entry, id))
+}
+
+/// Reads title `id` from `entry` through the caller's content limits (see [`title`]).
+pub(crate) async fn read<'c>(
+    ctx: &Ctx,
+    entry: &'c Entry,
+    id: MediaId,
+    media_type: TitleType,
+) -> Result<Looked<'c>, ToolError> {
+    let media_type = media_type.media_type();
     let catalogue = entry.catalogue().await?;
     let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
     let region = gate

@@ -4,6 +4,7 @@
 
 pub mod browse_titles;
 mod catalogues;
+pub mod display_media;
 pub mod get_recommendations;
 pub mod get_title_details;
 pub mod get_trending;
@@ -16,6 +17,7 @@ pub(crate) mod render;
 pub mod search_collections;
 pub mod search_music;
 pub mod search_titles;
+mod standing;
 
 pub use catalogues::Catalogues;
 pub(crate) use catalogues::pick;
@@ -38,5 +40,6 @@ pub fn tools() -> Vec<Box<dyn DynTool>> {
         Box::new(browse_titles::BrowseTitles),
         Box::new(get_title_details::GetTitleDetails),
         Box::new(get_recommendations::GetRecommendations),
+        Box::new(display_media::DisplayMedia),
     ]
 }

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::ErrorCode;
 use crate::contract::{Output, ToolError};
+use crate::library::held::Held;
 
 /// Longest overview shown in a list row, in characters.
 const OVERVIEW_CHARS: usize = 280;
@@ -83,6 +84,9 @@ pub(crate) struct TitleRow<'a> {
     /// The builtin catalogue's imdb id repeats its own id: only other ids are worth the space.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     external_ids: Vec<&'a MediaId>,
+    /// A library instance the caller may read holds it; left out when the caller reads none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    in_library: Option<bool>,
 }
 
 impl<'a> TitleRow<'a> {
@@ -113,6 +117,15 @@ impl<'a> TitleRow<'a> {
                 .iter()
                 .filter(|e| e.media_id != t.id.media_id)
                 .collect(),
+            in_library: None,
+        }
+    }
+
+    /// The row with `in_library` from the caller's view of the libraries.
+    pub(crate) fn held(t: &'a TitleSummary, held: &Held) -> TitleRow<'a> {
+        TitleRow {
+            in_library: held.of(std::iter::once(&t.id).chain(&t.external_ids)),
+            ..TitleRow::new(t)
         }
     }
 }
@@ -122,8 +135,9 @@ pub(crate) fn title_row(t: &TitleSummary) -> Value {
     serde_json::to_value(TitleRow::new(t)).unwrap_or_default()
 }
 
-pub(crate) fn music_row(m: &MusicItem) -> Value {
+pub(crate) fn music_row(m: &MusicItem, held: &Held) -> Value {
     compact(json!({
+        "in_library": held.of(std::iter::once(&m.id)),
         "media_source": m.id.media_source,
         "media_id": m.id.media_id,
         "media_type": media_type_str(m.media_type),
@@ -272,12 +286,13 @@ pub(crate) fn titles_output(
     rows: &[TitleSummary],
     hidden: u32,
     limited: bool,
+    held: &Held,
 ) -> Result<Output, ToolError> {
     let summary = list_summary("title", context, instance, page, rows.len(), hidden);
     let data = list_data(
         instance,
         page,
-        rows.iter().map(TitleRow::new).collect(),
+        rows.iter().map(|t| TitleRow::held(t, held)).collect(),
         hidden,
         limited,
     );

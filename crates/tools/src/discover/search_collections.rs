@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{limits::Gate, pick, render};
+use super::{catalogues::Entry, limits::Gate, pick, render};
 use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -51,34 +51,41 @@ impl Tool for SearchCollections {
                 "collections carry no ratings, so they cannot be checked against this account's content limits; use search_titles, which checks every title",
             ));
         }
-        let catalogue = entry.catalogue().await?;
-        let page = catalogue
-            .search_collections(&input.query, render::page(input.page)?)
+        let question = format!("{input:?}");
+        entry
+            .answer(ctx, Self::META.name, question, || search(entry, input))
             .await
-            .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let rows: Vec<_> = page
-            .items
-            .iter()
-            .map(|c| {
-                json!({
-                    "media_source": c.id.media_source,
-                    "media_id": c.id.media_id,
-                    "kind": "collection",
-                    "name": c.name,
-                    "overview": c.overview,
-                    "poster_url": c.poster_url,
-                })
-            })
-            .collect();
-        let summary = render::list_summary(
-            "collection",
-            &format!("for \"{}\"", input.query.trim()),
-            &entry.id,
-            &page,
-            rows.len(),
-            0,
-        );
-        let data = render::list_data(&entry.id, &page, rows, 0, false);
-        Output::typed(summary, &data)
     }
+}
+
+async fn search(entry: &Entry, input: Input) -> Result<Output, ToolError> {
+    let catalogue = entry.catalogue().await?;
+    let page = catalogue
+        .search_collections(&input.query, render::page(input.page)?)
+        .await
+        .map_err(|e| render::catalogue_error(e, &entry.id))?;
+    let rows: Vec<_> = page
+        .items
+        .iter()
+        .map(|c| {
+            json!({
+                "media_source": c.id.media_source,
+                "media_id": c.id.media_id,
+                "kind": "collection",
+                "name": c.name,
+                "overview": c.overview,
+                "poster_url": c.poster_url,
+            })
+        })
+        .collect();
+    let summary = render::list_summary(
+        "collection",
+        &format!("for \"{}\"", input.query.trim()),
+        &entry.id,
+        &page,
+        rows.len(),
+        0,
+    );
+    let data = render::list_data(&entry.id, &page, rows, 0, false);
+    Output::typed(summary, &data)
 }

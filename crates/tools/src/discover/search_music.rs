@@ -8,7 +8,7 @@ use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{limits::Gate, pick, render};
+use super::{catalogues::Entry, limits::Gate, pick, render};
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchMusic;
@@ -69,55 +69,63 @@ impl Tool for SearchMusic {
             &[InstanceKind::Musicbrainz],
             "music search",
         )?;
-        let catalogue = entry.catalogue().await?;
-        let (kind, noun) = match input.kind.unwrap_or(Kind::Artist) {
-            Kind::Artist => (MusicKind::Artist, "artist"),
-            Kind::ReleaseGroup => (MusicKind::ReleaseGroup, "release group"),
-            Kind::Recording => (MusicKind::Recording, "recording"),
-        };
-        let search = MusicSearch {
-            kind,
-            query: input.query.clone(),
-            release_type: input.release_type.map(|r| match r {
-                Release::Album => ReleaseType::Album,
-                Release::Ep => ReleaseType::Ep,
-                Release::Single => ReleaseType::Single,
-            }),
-            page: render::page(input.page)?,
-        };
-        let gate = Gate::for_caller(ctx, entry, catalogue.clone());
-        let mut page = catalogue
-            .search_music(&search)
+        let question = format!("{input:?}");
+        entry
+            .answer(ctx, Self::META.name, question, || search(ctx, entry, input))
             .await
-            .map_err(|e| render::catalogue_error(e, &entry.id))?;
-        let (rows, hidden) = match &gate {
-            Some(g) => {
-                let f = g.music(std::mem::take(&mut page.items));
-                (f.rows, f.hidden)
-            }
-            None => (std::mem::take(&mut page.items), 0),
-        };
-        let mut summary = render::list_summary(
-            noun,
-            &format!("for \"{}\"", input.query.trim()),
-            &entry.id,
-            &page,
-            rows.len(),
-            0,
-        );
-        if hidden > 0 {
-            summary.push_str(&format!(
-                " {hidden} result{} hidden by this account's content limits.",
-                if hidden == 1 { " was" } else { "s were" }
-            ));
-        }
-        let data = render::list_data(
-            &entry.id,
-            &page,
-            rows.iter().map(render::music_row).collect(),
-            hidden,
-            gate.is_some(),
-        );
-        Output::typed(summary, &data)
     }
+}
+
+async fn search(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolError> {
+    let catalogue = entry.catalogue().await?;
+    let (kind, noun) = match input.kind.unwrap_or(Kind::Artist) {
+        Kind::Artist => (MusicKind::Artist, "artist"),
+        Kind::ReleaseGroup => (MusicKind::ReleaseGroup, "release group"),
+        Kind::Recording => (MusicKind::Recording, "recording"),
+    };
+    let search = MusicSearch {
+        kind,
+        query: input.query.clone(),
+        release_type: input.release_type.map(|r| match r {
+            Release::Album => ReleaseType::Album,
+            Release::Ep => ReleaseType::Ep,
+            Release::Single => ReleaseType::Single,
+        }),
+        page: render::page(input.page)?,
+    };
+    let gate = Gate::for_caller(ctx, entry, catalogue.clone());
+    let held = crate::library::held::for_caller(ctx).await;
+    let mut page = catalogue
+        .search_music(&search)
+        .await
+        .map_err(|e| render::catalogue_error(e, &entry.id))?;
+    let (rows, hidden) = match &gate {
+        Some(g) => {
+            let f = g.music(std::mem::take(&mut page.items));
+            (f.rows, f.hidden)
+        }
+        None => (std::mem::take(&mut page.items), 0),
+    };
+    let mut summary = render::list_summary(
+        noun,
+        &format!("for \"{}\"", input.query.trim()),
+        &entry.id,
+        &page,
+        rows.len(),
+        0,
+    );
+    if hidden > 0 {
+        summary.push_str(&format!(
+            " {hidden} result{} hidden by this account's content limits.",
+            if hidden == 1 { " was" } else { "s were" }
+        ));
+    }
+    let data = render::list_data(
+        &entry.id,
+        &page,
+        rows.iter().map(|m| render::music_row(m, &held)).collect(),
+        hidden,
+        gate.is_some(),
+    );
+    Output::typed(summary, &data)
 }

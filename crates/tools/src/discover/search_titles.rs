@@ -92,5 +92,6 @@ async fn search(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolEr
         &passed.rows,
         passed.hidden,
         limited,
+        &crate::library::held::for_caller(ctx).await,
     )
 }

@@ -52,7 +52,7 @@ impl Tool for DeleteTorrents {
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         if let Some(missing) = ctx.needs_plan() {
             let proposal = propose(ctx, &input).await?;
-            return changes::propose(ctx, Self::META, missing, proposal).await;
+            return changes::propose(ctx, Self::META, Some(missing), proposal).await;
         }
         let plan = write::plan(
             ctx,

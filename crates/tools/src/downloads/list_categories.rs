@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{freshness, labels, one, refresher};
+use super::{Backend, Source, freshness, labels, one, refresher};
 use crate::ErrorCode;
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -45,55 +45,63 @@ impl Tool for ListCategories {
                     .unwrap_or_else(|| format!("instance {} could not be read", source.id)),
             ));
         }
-        let cats = b.catalogue.categories();
-        let items: Vec<_> = cats
-            .items
-            .iter()
-            .map(|c| {
-                let q = TorrentQuery {
-                    category: Some(CategoryFilter::Is(c.name.clone())),
-                    ..TorrentQuery::default()
-                };
-                json!({
-                    "name": c.name,
-                    "save_path": c.save_path,
-                    "torrents": b.catalogue.count(&q),
-                })
-            })
-            .collect();
-        let tags = b.catalogue.tags();
-        let (model, base) = match &cats.model {
-            CategoryModel::Native => ("native", None),
-            CategoryModel::DownloadDirSubfolder { base } => ("download_dir_subfolder", Some(base)),
-        };
-        let names: Vec<&str> = cats.items.iter().map(|c| c.name.as_str()).collect();
-        let summary = format!(
-            "{} has {} categor{}{} and {} tag{}{}.",
-            source.id,
-            names.len(),
-            if names.len() == 1 { "y" } else { "ies" },
-            if names.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", names.join(", "))
-            },
-            tags.len(),
-            if tags.len() == 1 { "" } else { "s" },
-            if tags.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", tags.join(", "))
-            },
-        );
-        let data = json!({
-            "instance_id": source.id,
-            "kind": source.kind,
-            "model": model,
-            "download_dir": base,
-            "note": labels::model_note(&cats.model),
-            "categories": items,
-            "tags": tags,
-        });
-        Ok(freshness::stamp(Output::new(summary, data), &[source]))
+        let memo = ctx.downloads().count_memo();
+        memo.answer(&[source], (Self::META.name, input.instance_id), || {
+            categories(source, b)
+        })
     }
+}
+
+/// The categories and tags of `source`, each category's torrents counted.
+fn categories(source: &Source, b: &Backend) -> Result<Output, ToolError> {
+    let cats = b.catalogue.categories();
+    let items: Vec<_> = cats
+        .items
+        .iter()
+        .map(|c| {
+            let q = TorrentQuery {
+                category: Some(CategoryFilter::Is(c.name.clone())),
+                ..TorrentQuery::default()
+            };
+            json!({
+                "name": c.name,
+                "save_path": c.save_path,
+                "torrents": b.catalogue.count(&q),
+            })
+        })
+        .collect();
+    let tags = b.catalogue.tags();
+    let (model, base) = match &cats.model {
+        CategoryModel::Native => ("native", None),
+        CategoryModel::DownloadDirSubfolder { base } => ("download_dir_subfolder", Some(base)),
+    };
+    let names: Vec<&str> = cats.items.iter().map(|c| c.name.as_str()).collect();
+    let summary = format!(
+        "{} has {} categor{}{} and {} tag{}{}.",
+        source.id,
+        names.len(),
+        if names.len() == 1 { "y" } else { "ies" },
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", names.join(", "))
+        },
+        tags.len(),
+        if tags.len() == 1 { "" } else { "s" },
+        if tags.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", tags.join(", "))
+        },
+    );
+    let data = json!({
+        "instance_id": source.id,
+        "kind": source.kind,
+        "model": model,
+        "download_dir": base,
+        "note": labels::model_note(&cats.model),
+        "categories": items,
+        "tags": tags,
+    });
+    Ok(freshness::stamp(Output::new(summary, data), &[source]))
 }

@@ -8,7 +8,7 @@
 use parking_lot::Mutex;
 
 use super::Source;
-use crate::Output;
+use crate::{Output, ToolError};
 
 /// Answers kept per tool.
 const KEPT: usize = 8;
@@ -70,6 +70,20 @@ impl<A: PartialEq> Memo<A> {
                 out
             });
         (now, hit)
+    }
+
+    /// The kept answer to `args` over `sources`, or `compute`'s, then kept (failures are not).
+    pub(crate) fn answer(
+        &self,
+        sources: &[&Source],
+        args: A,
+        compute: impl FnOnce() -> Result<Output, ToolError>,
+    ) -> Result<Output, ToolError> {
+        let (read, kept) = self.get(sources, &args);
+        if let Some(out) = kept {
+            return Ok(out);
+        }
+        Ok(self.put(sources, read, args, compute()?))
     }
 
     /// Keeps `out`, computed under `read`, unless a catalogue changed while it was computed.

@@ -60,6 +60,9 @@ struct Inner {
     refreshing: AtomicBool,
     /// `find_torrents` answers, until a catalogue they read changes.
     find_memo: memo::Memo<adapters_downloads::TorrentQuery>,
+    /// The answers of the reads that count every torrent (`downloads_overview`,
+    /// `list_categories`, `tracker_errors`), by tool and instance asked, likewise.
+    count_memo: memo::Memo<(&'static str, Option<String>)>,
 }
 
 impl Downloads {
@@ -75,6 +78,7 @@ impl Downloads {
                 sources,
                 refreshing: AtomicBool::new(false),
                 find_memo: memo::Memo::default(),
+                count_memo: memo::Memo::default(),
             }),
         };
         downloads.start_refreshers();
@@ -92,6 +96,10 @@ impl Downloads {
 
     pub(crate) fn find_memo(&self) -> &memo::Memo<adapters_downloads::TorrentQuery> {
         &self.inner.find_memo
+    }
+
+    pub(crate) fn count_memo(&self) -> &memo::Memo<(&'static str, Option<String>)> {
+        &self.inner.count_memo
     }
 
     /// The download client's own check of the instance `id` (for diagnose): `None` when `id`
@@ -171,6 +179,32 @@ pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Sourc
         .map(|(source, _)| source)
         .collect())
 }
+/// The download instances whose torrents the caller may read, for a tool of another family that
+/// shows a torrent's state: each decided as a `find_torrents` call on that instance (the one
+/// authority path), their catalogues loaded (one bounded wait for all), and how many configured
+/// download instances were left out because the caller may not read them.
+pub(crate) async fn readable(ctx: &Ctx) -> (Vec<&Source>, usize) {
+    use crate::contract::Tool;
+    ctx.downloads().start_refreshers();
+    let meta = <find_torrents::FindTorrents as Tool>::META;
+    let all = ctx.downloads().sources();
+    let allowed: Vec<&Source> = all
+        .iter()
+        .filter(|s| {
+            crate::authority::decide(
+                &ctx.caller,
+                &meta,
+                ctx.settings().allow_destructive(),
+                Some(&s.id),
+            )
+            .is_ok()
+        })
+        .collect();
+    refresher::ensure_loaded(&allowed).await;
+    let withheld = all.len() - allowed.len();
+    (allowed, withheld)
+}
+
 /// This family's tools, for the one registry.
 pub fn tools() -> Vec<Box<dyn DynTool>> {
     vec![

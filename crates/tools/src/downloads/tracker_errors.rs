@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{chosen, freshness, refresher};
+use super::{Source, chosen, freshness, refresher};
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct TrackerErrors;
@@ -45,20 +45,29 @@ impl Tool for TrackerErrors {
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let sources = chosen(ctx, input.instance_id.as_deref())?;
         refresher::ensure_loaded(&sources).await;
-        let mut groups: BTreeMap<TrackerErrorClass, Group> = BTreeMap::new();
-        for s in &sources {
-            let Some(b) = s.working() else { continue };
-            for g in b.catalogue.tracker_error_groups() {
-                let e = groups.entry(g.class).or_default();
-                e.count += g.count;
-                *e.by_instance.entry(s.id.clone()).or_default() += g.count;
-                for (m, n) in g.messages {
-                    *e.messages.entry(m).or_default() += n;
-                }
+        let memo = ctx.downloads().count_memo();
+        memo.answer(&sources, (Self::META.name, input.instance_id), || {
+            groups(&sources)
+        })
+    }
+}
+
+/// The tracker errors of `sources`, grouped over every torrent.
+fn groups(sources: &[&Source]) -> Result<Output, ToolError> {
+    let mut groups: BTreeMap<TrackerErrorClass, Group> = BTreeMap::new();
+    for s in sources {
+        let Some(b) = s.working() else { continue };
+        for g in b.catalogue.tracker_error_groups() {
+            let e = groups.entry(g.class).or_default();
+            e.count += g.count;
+            *e.by_instance.entry(s.id.clone()).or_default() += g.count;
+            for (m, n) in g.messages {
+                *e.messages.entry(m).or_default() += n;
             }
         }
-        let total: usize = groups.values().map(|g| g.count).sum();
-        let out: Vec<_> = groups
+    }
+    let total: usize = groups.values().map(|g| g.count).sum();
+    let out: Vec<_> = groups
             .iter()
             .map(|(class, g)| {
                 let mut messages: Vec<(&Arc<str>, &usize)> = g.messages.iter().collect();
@@ -74,34 +83,33 @@ impl Tool for TrackerErrors {
                 })
             })
             .collect();
-        let tail = freshness::summary_tail(&sources);
-        let summary = if total == 0 {
-            format!("No torrent has a tracker error{tail}.")
-        } else {
-            let parts: Vec<String> = groups
-                .iter()
-                .map(|(c, g)| format!("{} {}", g.count, c.as_str()))
-                .collect();
-            format!(
-                "{total} torrent{} with tracker errors: {}{tail}.",
-                if total == 1 { "" } else { "s" },
-                parts.join(", ")
-            )
-        };
-        let data = json!({
-            "groups": out,
-            "total": total,
-            "instances": sources.iter().map(|s| freshness::status(s)).collect::<Vec<_>>(),
-        });
-        let mut result = Output::new(summary, data);
-        if let Some(first) = groups.keys().next() {
-            result = result.next(format!(
-                "find_torrents {{\"tracker_error\":\"{}\"}}",
-                first.as_str()
-            ));
-        }
-        Ok(freshness::stamp(result, &sources))
+    let tail = freshness::summary_tail(sources);
+    let summary = if total == 0 {
+        format!("No torrent has a tracker error{tail}.")
+    } else {
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|(c, g)| format!("{} {}", g.count, c.as_str()))
+            .collect();
+        format!(
+            "{total} torrent{} with tracker errors: {}{tail}.",
+            if total == 1 { "" } else { "s" },
+            parts.join(", ")
+        )
+    };
+    let data = json!({
+        "groups": out,
+        "total": total,
+        "instances": sources.iter().map(|s| freshness::status(s)).collect::<Vec<_>>(),
+    });
+    let mut result = Output::new(summary, data);
+    if let Some(first) = groups.keys().next() {
+        result = result.next(format!(
+            "find_torrents {{\"tracker_error\":\"{}\"}}",
+            first.as_str()
+        ));
     }
+    Ok(freshness::stamp(result, sources))
 }
 
 fn advice(class: TrackerErrorClass) -> &'static str {

@@ -73,7 +73,7 @@ impl Tool for GetCalendar {
         let today = Utc::now().date_naive();
         let start = (today - Duration::days(back)).to_string();
         let end = (today + Duration::days(ahead + 1)).to_string();
-        let m = merged(sources, |c| c.calendar(&start, &end)).await;
+        let m = merged(ctx, sources, |c| c.calendar(&start, &end)).await;
         if let Some(e) = m.all_failed() {
             return Err(e);
         }

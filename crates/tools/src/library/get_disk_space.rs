@@ -36,7 +36,7 @@ impl Tool for GetDiskSpace {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let sources = chosen(ctx, input.instance_id.as_deref())?;
-        let m = merged(sources, |c| c.disk_space()).await;
+        let m = merged(ctx, sources, |c| c.disk_space()).await;
         if let Some(e) = m.all_failed() {
             return Err(e);
         }

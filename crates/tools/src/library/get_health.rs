@@ -37,7 +37,7 @@ impl Tool for GetHealth {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let sources = chosen(ctx, input.instance_id.as_deref())?;
-        let m = merged(sources, |c| c.health()).await;
+        let m = merged(ctx, sources, |c| c.health()).await;
         if let Some(e) = m.all_failed() {
             return Err(e);
         }

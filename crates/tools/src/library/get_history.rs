@@ -83,7 +83,7 @@ impl Tool for GetHistory {
             }
         }
         let sources = chosen(ctx, input.instance_id.as_deref())?;
-        let m = merged(sources, |c| c.history(limit)).await;
+        let m = merged(ctx, sources, |c| c.history(limit)).await;
         if let Some(e) = m.all_failed() {
             return Err(e);
         }

@@ -75,12 +75,13 @@ impl Tool for GetQueue {
         needs_plan: false,
         allowance: None,
     };
+    const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let limit = page_limit(input.limit)? as usize;
         let offset = input.offset.unwrap_or(0) as usize;
         let sources = chosen(ctx, input.instance_id.as_deref())?;
-        let m = merged(sources, |c| c.queue()).await;
+        let m = merged(ctx, sources, |c| c.queue()).await;
         if let Some(e) = m.all_failed() {
             return Err(e);
         }

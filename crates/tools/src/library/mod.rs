@@ -14,10 +14,12 @@ mod get_media_file_details;
 mod get_quality_profiles;
 mod get_queue;
 mod get_service_config;
+pub(crate) mod held;
 pub(crate) mod reader;
 mod repair;
 mod rescan_media;
 mod search_books;
+pub(crate) mod settings;
 pub(crate) mod source;
 pub(crate) mod title;
 mod trigger_search;
@@ -50,6 +52,8 @@ pub fn tools() -> Vec<Box<dyn DynTool>> {
         Box::new(repair::diagnose_queue::DiagnoseQueue),
         Box::new(repair::get_manual_import_candidates::GetManualImportCandidates),
         Box::new(repair::execute_manual_import::ExecuteManualImport),
+        Box::new(settings::plan_profile_change::PlanProfileChange),
+        Box::new(settings::upsert_custom_format::UpsertCustomFormat),
     ]
 }
 

@@ -3,10 +3,12 @@
 //! write-capable client comes only from `Source::writer` with the `policy::Allowed` proof.
 
 use adapters_library::{
-    BookHit, CalendarEntry, Candidate, Command, CustomFormat, Disk, Episode, Error, Found, Health,
-    HistoryEvent, LibraryClient, LibraryItem, MediaFile, MediaRef, Profile, QueueItem, Release,
-    ReleaseScope, RootFolder, Service, ServiceConfig,
+    BookHit, CalendarEntry, Candidate, Command, CustomFormat, Disk, Episode, Error, FormatSpec,
+    Found, Health, HistoryEvent, LibraryClient, LibraryItem, MediaFile, MediaRef, Profile,
+    ProfileEdit, QueueItem, Release, ReleaseScope, RootFolder, Service, ServiceConfig,
+    SettingsDraft, SettingsRef,
 };
+use serde_json::Value;
 
 /// One library instance, read-only. Copy, so a merged read's closure can hand it to a future.
 #[derive(Clone, Copy)]
@@ -116,5 +118,25 @@ impl<'a> Reader<'a> {
         folder: Option<&str>,
     ) -> Result<Vec<Candidate>, Error> {
         self.0.manual_import_candidates(download_id, folder).await
+    }
+
+    pub async fn held_book(self, id: &str) -> Result<Option<LibraryItem>, Error> {
+        self.0.held_book(id).await
+    }
+
+    pub async fn settings_now(self, target: &SettingsRef) -> Result<Option<Value>, Error> {
+        self.0.settings_now(target).await
+    }
+
+    pub async fn draft_profile_edit(
+        self,
+        profile: &str,
+        edit: &ProfileEdit,
+    ) -> Result<SettingsDraft, Error> {
+        self.0.draft_profile_edit(profile, edit).await
+    }
+
+    pub async fn draft_custom_format(self, spec: &FormatSpec) -> Result<SettingsDraft, Error> {
+        self.0.draft_custom_format(spec).await
     }
 }

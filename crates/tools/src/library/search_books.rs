@@ -1,7 +1,8 @@
-//! `search_books`: books found by a Readarr instance's own lookup (title, author or ISBN), with
+//! `search_books`: books found by a Readarr instance's own lookup (title, author or ISBN), named
+//! by `media_source` goodreads + `media_id` (so `request_media` takes them as they are), with
 //! whether each is already in the library.
 
-use domain::{Capability, MediaType};
+use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -30,7 +31,7 @@ impl Tool for SearchBooks {
     const META: Meta = Meta {
         name: "search_books",
         title: "Search books",
-        description: "Finds books through a Readarr instance's own lookup by title, author or ISBN: title, author, year, the book source's id, and in_library when the instance already holds it.",
+        description: "Finds books through a Readarr instance's own lookup by title, author or ISBN: title, author, year, media_source goodreads + media_id (request_media takes them with media_type book), and in_library when the instance already holds it.",
         effect: Effect::Read,
         capability: Capability::Discover,
         needs_plan: false,
@@ -60,7 +61,7 @@ impl Tool for SearchBooks {
         hits.truncate(limit as usize);
         let rows: Vec<_> = hits
             .iter()
-            .map(|b| json!({ "title": b.title, "author": b.author, "year": b.year, "book_source_id": b.book_source_id, "in_library": b.library_id.is_some() }))
+            .map(|b| json!({ "media_source": MediaSource::Goodreads, "media_id": b.book_source_id, "media_type": "book", "title": b.title, "author": b.author, "year": b.year, "in_library": b.library_id.is_some() }))
             .collect();
         Ok(Output::new(
             format!(

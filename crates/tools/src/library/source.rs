@@ -4,7 +4,10 @@
 //! write-capable client only comes from [`Source::writer`] with the `policy::Allowed` proof.
 //! The client field is private to this file, so no tool can reach it around the proof.
 
-use std::sync::Arc;
+use std::sync::{
+    Arc,
+    atomic::{AtomicUsize, Ordering},
+};
 
 use adapters_library::{Error, LibraryClient, Service, Writer};
 use domain::{InstanceKind, KindFamily, MediaType};
@@ -18,6 +21,7 @@ use crate::{
     contract::ToolError,
     error::ErrorCode,
     instances::{InstanceSpec, Instances},
+    report::Level,
 };
 
 /// The library instances' clients, built once at start.
@@ -32,6 +36,8 @@ pub(crate) struct Source {
     pub kind: InstanceKind,
     /// The client, or why the instance's config could not make one.
     client: Result<Arc<LibraryClient>, String>,
+    /// What the instance holds, for discovery's `in_library`.
+    pub held: super::held::HeldCache,
 }
 
 impl Libraries {
@@ -45,14 +51,19 @@ impl Libraries {
                     id: spec.id.clone(),
                     kind: spec.kind,
                     client: client(spec, service_of(spec.kind)?),
+                    held: Default::default(),
                 })
             })
             .collect();
         Libraries { sources }
     }
 
-    fn by_id(&self, id: &str) -> Option<&Source> {
+    pub(crate) fn by_id(&self, id: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)
+    }
+
+    pub(crate) fn sources(&self) -> impl Iterator<Item = &Source> {
+        self.sources.iter()
     }
 }
 
@@ -104,6 +115,11 @@ impl Source {
         self.client
             .as_deref()
             .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.clone()))
+    }
+
+    /// The client as shared with background work (`None` when the config could not make one).
+    pub fn shared_client(&self) -> Option<&Arc<LibraryClient>> {
+        self.client.as_ref().ok()
     }
 
     /// The client for a write `policy::decide` allowed on this very instance.
@@ -301,18 +317,36 @@ impl<T> Merged<'_, T> {
 }
 
 /// Reads every source concurrently; one slow or failing instance holds up or hides no other.
-pub(crate) async fn merged<'c, T, F, Fut>(sources: Vec<&'c Source>, read: F) -> Merged<'c, T>
+/// Each instance read is progress for a client that asked, and a log message at its level.
+pub(crate) async fn merged<'c, T, F, Fut>(
+    ctx: &Ctx,
+    sources: Vec<&'c Source>,
+    read: F,
+) -> Merged<'c, T>
 where
     F: Fn(Reader<'c>) -> Fut,
     Fut: Future<Output = Result<T, Error>>,
 {
+    let total = sources.len();
+    ctx.progress(
+        0,
+        Some(total),
+        &format!("reading {} library instance(s)", total),
+    );
+    let done = AtomicUsize::new(0);
     let futs = sources.into_iter().map(|s| {
-        let read = &read;
+        let (read, done) = (&read, &done);
         async move {
             let out = match s.client() {
                 Ok(c) => read(c).await.map_err(|e| s.error(e)),
                 Err(e) => Err(e),
             };
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            match &out {
+                Ok(_) => ctx.log(Level::Info, &format!("read library instance {}", s.id)),
+                Err(e) => ctx.log(Level::Warning, &e.message),
+            }
+            ctx.progress(n, Some(total), &format!("read {} of {total}: {}", n, s.id));
             (s, out)
         }
     });

@@ -8,12 +8,12 @@ use super::source::{Source, kind_for, media_type_word, service_of};
 use crate::{ErrorCode, ToolError};
 
 /// The sources each media type can be named by in the library services.
-fn sources_for(mt: MediaType) -> &'static [MediaSource] {
+pub(crate) fn sources_for(mt: MediaType) -> &'static [MediaSource] {
     match mt {
         MediaType::Movie => &[MediaSource::Tmdb, MediaSource::Imdb, MediaSource::Builtin],
         MediaType::Tv => &[MediaSource::Tvdb, MediaSource::Tmdb, MediaSource::Imdb],
         MediaType::Music => &[MediaSource::Musicbrainz],
-        MediaType::Book => &[],
+        MediaType::Book => &[MediaSource::Goodreads],
     }
 }
 
@@ -30,11 +30,6 @@ pub(crate) fn media_ref(
         ));
     }
     let valid = sources_for(media_type);
-    if media_type == MediaType::Book {
-        return Err(ToolError::invalid(
-            "books are named by text in this version: use search_books to find one in readarr",
-        ));
-    }
     if !valid.contains(&source) {
         let names: Vec<&str> = valid.iter().map(|s| s.as_str()).collect();
         return Err(ToolError::invalid(format!(

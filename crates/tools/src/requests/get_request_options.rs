@@ -1,10 +1,10 @@
-//! `get_request_options`: what can be requested of a title (the movie, or which seasons, and what
-//! is already requested), and a quota preview of the selection: its cost, what is left, and when
+//! `get_request_options`: what can be requested of a title (the movie, album or book, or which
+//! seasons, and what is already requested), and a quota preview of the selection: its cost, what is left, and when
 //! it would fit. Reserves nothing.
 
 use std::collections::BTreeMap;
 
-use domain::{Capability, MediaSource};
+use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,11 +14,9 @@ use store::RequestStatus;
 use super::{
     NO_LIBRARY, arrive, library_configured, quota_data, quota_sentence, request_row,
     seasons::{SeasonScope, select},
+    title,
 };
-use crate::{
-    Ctx, Meta, Output, Tool, ToolError,
-    discover::{identity::TitleType, lookup, render::media_type_str},
-};
+use crate::{Ctx, Meta, Output, Tool, ToolError, discover::render::media_type_str};
 
 pub struct GetRequestOptions;
 
@@ -31,18 +29,18 @@ pub struct Input {
     /// The id within media_source; always with media_source.
     #[schemars(required)]
     pub media_id: Option<String>,
-    /// movie or tv.
-    pub media_type: TitleType,
+    /// movie, tv, music (an album: a MusicBrainz release group) or book (search_books' goodreads id).
+    pub media_type: MediaType,
     /// TV only: the seasons to price (default: every season not yet requested).
     #[serde(default)]
     pub seasons: Option<Vec<u32>>,
     /// TV only: all, first or latest, instead of seasons.
     #[serde(default)]
     pub season_scope: Option<SeasonScope>,
-    /// The catalogue to read the title from, as list_instances shows it.
+    /// Movies and tv: the catalogue to read the title from, as list_instances shows it.
     #[serde(default)]
     pub instance_id: Option<String>,
-    /// The library instance the title would go to (default: the default radarr or sonarr instance).
+    /// The library instance the title would go to (default: the default radarr, sonarr, lidarr or readarr instance); albums and books are read from it.
     #[serde(default)]
     pub library_instance_id: Option<String>,
 }
@@ -52,7 +50,7 @@ impl Tool for GetRequestOptions {
     const META: Meta = Meta {
         name: "get_request_options",
         title: "Request options",
-        description: "Before request_media: shows what can be requested of a title (the movie, or its seasons and which are already requested) and previews the request quota for the selection (cost in units, what is left, when it would fit). Reserves nothing.",
+        description: "Before request_media: shows what can be requested of a title (the movie, album or book, or its seasons and which are already requested) and previews the request quota for the selection (cost in units, what is left, when it would fit). Reserves nothing.",
         effect: Effect::Read,
         capability: Capability::Request,
         needs_plan: false,
@@ -60,15 +58,15 @@ impl Tool for GetRequestOptions {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let looked = lookup::title(
+        let d = title::read(
             ctx,
             input.media_source,
             input.media_id,
             input.media_type,
             input.instance_id.as_deref(),
+            input.library_instance_id.as_deref(),
         )
         .await?;
-        let d = &looked.details;
         let explicit = input.seasons.is_some() || input.season_scope.is_some();
         let asked = select(
             input.media_type,
@@ -77,7 +75,7 @@ impl Tool for GetRequestOptions {
             d.seasons,
             true,
         )?;
-        let open = ctx.store().open_requests_for(&d.summary.id).await?;
+        let open = ctx.store().open_requests_for(&d.id).await?;
         let me = ctx.caller.authority.person.id;
         let show_people = super::sees_all(ctx);
         let mut taken: BTreeMap<u32, RequestStatus> = BTreeMap::new();
@@ -86,7 +84,7 @@ impl Tool for GetRequestOptions {
                 taken.entry(*s).or_insert(r.status);
             }
         }
-        let (selection, units, seasons_view) = if input.media_type == TitleType::Tv {
+        let (selection, units, seasons_view) = if input.media_type == MediaType::Tv {
             let new: Vec<u32> = asked
                 .iter()
                 .copied()
@@ -100,15 +98,12 @@ impl Tool for GetRequestOptions {
         } else {
             (json!(null), u32::from(open.is_empty()), None)
         };
-        let quota = ctx
-            .store()
-            .quota_check(me, input.media_type.media_type(), units)
-            .await?;
+        let quota = ctx.store().quota_check(me, input.media_type, units).await?;
         let requestable = units > 0;
-        let label = lookup::label(d);
+        let label = d.label();
         let mut summary = if !requestable && !open.is_empty() {
             format!("{label} is already requested; nothing more to request.")
-        } else if input.media_type == TitleType::Tv {
+        } else if input.media_type == MediaType::Tv {
             format!(
                 "{label}: {} season(s) to request{} ({} unit(s)); the quota {}.",
                 units,
@@ -135,15 +130,17 @@ impl Tool for GetRequestOptions {
             )
         };
         summary.push_str(&quota_sentence(&quota));
-        let library = if let Some(source) = arrive::library_for(
-            ctx,
-            input.media_type.media_type(),
-            input.library_instance_id.as_deref(),
-        )? {
+        let library = match d.library {
+            Some(source) => Some(source),
+            None => {
+                arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?
+            }
+        };
+        let library = if let Some(source) = library {
             let dest = arrive::destination(
                 source,
-                &d.summary.id,
-                input.media_type.media_type(),
+                &d.id,
+                input.media_type,
                 asked.as_slice(),
                 None,
                 None,
@@ -171,12 +168,12 @@ impl Tool for GetRequestOptions {
             json!({ "configured": false, "note": NO_LIBRARY, "profiles": [], "folders": [] })
         };
         let data = json!({
-            "media_source": d.summary.id.media_source,
-            "media_id": d.summary.id.media_id,
-            "media_type": media_type_str(d.summary.media_type),
-            "title": d.summary.title,
-            "year": d.summary.year,
-            "instance_id": looked.entry.id,
+            "media_source": d.id.media_source,
+            "media_id": d.id.media_id,
+            "media_type": media_type_str(d.media_type),
+            "title": d.title,
+            "year": d.year,
+            "instance_id": d.read_from,
             "requestable": requestable,
             "seasons": seasons_view,
             "selection": selection,
@@ -187,8 +184,8 @@ impl Tool for GetRequestOptions {
         });
         let mut out = Output::new(summary, data);
         if requestable && quota.fits_now() {
-            let id = &d.summary.id;
-            let extra = if input.media_type == TitleType::Tv {
+            let id = &d.id;
+            let extra = if input.media_type == MediaType::Tv {
                 format!(",\"seasons\":{selection}")
             } else {
                 String::new()
@@ -197,7 +194,7 @@ impl Tool for GetRequestOptions {
                 "request_media {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"{extra}}}",
                 id.media_source,
                 id.media_id,
-                media_type_str(d.summary.media_type)
+                media_type_str(d.media_type)
             ));
         }
         Ok(out)

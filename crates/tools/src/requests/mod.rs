@@ -9,6 +9,7 @@ pub mod get_request_options;
 pub mod list_requests;
 pub mod request_media;
 mod seasons;
+mod title;
 
 use chrono::{SecondsFormat, TimeZone, Utc};
 use domain::KindFamily;

@@ -1,9 +1,9 @@
-//! `request_media`: asks for a movie or seasons of a show. The title is read (and checked against
-//! the caller's content limits) first; then the store checks open requests and quotas and charges
+//! `request_media`: asks for a movie, seasons of a show, an album or a book. The title is read
+//! (and checked against the caller's content limits) first; then the store checks open requests and quotas and charges
 //! them in one transaction. Already requested is answered as such; over quota is a structured
 //! `request_quota_exceeded` refusal and nothing is created.
 
-use domain::{Capability, MediaSource};
+use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,11 +14,9 @@ use super::{
     NO_LIBRARY, arrive, library_configured, quota_data, quota_refusal, quota_sentence,
     request_label, request_row,
     seasons::{SeasonScope, select},
+    title,
 };
-use crate::{
-    Ctx, Meta, Output, Tool, ToolError,
-    discover::{identity::TitleType, lookup},
-};
+use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct RequestMedia;
 
@@ -31,18 +29,18 @@ pub struct Input {
     /// The id within media_source; always with media_source.
     #[schemars(required)]
     pub media_id: Option<String>,
-    /// movie or tv.
-    pub media_type: TitleType,
+    /// movie, tv, music (an album: a MusicBrainz release group) or book (search_books' goodreads id).
+    pub media_type: MediaType,
     /// TV only: the season numbers to request (each costs one quota unit). Or use season_scope.
     #[serde(default)]
     pub seasons: Option<Vec<u32>>,
     /// TV only: all, first or latest season(s), instead of seasons.
     #[serde(default)]
     pub season_scope: Option<SeasonScope>,
-    /// The catalogue to read the title from, as list_instances shows it (default: one that answers media_source).
+    /// Movies and tv: the catalogue to read the title from, as list_instances shows it (default: one that answers media_source).
     #[serde(default)]
     pub instance_id: Option<String>,
-    /// The library instance the title goes to (default: the default radarr or sonarr instance).
+    /// The library instance the title goes to (default: the default radarr, sonarr, lidarr or readarr instance); albums and books are read from it.
     #[serde(default)]
     pub library_instance_id: Option<String>,
     /// A quality profile id from get_request_options (default: the library's first profile).
@@ -58,7 +56,7 @@ impl Tool for RequestMedia {
     const META: Meta = Meta {
         name: "request_media",
         title: "Request a title",
-        description: "Requests a movie, or seasons of a show (seasons or season_scope), named by media_source + media_id. Checks and charges the request quota atomically: over quota is refused with request_quota_exceeded, earliest_fits_at and how to reduce the selection. A title already requested is answered as such. Requests wait for an admin's decision (decide_request).",
+        description: "Requests a movie, seasons of a show (seasons or season_scope), an album (music: media_source musicbrainz, a release group from search_music) or a book (media_source goodreads, from search_books), named by media_source + media_id. A title the library already holds is answered \"already available\". Checks and charges the request quota atomically: over quota is refused with request_quota_exceeded, earliest_fits_at and how to reduce the selection. A title already requested is answered as such. Requests wait for an admin's decision (decide_request).",
         effect: Effect::Write,
         capability: Capability::Request,
         needs_plan: false,
@@ -67,7 +65,7 @@ impl Tool for RequestMedia {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         // Cheap checks first: no catalogue call for a selection that can never be valid.
-        if input.media_type == TitleType::Movie {
+        if input.media_type != MediaType::Tv {
             select(
                 input.media_type,
                 input.seasons.as_deref(),
@@ -76,15 +74,15 @@ impl Tool for RequestMedia {
                 false,
             )?;
         }
-        let looked = lookup::title(
+        let d = title::read(
             ctx,
             input.media_source,
             input.media_id,
             input.media_type,
             input.instance_id.as_deref(),
+            input.library_instance_id.as_deref(),
         )
         .await?;
-        let d = &looked.details;
         let seasons = select(
             input.media_type,
             input.seasons.as_deref(),
@@ -92,17 +90,18 @@ impl Tool for RequestMedia {
             d.seasons,
             false,
         )?;
-        let library = arrive::library_for(
-            ctx,
-            input.media_type.media_type(),
-            input.library_instance_id.as_deref(),
-        )?;
+        let library = match d.library {
+            Some(source) => Some(source),
+            None => {
+                arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?
+            }
+        };
         let destination = match library {
             Some(source) => Some(
                 arrive::destination(
                     source,
-                    &d.summary.id,
-                    input.media_type.media_type(),
+                    &d.id,
+                    input.media_type,
                     &seasons,
                     input.quality_profile_id,
                     input.root_folder.as_deref(),
@@ -120,7 +119,7 @@ impl Tool for RequestMedia {
             return Ok(Output::new(
                 format!(
                     "{} is already available in {}; nothing was requested and no quota was charged.",
-                    lookup::label(d),
+                    d.label(),
                     dest.instance_id
                 ),
                 json!({ "already_available": true, "instance_id": dest.instance_id }),
@@ -129,12 +128,12 @@ impl Tool for RequestMedia {
         let person = &ctx.caller.authority.person;
         let new = NewRequest {
             person: person.id,
-            media: d.summary.id.clone(),
-            media_type: input.media_type.media_type(),
-            title: d.summary.title.clone(),
-            year: d.summary.year,
+            media: d.id.clone(),
+            media_type: input.media_type,
+            title: d.title.clone(),
+            year: d.year,
             seasons,
-            instance_id: Some(looked.entry.id.clone()),
+            instance_id: Some(d.read_from.clone()),
             auto_approve: ctx.caller.is_admin(),
         };
         let show_people = super::sees_all(ctx);
@@ -149,7 +148,7 @@ impl Tool for RequestMedia {
                 Ok(Output::new(
                     format!(
                         "{} is already requested ({}); nothing new was created and no quota was charged.",
-                        lookup::label(d),
+                        d.label(),
                         statuses.join(", ")
                     ),
                     json!({ "already_requested": true, "requests": rows }),

@@ -1,10 +1,11 @@
 //! Which seasons a TV request covers: explicit season numbers, or a scope (all, first, latest)
-//! resolved against the show's season count. Movies take neither.
+//! resolved against the show's season count. Movies, albums and books take neither.
 
+use domain::MediaType;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{contract::ToolError, discover::identity::TitleType};
+use crate::contract::ToolError;
 
 /// A season scope for TV requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -15,20 +16,25 @@ pub enum SeasonScope {
     Latest,
 }
 
-/// The seasons asked for, ascending and de-duplicated; empty for a movie.
+/// The seasons asked for, ascending and de-duplicated; empty for anything but tv.
 /// `default_all`: with neither seasons nor scope, a show means all its seasons (previews).
 pub(crate) fn select(
-    media_type: TitleType,
+    media_type: MediaType,
     seasons: Option<&[u32]>,
     scope: Option<SeasonScope>,
     count: Option<u32>,
     default_all: bool,
 ) -> Result<Vec<u32>, ToolError> {
-    if media_type == TitleType::Movie {
+    if media_type != MediaType::Tv {
         if seasons.is_some() || scope.is_some() {
-            return Err(ToolError::invalid(
-                "seasons and season_scope are for tv; a movie is requested whole, so leave them out",
-            ));
+            let what = match media_type {
+                MediaType::Music => "an album",
+                MediaType::Book => "a book",
+                _ => "a movie",
+            };
+            return Err(ToolError::invalid(format!(
+                "seasons and season_scope are for tv; {what} is requested whole, so leave them out"
+            )));
         }
         return Ok(Vec::new());
     }
@@ -91,7 +97,7 @@ mod tests {
 
     #[test]
     fn scopes_and_lists() {
-        let tv = TitleType::Tv;
+        let tv = MediaType::Tv;
         assert_eq!(
             select(tv, None, Some(SeasonScope::All), Some(3), false).unwrap(),
             [1, 2, 3]
@@ -112,11 +118,16 @@ mod tests {
         );
         assert!(select(tv, None, None, Some(2), false).is_err());
         assert!(select(tv, Some(&[1]), Some(SeasonScope::All), Some(2), false).is_err());
-        assert!(select(TitleType::Movie, Some(&[1]), None, None, false).is_err());
+        assert!(select(MediaType::Movie, Some(&[1]), None, None, false).is_err());
         assert!(
-            select(TitleType::Movie, None, None, None, false)
+            select(MediaType::Movie, None, None, None, false)
                 .unwrap()
                 .is_empty()
+        );
+        let e = select(MediaType::Book, None, Some(SeasonScope::All), None, false).unwrap_err();
+        assert_eq!(
+            e.message,
+            "seasons and season_scope are for tv; a book is requested whole, so leave them out"
         );
     }
 }

@@ -77,9 +77,18 @@ struct DetailPage {
     grant_revision: i64,
     effect: String,
     torrents: Vec<Torrent>,
+    /// A settings change's fields, from → to.
+    settings: Vec<FieldRow>,
     plan: String,
     operation: Option<String>,
     pending: bool,
+}
+
+/// One field of a settings change, as the owner reviews it.
+struct FieldRow {
+    field: String,
+    from: String,
+    to: String,
 }
 
 /// One torrent of a deletion plan, as the owner reviews it.
@@ -116,6 +125,7 @@ pub(crate) async fn detail(
             csrf: session.csrf.clone(),
             effect: effect(&change.tool, &plan),
             torrents: torrents(&plan),
+            settings: settings_rows(&change.tool, &plan),
             plan: serde_json::to_string_pretty(&plan).unwrap_or_default(),
             id: change.id.clone(),
             tool: change.tool.clone(),
@@ -197,8 +207,52 @@ fn effect(tool: &str, plan: &Value) -> String {
                 size_text(size)
             )
         }
+        "plan_profile_change" | "upsert_custom_format" | "revert_change" => {
+            let what = match plan["target"]["kind"].as_str() {
+                Some("quality_profile") => "quality profile",
+                _ => "custom format",
+            };
+            let verb = if plan["reverts"].is_string() {
+                format!(
+                    "Reverts change {} by writing",
+                    plan["reverts"].as_str().unwrap_or("")
+                )
+            } else if plan["target"]["kind"] == "new_custom_format" {
+                "Creates".to_string()
+            } else {
+                "Writes".to_string()
+            };
+            let count = plan["changes"].as_array().map_or(0, Vec::len);
+            format!(
+                "{verb} {what} \"{}\" on {} ({count} field{} below); it is written only while the service still holds what was read.",
+                plan["name"].as_str().unwrap_or_default(),
+                plan["instance_id"].as_str().unwrap_or_default(),
+                if count == 1 { "" } else { "s" },
+            )
+        }
         other => format!("Runs {other} as planned below."),
     }
+}
+
+/// The field rows of a settings plan; empty for other tools.
+fn settings_rows(tool: &str, plan: &Value) -> Vec<FieldRow> {
+    if !matches!(
+        tool,
+        "plan_profile_change" | "upsert_custom_format" | "revert_change"
+    ) {
+        return Vec::new();
+    }
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    plan["changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| FieldRow {
+            field: text(&c["field"]),
+            from: text(&c["from"]),
+            to: text(&c["to"]),
+        })
+        .collect()
 }
 
 fn torrents(plan: &Value) -> Vec<Torrent> {

@@ -103,14 +103,26 @@ impl IntoResponse for PageError {
 
 /// Renders a template as a page.
 pub(crate) fn render(t: &impl Template) -> Result<Response, PageError> {
+    render_sending_forms_to(t, "")
+}
+
+/// Renders a page whose form may also end at `origin` (`http://127.0.0.1:5000`): the OAuth
+/// consent, whose answer redirects to the client, which the form-action directive governs too.
+pub(crate) fn render_sending_forms_to(
+    t: &impl Template,
+    origin: &str,
+) -> Result<Response, PageError> {
     let html = t.render().map_err(PageError::internal)?;
+    let csp = format!(
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' {origin}; frame-ancestors 'none'"
+    );
     Ok((
         [
-            (header::CACHE_CONTROL, "no-store"),
-            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::CACHE_CONTROL, "no-store".to_owned()),
+            (header::X_FRAME_OPTIONS, "DENY".to_owned()),
             (
                 header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'",
+                csp.trim_end().replace(" ;", ";"),
             ),
         ],
         Html(html),

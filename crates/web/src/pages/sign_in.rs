@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use axum::{
     body::Bytes,
-    extract::{ConnectInfo, Request},
+    extract::{ConnectInfo, RawQuery, Request},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
@@ -17,21 +17,40 @@ use super::{PageError, PageState, check_request, cookie, form, host, render, ses
 #[template(path = "sign_in.html")]
 struct SignIn<'a> {
     error: Option<&'a str>,
+    /// Where to go once signed in (an OAuth consent waiting, say).
+    next: &'a str,
     signed_in: bool,
 }
 
-fn sign_in_page(error: Option<&str>) -> Result<Response, PageError> {
+fn sign_in_page(error: Option<&str>, next: &str) -> Result<Response, PageError> {
     render(&SignIn {
         error,
+        next,
         signed_in: false,
     })
 }
 
-pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Response {
+/// `next` when it is a path on this server (never another site: `//host` and `/\host` are
+/// refused), else the changes page.
+fn local_next(next: Option<&str>) -> &str {
+    match next {
+        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n,
+        _ => "/changes",
+    }
+}
+
+pub(crate) async fn page(
+    super::State(web): PageState,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     if let Err(r) = check_request(&web, &headers) {
         return r;
     }
-    sign_in_page(None).unwrap_or_else(IntoResponse::into_response)
+    let next = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(k, _)| k == "next")
+        .map(|(_, v)| v.into_owned());
+    sign_in_page(None, local_next(next.as_deref())).unwrap_or_else(IntoResponse::into_response)
 }
 
 /// Longest sign-in form accepted.
@@ -57,6 +76,7 @@ pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Re
     let fields = form(&body);
     let name = fields.get("name").map(String::as_str).unwrap_or_default();
     let password = Secret::new(fields.get("password").cloned().unwrap_or_default());
+    let next = local_next(fields.get("next").map(String::as_str));
     let result = async {
         let host = host(&web)?;
         let store = host.app.store();
@@ -71,13 +91,13 @@ pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Re
             }
             let mut r = sign_in_page(Some(
                 "wrong name or password (these pages are for the owner; set a password with marquee people set-password NAME)",
-            ))?;
+            ), next)?;
             *r.status_mut() = StatusCode::UNAUTHORIZED;
             return Ok(r);
         };
         let token = store.create_session(person.id).await?;
         let secure = host.app.settings().public_url().starts_with("https://");
-        let mut r = Redirect::to("/changes").into_response();
+        let mut r = Redirect::to(next).into_response();
         let value = session_cookie(token.expose(), 12 * 60 * 60, secure);
         r.headers_mut().insert(
             header::SET_COOKIE,
@@ -127,4 +147,26 @@ fn too_many(wait: u64) -> Response {
         r.headers_mut().insert(header::RETRY_AFTER, v);
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_next;
+
+    #[test]
+    fn only_local_paths_are_followed_after_sign_in() {
+        assert_eq!(
+            local_next(Some("/authorize?client_id=a")),
+            "/authorize?client_id=a"
+        );
+        for away in [
+            None,
+            Some("https://evil.example/"),
+            Some("//evil.example/"),
+            Some("/\\evil.example"),
+            Some(""),
+        ] {
+            assert_eq!(local_next(away), "/changes", "{away:?}");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::{
+    os::unix::process::CommandExt,
     path::PathBuf,
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
@@ -36,6 +37,8 @@ impl Browser {
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // Its own process group, so dropping the browser ends Chromium with it.
+            .process_group(0)
             .spawn()
             .expect("chromedriver is installed (apt-get install chromium-driver)");
         let http = httpx::builder(httpx::Timeouts::default()).build().unwrap();
@@ -52,10 +55,13 @@ impl Browser {
             assert!(Instant::now() < deadline, "chromedriver did not start");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=390,844"]
-        }}}});
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=390,844"]
+            },
+            "goog:loggingPrefs": {"browser": "ALL"}
+        }}});
         let r: Value = http
             .post(format!("{base}/session"))
             .json(&caps)
@@ -79,6 +85,11 @@ impl Browser {
             driver,
             artefacts,
         }
+    }
+
+    /// chromedriver's pid, which is also the id of the process group Chromium runs in.
+    pub fn group(&self) -> u32 {
+        self.driver.id()
     }
 
     /// One WebDriver command's whole answer (`value` holds an `error` when it failed).
@@ -193,6 +204,32 @@ impl Browser {
         self.command("GET", &format!("/cookie/{name}"), None).await
     }
 
+    /// Runs `script` (a function body; `arguments` holds `args`) in the current frame and
+    /// returns what it returns.
+    pub async fn execute(&self, script: &str, args: Value) -> Value {
+        self.command(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": args })),
+        )
+        .await
+    }
+
+    /// Switches into the `index`th frame of the current page (`None`: back to the top).
+    pub async fn frame(&self, index: Option<u32>) {
+        self.command("POST", "/frame", Some(json!({ "id": index })))
+            .await;
+    }
+
+    /// The browser console's entries since the last read (`level`, `message`).
+    pub async fn console(&self) -> Vec<Value> {
+        self.command("POST", "/se/log", Some(json!({ "type": "browser" })))
+            .await
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Saves the page as `name`.png among the artefacts.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let b64 = self.command("GET", "/screenshot", None).await;
@@ -204,14 +241,45 @@ impl Browser {
         path
     }
 
-    /// Closes Chromium; chromedriver itself stops on drop.
+    /// Closes Chromium; chromedriver and anything left of Chromium stop on drop.
     pub async fn quit(&self) {
         let _ = self.http.delete(&self.session).send().await;
     }
 }
 
+/// Ends chromedriver's whole process group (chromedriver, Chromium and its helpers), also when
+/// a test panics before `quit`: a group id is the leader's pid, and the group was made for
+/// chromedriver alone at spawn.
+/// The pids of the live processes in process group `group` (from /proc; zombies excluded).
+pub fn processes_in_group(group: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // After the command name in parentheses: state, ppid, pgrp.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[0] != "Z" && fields[2].parse() == Ok(group) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
 impl Drop for Browser {
     fn drop(&mut self) {
+        let group = format!("-{}", self.driver.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }

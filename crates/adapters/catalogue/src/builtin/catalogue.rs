@@ -3,7 +3,12 @@
 use async_trait::async_trait;
 use domain::{MediaId, MediaSource, MediaType};
 
-use super::{Builtin, films::List, filter::FilmFilter, tables};
+use super::{
+    Builtin,
+    films::{Film, List},
+    filter::FilmFilter,
+    tables,
+};
 use crate::{
     BrowseFilters, Catalogue, CertificationInfo, Error, PAGE_SIZE, Page, RegionalRating,
     ReleaseDate, Result, TimeWindow, TitleDetails, TitleKind, TitleSearch, TitleSummary,
@@ -47,8 +52,10 @@ impl Catalogue for Builtin {
             return Err(Error::invalid("query", "it has no words to search for"));
         }
         let filter = FilmFilter::years(search.year);
+        let keep = |f: Film<'_>| filter.allows(f);
         let want = (search.page as usize).saturating_mul(PAGE_SIZE);
-        let (docs, total) = self.rank(&search.query, &|f| filter.allows(f), want);
+        let keep: Option<&dyn Fn(Film<'_>) -> bool> = search.year.map(|_| &keep as _);
+        let (docs, total) = self.rank(&search.query, keep, want);
         self.page(&docs, total, search.page)
     }
 

@@ -176,6 +176,38 @@ impl Index {
         hits
     }
 
+    /// The id of `token` in the sorted vocabulary, when it is a term.
+    pub fn term(&self, token: &str) -> Option<u32> {
+        let t = self.terms.lower_bound(token);
+        ((t as usize) < self.terms.len() && self.terms.get(t) == token).then_some(t)
+    }
+
+    pub fn term_count(&self) -> u32 {
+        self.terms.len() as u32
+    }
+
+    pub fn term_text(&self, t: u32) -> &str {
+        self.terms.get(t)
+    }
+
+    /// At least as many postings as films a one-word query of term `t` can match (as the last
+    /// query word, it also matches the terms it starts when it has two letters or more; see
+    /// `lookup`): an upper bound, cheap enough to ask of every term.
+    pub fn reach(&self, t: u32) -> usize {
+        let word = self.terms.get(t);
+        let postings = |t: u32| {
+            let t = t as usize * 2;
+            (self.starts[t + 2] - self.starts[t]) as usize
+        };
+        if word.len() < 2 {
+            return postings(t);
+        }
+        (t..self.terms.len() as u32)
+            .take_while(|&u| self.terms.get(u).starts_with(word))
+            .map(postings)
+            .sum()
+    }
+
     fn title_postings(&self, t: u32) -> &[u32] {
         let t = t as usize * 2;
         &self.postings[self.starts[t] as usize..self.starts[t + 1] as usize]

@@ -5,6 +5,7 @@
 //! are US only (blank in the data = unrated). What the data cannot know is refused with
 //! [`Error::Unsupported`] naming TMDB: trending, TV, collections, votes, providers, keywords, companies.
 
+mod broad;
 mod catalogue;
 mod films;
 mod filter;
@@ -25,6 +26,7 @@ use std::{
 use domain::{MediaId, MediaSource, MediaType};
 
 use self::{
+    broad::Broad,
     films::{Film, Films, List},
     index::Index,
     orders::Orders,
@@ -39,6 +41,8 @@ pub struct Builtin {
     index: Index,
     /// Browse, genre, title and people orders, computed at load.
     orders: Orders,
+    /// The rankings of one-word queries that match many films, computed at load.
+    broad: Broad,
     /// Film positions sorted by IMDb id (stable: the last of equal ids answers).
     by_id: Box<[u32]>,
     /// How long loading took, for the start-up log and the benchmark.
@@ -85,20 +89,26 @@ impl Builtin {
             films.get(a).imdb_id().cmp(films.get(b).imdb_id())
         });
         drop(text);
-        let load_time = started.elapsed();
-        tracing::debug!(
-            films = loaded.films.len(),
-            ?load_time,
-            "builtin catalogue loaded"
-        );
-        Ok(Builtin {
+        let mut builtin = Builtin {
             films: loaded.films,
             genres: loaded.genres,
             index,
             orders,
+            broad: Broad::default(),
             by_id,
-            load_time,
-        })
+            load_time: Duration::ZERO,
+        };
+        builtin.broad = Broad::build(&builtin);
+        builtin.load_time = started.elapsed();
+        let (broad_words, broad_rows) = builtin.broad.size();
+        tracing::debug!(
+            films = builtin.films.len(),
+            broad_words,
+            broad_rows,
+            load_time = ?builtin.load_time,
+            "builtin catalogue loaded"
+        );
+        Ok(builtin)
     }
 
     pub fn len(&self) -> usize {

@@ -10,7 +10,7 @@
 use std::cmp::Reverse;
 
 use super::{
-    Builtin,
+    Builtin, broad,
     films::{Film, List},
     index::Bits,
 };
@@ -34,15 +34,31 @@ struct Rank {
 }
 
 impl Builtin {
-    /// Positions of films matching `query` and passing `keep`, best first.
+    /// Positions of films matching `query` and passing `keep` (`None`: every film), best first.
     /// Only the best `want` come back sorted (enough for the page asked); the count is of every match.
+    /// A broad word alone is read off its ranking computed at load (see `broad.rs`).
     pub(crate) fn rank(
         &self,
         query: &str,
-        keep: &dyn Fn(Film<'_>) -> bool,
+        keep: Option<&dyn Fn(Film<'_>) -> bool>,
         want: usize,
     ) -> (Vec<u32>, usize) {
         let toks = tokens(query);
+        if let [word] = toks.as_slice()
+            && let Some(ranking) = self.index.term(word).and_then(|t| self.broad.ranking(t))
+        {
+            return broad::take(self, ranking, keep, want);
+        }
+        self.rank_tokens(&toks, keep, want)
+    }
+
+    /// [`Builtin::rank`] of folded query words, scoring every match.
+    pub(crate) fn rank_tokens(
+        &self,
+        toks: &[String],
+        keep: Option<&dyn Fn(Film<'_>) -> bool>,
+        want: usize,
+    ) -> (Vec<u32>, usize) {
         if toks.is_empty() {
             return (Vec::new(), 0);
         }
@@ -83,7 +99,7 @@ impl Builtin {
         let mut scored: Vec<Rank> = Vec::new();
         for d in candidates.ones() {
             let film = self.films.get(d);
-            if !keep(film) {
+            if keep.is_some_and(|keep| !keep(film)) {
                 continue;
             }
             let (mut matched, mut in_title, mut exact) = (0, 0, 0);

@@ -1,12 +1,14 @@
 //! `diagnose_queue`, the Import Doctor: across every library instance (or one), each queue item
 //! that is not progressing gets a verdict from a closed list, a plain sentence, the evidence it
-//! used and `next_call`: the exact tool call that fixes it, or what a person must do. Items that
-//! are fine are counted, not listed.
+//! used (the service's messages, and the download client's state when an instance the caller may
+//! read holds the same hash: see `client.rs`) and `next_call`: the exact tool call that fixes it,
+//! or what a person must do. Items that are fine are counted, not listed.
 
 use std::collections::BTreeMap;
 
 use adapters_library::{QueueItem, Service};
 use domain::Capability;
+use futures::{StreamExt, stream::FuturesOrdered};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,11 +16,15 @@ use serde_json::{Value, json};
 
 use super::{
     super::source::{Source, chosen, merged, service_of},
+    client::{Clients, Seen},
     verdict::{Verdict, sentence, stuck, verdict},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, Meta, Output, Tool, ToolError, report::Level};
 
 pub struct DiagnoseQueue;
+
+/// How many next calls that read the service (manual import candidates) run at once.
+const NEXT_CALLS_AT_ONCE: usize = 8;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -33,42 +39,73 @@ impl Tool for DiagnoseQueue {
     const META: Meta = Meta {
         name: "diagnose_queue",
         title: "Diagnose stuck downloads",
-        description: "The Import Doctor: reads the download queue of every library instance (or one) and gives each item that is not progressing a verdict (sample_file, needs_unpacking, wrong_episode_mapping, not_an_upgrade, missing_remote_path_mapping, no_eligible_files, stalled_download, download_client_unreachable, unknown), a plain sentence, the service's own messages as evidence, and next_call: the exact tool call that fixes it, or what a person must do. Items that are fine are only counted.",
+        description: "The Import Doctor: reads the download queue of every library instance (or one) and gives each item that is not progressing a verdict (sample_file, needs_unpacking, wrong_episode_mapping, not_an_upgrade, missing_remote_path_mapping, no_eligible_files, stalled_download, download_client_unreachable, unknown), a plain sentence, evidence (the service's own messages, and the download client's state when a download instance you may read holds the same hash), and next_call: the exact tool call that fixes it, or what a person must do. Items that are fine are only counted.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
     };
+    const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let sources = chosen(ctx, input.instance_id.as_deref())?;
-        let m = merged(sources, |c| c.queue()).await;
+        let (m, clients) = tokio::join!(merged(ctx, sources, |c| c.queue()), Clients::gather(ctx));
         if let Some(e) = m.all_failed() {
             return Err(e);
         }
         let mut fine = 0usize;
-        let mut rows = Vec::new();
+        let mut found = Vec::new();
         let mut by_verdict: BTreeMap<&str, usize> = BTreeMap::new();
         for (source, items) in &m.read {
             for q in items {
-                if !stuck(q) {
+                let seen = clients.seen(q);
+                if !stuck(q) && !seen.stuck() {
                     fine += 1;
                     continue;
                 }
-                let v = verdict(q);
+                let v = verdict(q, seen.says());
+                ctx.log(
+                    Level::Info,
+                    &format!("{}: {} on {}", v.name(), q.title, source.id),
+                );
                 *by_verdict.entry(v.name()).or_default() += 1;
-                rows.push(json!({
+                found.push((*source, q, v, seen));
+            }
+        }
+        // A wrong mapping's fix reads the download's candidates: a few at a time, not in a row.
+        let mut pending = FuturesOrdered::new();
+        let mut next_calls = Vec::with_capacity(found.len());
+        for (source, q, v, seen) in &found {
+            pending.push_back(next_call(source, q, *v, seen));
+            if pending.len() >= NEXT_CALLS_AT_ONCE
+                && let Some(next) = pending.next().await
+            {
+                next_calls.push(next);
+            }
+        }
+        while let Some(next) = pending.next().await {
+            next_calls.push(next);
+        }
+        let rows: Vec<Value> = found
+            .iter()
+            .zip(next_calls)
+            .map(|((source, q, v, seen), next)| {
+                let unreachable = seen
+                    .unreachable_instance()
+                    .filter(|_| *v == Verdict::DownloadClientUnreachable);
+                json!({
                     "instance_id": source.id, "queue_id": q.id, "title": q.title, "verdict": v.name(),
-                    "sentence": sentence(v, &q.title, &source.id),
+                    "sentence": sentence(*v, &q.title, &source.id, unreachable.map(|(id, _)| id)),
                     "evidence": {
                         "status": q.status, "tracked_download_state": q.tracked_state,
                         "tracked_download_status": q.tracked_status, "status_messages": q.messages,
                         "error": q.error, "download_client": q.download_client, "download_id": q.download_id,
+                        "client_state": seen.evidence(),
                     },
-                    "next_call": next_call(source, q, v).await,
-                }));
-            }
-        }
+                    "next_call": next,
+                })
+            })
+            .collect();
         let verdicts: Vec<String> = by_verdict.iter().map(|(k, n)| format!("{n} {k}")).collect();
         let mut summary = format!(
             "{} stuck, {fine} fine{}.",
@@ -106,7 +143,7 @@ fn person(what: String) -> Value {
 }
 
 /// The call that clears the item, or what a person must do.
-async fn next_call(source: &Source, q: &QueueItem, v: Verdict) -> Value {
+async fn next_call(source: &Source, q: &QueueItem, v: Verdict, seen: &Seen<'_>) -> Value {
     let remove = |action: &str| {
         call(
             "remove_queue_item",
@@ -141,11 +178,16 @@ async fn next_call(source: &Source, q: &QueueItem, v: Verdict) -> Value {
                 .unwrap_or("its download folder"),
             source.id
         )),
-        Verdict::DownloadClientUnreachable => person(format!(
-            "start the download client {} or correct its address in {} Settings > Download Clients; the diagnose tool shows what Marquee can reach",
-            q.download_client.as_deref().unwrap_or("of this download"),
-            source.id
-        )),
+        Verdict::DownloadClientUnreachable => match seen.unreachable_instance() {
+            Some((client, why)) if q.status != "downloadClientUnavailable" => person(format!(
+                "start the download client {client} (Marquee's download instance; it could not be read: {why}) or correct its url in marquee.toml; the diagnose tool shows what Marquee can reach"
+            )),
+            _ => person(format!(
+                "start the download client {} or correct its address in {} Settings > Download Clients; the diagnose tool shows what Marquee can reach",
+                q.download_client.as_deref().unwrap_or("of this download"),
+                source.id
+            )),
+        },
         Verdict::Unknown => person(format!(
             "open {} Activity > Queue and read the item's messages (in the evidence); if the download failed, remove it with remove_queue_item",
             source.id

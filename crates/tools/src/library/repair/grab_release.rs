@@ -19,8 +19,9 @@ pub struct Input {
     /// The instance search_releases ran on.
     #[serde(default)]
     pub instance_id: Option<String>,
-    /// The same scope search_releases was given.
-    pub media_source: MediaSource,
+    /// The same scope search_releases was given (media_source left out for a book).
+    #[serde(default)]
+    pub media_source: Option<MediaSource>,
     pub media_id: String,
     pub media_type: MediaType,
     #[serde(default)]

@@ -2,6 +2,7 @@
 //! clean-up. The scope of a search is resolved the same way for searching and for grabbing, so a
 //! reference found in one scope or instance can never match in another.
 
+mod client;
 pub(super) mod diagnose_queue;
 pub(super) mod execute_manual_import;
 pub(super) mod get_manual_import_candidates;
@@ -10,16 +11,16 @@ pub(super) mod remove_queue_item;
 pub(super) mod search_releases;
 mod verdict;
 
-use adapters_library::ReleaseScope;
+use adapters_library::{LibraryItem, ReleaseScope};
 use domain::{MediaSource, MediaType};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
-    source::{Source, one},
-    title::{held, media_ref},
+    source::{Source, media_type_word, one},
+    title::{held, media_ref, serves, sources_for},
 };
-use crate::{Ctx, ToolError};
+use crate::{Ctx, ErrorCode, ToolError};
 
 /// One exact scope, as search_releases and grab_release take it.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -28,11 +29,12 @@ pub struct Scope {
     /// The library instance (default: the instance of media_type's kind).
     #[serde(default)]
     pub instance_id: Option<String>,
-    /// As a discovery row gave it.
-    pub media_source: MediaSource,
-    /// The title's id within media_source.
+    /// As a discovery row gave it (required for movie, tv and music; left out for a book).
+    #[serde(default)]
+    pub media_source: Option<MediaSource>,
+    /// The title's id within media_source; for a book, the book_source_id search_books shows.
     pub media_id: String,
-    /// movie, tv or music (an album).
+    /// movie, tv, music (an album) or book.
     pub media_type: MediaType,
     /// TV: the season (required for tv).
     #[serde(default)]
@@ -56,9 +58,32 @@ pub(crate) async fn resolve<'c>(
             "a tv search needs a season (and optionally an episode): searching a whole series at once is not an interactive search",
         ));
     }
-    let media = media_ref(scope.media_source, &scope.media_id, scope.media_type)?;
+    let book = scope.media_type == MediaType::Book;
+    let media = match (scope.media_source, book) {
+        (Some(_), true) => {
+            return Err(ToolError::invalid(
+                "a book is named by the book_source_id search_books shows, as media_id, without media_source",
+            ));
+        }
+        (None, true) => None,
+        (Some(s), false) => Some(media_ref(s, &scope.media_id, scope.media_type)?),
+        (None, false) => {
+            let names: Vec<&str> = sources_for(scope.media_type)
+                .iter()
+                .map(|s| s.as_str())
+                .collect();
+            return Err(ToolError::invalid(format!(
+                "media_source is required for a {} title; valid sources: {}",
+                media_type_word(scope.media_type),
+                names.join(", ")
+            )));
+        }
+    };
     let source = one(ctx, scope.instance_id.as_deref(), Some(scope.media_type))?;
-    let item = held(source, &media).await?;
+    let item = match &media {
+        Some(media) => held(source, media).await?,
+        None => held_book(source, &scope.media_id).await?,
+    };
     let resolved = match (scope.media_type, scope.season, scope.episode) {
         (MediaType::Movie, _, _) => (ReleaseScope::Movie(item.id), item.title.clone()),
         (MediaType::Music, _, _) => (ReleaseScope::Album(item.id), item.title.clone()),
@@ -101,6 +126,32 @@ pub(crate) async fn resolve<'c>(
         (MediaType::Tv, None, _) => return Err(ToolError::invalid("a tv search needs a season")),
     };
     Ok((source, resolved.0, resolved.1))
+}
+
+/// The book of `source`'s library whose book source id is `id`; not held is `not_found` with
+/// what to do.
+async fn held_book(source: &Source, id: &str) -> Result<LibraryItem, ToolError> {
+    let id = id.trim();
+    if id.is_empty() || id.len() > 64 || id.chars().any(char::is_control) {
+        return Err(ToolError::invalid(
+            "invalid argument \"media_id\": give the book_source_id as search_books showed it",
+        ));
+    }
+    serves(source, MediaType::Book)?;
+    let client = source.client()?;
+    client
+        .held_book(id)
+        .await
+        .map_err(|e| source.error(e))?
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "no book with book_source_id {id} is in the library of {}; search_books finds books and says which are in the library",
+                    source.id
+                ),
+            )
+        })
 }
 
 /// The download id of a queue item; an unknown id is refused with what to do.

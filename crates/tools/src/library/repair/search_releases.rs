@@ -19,7 +19,7 @@ impl Tool for SearchReleases {
     const META: Meta = Meta {
         name: "search_releases",
         title: "Search indexers for releases",
-        description: "Runs the library service's interactive indexer search for one title it holds: a movie (radarr), a season or one episode (sonarr, season required) or an album (lidarr). Rows: title, indexer, size, age, seeders, quality, custom-format score, languages, whether the service would accept it and its rejections, and a release_ref to pass to grab_release with the same scope. Slow: indexers are asked live.",
+        description: "Runs the library service's interactive indexer search for one title it holds: a movie (radarr), a season or one episode (sonarr, season required), an album (lidarr, by musicbrainz id) or a book (readarr: media_type book, media_id the book_source_id search_books shows, no media_source). Rows: title, indexer, size, age, seeders, quality, custom-format score, languages, whether the service would accept it and its rejections, and a release_ref to pass to grab_release with the same scope. Slow: indexers are asked live.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
         needs_plan: false,

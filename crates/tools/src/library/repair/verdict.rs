@@ -1,8 +1,10 @@
 //! The Import Doctor's closed list of verdicts, read from what the service itself reports about a
 //! queue item: its status, tracked download state and status, and its status messages, matched
 //! against the exact texts Sonarr and Radarr write (an unrecognised message is `unknown`, never a
-//! guess).
+//! guess); and from what the download client holding the item says of it, for the verdicts that
+//! are about the download rather than the import.
 
+use adapters_downloads::TorrentState;
 use adapters_library::QueueItem;
 use serde::Serialize;
 
@@ -36,6 +38,19 @@ impl Verdict {
     }
 }
 
+/// What the download client holding an item adds to its verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientSays {
+    /// Nothing: no instance the caller may read holds it, or it is no torrent.
+    Nothing,
+    /// The instance holding it reports this state.
+    State(TorrentState),
+    /// The instance holding it cannot be read now (its row is as last seen).
+    Unreachable,
+    /// No instance that could be read holds it, and some instance could not be read.
+    MaybeUnreachable,
+}
+
 /// Whether an item is not progressing: the service flags it, or it cannot import.
 pub fn stuck(q: &QueueItem) -> bool {
     q.tracked_status.as_deref().is_some_and(|s| s != "ok")
@@ -50,8 +65,23 @@ pub fn stuck(q: &QueueItem) -> bool {
         || q.error.is_some()
 }
 
-/// The verdict of a stuck item.
-pub fn verdict(q: &QueueItem) -> Verdict {
+/// The verdict of a stuck item: the service's import messages first (they name what is wrong
+/// with the files), then the download client's own account of the download, then the service's
+/// status.
+pub fn verdict(q: &QueueItem, client: ClientSays) -> Verdict {
+    let service = from_service(q);
+    match (service, client) {
+        (Verdict::Unknown | Verdict::StalledDownload, ClientSays::State(TorrentState::Stalled)) => {
+            Verdict::StalledDownload
+        }
+        (Verdict::Unknown | Verdict::StalledDownload, ClientSays::Unreachable)
+        | (Verdict::Unknown, ClientSays::MaybeUnreachable) => Verdict::DownloadClientUnreachable,
+        _ => service,
+    }
+}
+
+/// The verdict from what the service reports alone.
+fn from_service(q: &QueueItem) -> Verdict {
     let any = |f: &dyn Fn(&str) -> bool| q.messages.iter().any(|m| f(m));
     if any(&|m| m == "Sample") {
         Verdict::SampleFile
@@ -82,8 +112,9 @@ pub fn verdict(q: &QueueItem) -> Verdict {
     }
 }
 
-/// What is wrong, in the household's words.
-pub fn sentence(v: Verdict, title: &str, instance: &str) -> String {
+/// What is wrong, in the household's words; `unreachable` names the download instance Marquee
+/// could not read, when that is what the verdict rests on.
+pub fn sentence(v: Verdict, title: &str, instance: &str, unreachable: Option<&str>) -> String {
     match v {
         Verdict::SampleFile => format!(
             "{title} is only a sample clip, not the real file; it should be removed and another release found."
@@ -106,9 +137,12 @@ pub fn sentence(v: Verdict, title: &str, instance: &str) -> String {
         Verdict::StalledDownload => {
             format!("{title} has stopped downloading: nobody is sharing it.")
         }
-        Verdict::DownloadClientUnreachable => {
-            format!("{instance} cannot reach the download client that holds {title}.")
-        }
+        Verdict::DownloadClientUnreachable => match unreachable {
+            Some(client) => format!(
+                "The download client {client}, which holds {title}, cannot be reached right now."
+            ),
+            None => format!("{instance} cannot reach the download client that holds {title}."),
+        },
         Verdict::Unknown => format!(
             "{title} is stuck for a reason Marquee does not recognise; the service's own messages are in the evidence."
         ),
@@ -222,7 +256,10 @@ mod tests {
                 Some("qBittorrent is reporting an error"),
             ),
         ];
-        let got: Vec<&str> = cases.iter().map(|q| verdict(q).name()).collect();
+        let got: Vec<&str> = cases
+            .iter()
+            .map(|q| verdict(q, ClientSays::Nothing).name())
+            .collect();
         expect_test::expect![[r#"
             [
                 "sample_file",
@@ -239,6 +276,54 @@ mod tests {
         "#]]
         .assert_debug_eq(&got);
         assert!(cases.iter().all(stuck));
+    }
+
+    #[test]
+    fn the_download_clients_account_decides_only_download_verdicts() {
+        let stalled = ClientSays::State(TorrentState::Stalled);
+        let fine_download = item("downloading", "downloading", "ok", &[], None);
+        let failed = item(
+            "failed",
+            "failedPending",
+            "error",
+            &["Download client reported an unexpected state"],
+            None,
+        );
+        let sample = item("completed", "importBlocked", "warning", &["Sample"], None);
+        let unavailable = item(
+            "downloadClientUnavailable",
+            "downloading",
+            "warning",
+            &[],
+            None,
+        );
+        let cases = [
+            (&fine_download, stalled),
+            (&fine_download, ClientSays::State(TorrentState::Downloading)),
+            (&failed, ClientSays::Unreachable),
+            (&failed, ClientSays::MaybeUnreachable),
+            (&failed, ClientSays::State(TorrentState::Error)),
+            (&sample, ClientSays::Unreachable),
+            (&sample, stalled),
+            (&unavailable, stalled),
+        ];
+        let got: Vec<String> = cases
+            .iter()
+            .map(|(q, c)| format!("{} + {c:?} -> {}", q.status, verdict(q, *c).name()))
+            .collect();
+        expect_test::expect![[r#"
+            [
+                "downloading + State(Stalled) -> stalled_download",
+                "downloading + State(Downloading) -> unknown",
+                "failed + Unreachable -> download_client_unreachable",
+                "failed + MaybeUnreachable -> download_client_unreachable",
+                "failed + State(Error) -> unknown",
+                "completed + Unreachable -> sample_file",
+                "completed + State(Stalled) -> sample_file",
+                "downloadClientUnavailable + State(Stalled) -> download_client_unreachable",
+            ]
+        "#]]
+        .assert_debug_eq(&got);
     }
 
     #[test]

@@ -1,9 +1,13 @@
 //! Benchmark of the merged library reads through the full in-process MCP path (router, edge,
 //! governance, tool, adapter, loopback HTTP to the fakes): `get_queue` and `diagnose_queue` over
 //! four *arr fakes (Radarr, Sonarr, Lidarr, Readarr) with 1,000 queue items each, 10% of them
-//! stuck, against the slowest single instance's `get_queue` measured in the same run.
+//! stuck, against the slowest single instance's `get_queue` measured in the same run; and
+//! `diagnose_queue` again with a qBittorrent instance (`qbit.rs`) holding every item's hash, so
+//! each item is also looked up in the download catalogue (the stalled ones stalled there too).
 //!
 //! `cargo run --profile bench -p web --example bench_library` (BENCH_CALLS, default 200).
+
+mod qbit;
 
 use std::{sync::Arc, time::Instant};
 
@@ -18,7 +22,7 @@ use web::{EdgeConfig, Host, Metrics, Web};
 
 const ITEMS: usize = 1000;
 
-async fn fake(kind: ArrKind) -> FakeArr {
+async fn fake(kind: ArrKind, hashes: &mut Vec<(String, bool)>) -> FakeArr {
     let fake = FakeArr::start(kind).await;
     let unit = match kind {
         ArrKind::Radarr => fake.insert(
@@ -54,11 +58,17 @@ async fn fake(kind: ArrKind) -> FakeArr {
         }
     };
     for i in 0..ITEMS {
-        if i % 10 == 0 {
-            fake.seed_stuck(unit, Verdict::ALL[(i / 10) % Verdict::ALL.len()]);
+        let (id, stalled) = if i % 10 == 0 {
+            let v = Verdict::ALL[(i / 10) % Verdict::ALL.len()];
+            (fake.seed_stuck(unit, v), v == Verdict::StalledDownload)
         } else {
-            fake.start_download(unit, &format!("Release.{i}.1080p"), 1_000_000_000);
-        }
+            let id = fake.start_download(unit, &format!("Release.{i}.1080p"), 1_000_000_000);
+            (id, false)
+        };
+        // A hash of its own per instance and item, as the download client holds it.
+        let hash = format!("{:02X}{:038X}", kind as u8, i);
+        fake.update(Resource::Queue, id, json!({ "downloadId": hash }));
+        hashes.push((hash, stalled));
     }
     fake
 }
@@ -120,33 +130,45 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
+    let mut hashes = Vec::new();
     let fakes = [
-        ("radarr", InstanceKind::Radarr, fake(ArrKind::Radarr).await),
-        ("sonarr", InstanceKind::Sonarr, fake(ArrKind::Sonarr).await),
-        ("lidarr", InstanceKind::Lidarr, fake(ArrKind::Lidarr).await),
+        (
+            "radarr",
+            InstanceKind::Radarr,
+            fake(ArrKind::Radarr, &mut hashes).await,
+        ),
+        (
+            "sonarr",
+            InstanceKind::Sonarr,
+            fake(ArrKind::Sonarr, &mut hashes).await,
+        ),
+        (
+            "lidarr",
+            InstanceKind::Lidarr,
+            fake(ArrKind::Lidarr, &mut hashes).await,
+        ),
         (
             "readarr",
             InstanceKind::Readarr,
-            fake(ArrKind::Readarr).await,
+            fake(ArrKind::Readarr, &mut hashes).await,
         ),
     ];
-    let specs = fakes
+    let specs: Vec<InstanceSpec> = fakes
         .iter()
         .map(|(id, kind, f)| spec(id, *kind, f))
         .collect();
-    let store = store::Store::open_in_memory().await.unwrap();
-    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
-    let key = issued.secret.expose().to_string();
-    let app = App::new(
-        store,
-        Arc::new(Settings::new(false, None)),
-        Arc::new(Instances::new(specs).unwrap()),
-    );
-    let metrics = Arc::new(Metrics::default());
-    let host = Arc::new(Host::new(app, metrics.clone()));
-    let web = Web::new(EdgeConfig::default(), metrics);
-    web.set_ready(host);
-    let router = web::router(web);
+    let (router, key) = marquee(specs.clone()).await;
+    let client = InstanceSpec {
+        id: "qb".into(),
+        kind: InstanceKind::Qbittorrent,
+        url: Some(qbit::start(&hashes).await.parse().unwrap()),
+        path: None,
+        username: Some("admin".into()),
+        password: Some(domain::Secret::new("adminadmin")),
+        api_key: None,
+        default: true,
+    };
+    let (with_client, client_key) = marquee(specs.into_iter().chain([client]).collect()).await;
 
     println!("| call | p50 ms | p99 ms |\n| --- | --- | --- |");
     let mut slowest = (0.0f64, 0.0f64);
@@ -172,8 +194,36 @@ async fn main() {
     );
     let (p50, p99) = measure(&router, &key, "diagnose_queue", json!({}), n).await;
     println!("| diagnose_queue (4 x 1,000, 10% stuck) | {p50:.2} | {p99:.2} |");
+    let plain = p50;
+    let answer = call(&with_client, &client_key, "diagnose_queue", json!({})).await;
+    assert!(
+        answer.to_string().contains(r#""available":true"#),
+        "the client's state is in the evidence"
+    );
+    let (p50, p99) = measure(&with_client, &client_key, "diagnose_queue", json!({}), n).await;
     println!(
-        "diagnose / slowest single get_queue p50: {:.2}x",
+        "| diagnose_queue with a qBittorrent holding all 4,000 hashes | {p50:.2} | {p99:.2} |"
+    );
+    println!(
+        "diagnose / slowest single get_queue p50: {:.2}x; with the client's evidence: {:.2}x",
+        plain / slowest.0,
         p50 / slowest.0
     );
+}
+
+/// A Marquee over `specs` on an in-memory store: its router and the owner's key.
+async fn marquee(specs: Vec<InstanceSpec>) -> (axum::Router, String) {
+    let store = store::Store::open_in_memory().await.unwrap();
+    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let key = issued.secret.expose().to_string();
+    let app = App::new(
+        store,
+        Arc::new(Settings::new(false, None)),
+        Arc::new(Instances::new(specs).unwrap()),
+    );
+    let metrics = Arc::new(Metrics::default());
+    let host = Arc::new(Host::new(app, metrics.clone()));
+    let web = Web::new(EdgeConfig::default(), metrics);
+    web.set_ready(host);
+    (web::router(web), key)
 }

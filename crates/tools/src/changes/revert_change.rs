@@ -1,0 +1,131 @@
+//! `revert_change`: plans the one revert an applied settings change offers, while the live
+//! settings still hash to what it applied. The revert is a change like any other (approved and
+//! applied with `apply_change`, audited there) and is not itself revertible.
+
+use domain::{Capability, Role};
+use policy::Effect;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use store::{ChangeStatus, NewChange};
+
+use super::{content_hash, parse_plan, review_url};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    error::ErrorCode,
+    library::settings::{self, SettingsPlan},
+};
+
+pub struct RevertChange;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The applied settings change to undo (chg_…).
+    pub change_id: String,
+}
+
+impl Tool for RevertChange {
+    type Input = Input;
+    const META: Meta = Meta {
+        name: "revert_change",
+        title: "Plan a revert of a settings change",
+        description: "Plans the one revert of an applied settings change (plan_profile_change, or an update by upsert_custom_format): available only while the live settings still equal what that change applied. Nothing is written: the answer is a change that apply_change writes once approved, like any plan. A revert cannot itself be reverted, and a change is reverted once.",
+        effect: Effect::Write,
+        capability: Capability::SettingsWrite,
+        needs_plan: true,
+        allowance: None,
+    };
+
+    async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        let me = &ctx.caller.authority.person;
+        let change = ctx
+            .store()
+            .change(&input.change_id)
+            .await?
+            .filter(|c| c.created_by == me.id || me.role == Role::Owner)
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::NotFound,
+                    format!("no change with id \"{}\" that you planned", input.change_id),
+                )
+            })?;
+        let revertible = ["plan_profile_change", "upsert_custom_format"];
+        if change.tool == Self::META.name {
+            return Err(ToolError::invalid(format!(
+                "change {} is itself a revert; a revert cannot be reverted",
+                change.id
+            )));
+        }
+        if !revertible.contains(&change.tool.as_str()) {
+            return Err(ToolError::invalid(format!(
+                "change {} is a {} change; only settings changes ({}) offer a revert",
+                change.id,
+                change.tool,
+                revertible.join(", ")
+            )));
+        }
+        if change.status != ChangeStatus::Applied {
+            return Err(ToolError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "change {} is {}; only an applied change can be reverted",
+                    change.id, change.status
+                ),
+            ));
+        }
+        ctx.store()
+            .check_no_revert(Self::META.name, &change.id)
+            .await
+            .map_err(conflict)?;
+        let op = ctx.store().operation_for_change(&change.id).await?;
+        let result: serde_json::Value = op
+            .and_then(|o| o.result)
+            .and_then(|r| serde_json::from_str(&r).ok())
+            .unwrap_or_default();
+        let original: SettingsPlan = parse_plan(&change)?;
+        let plan = settings::revert_plan(ctx, &change.id, original, &result).await?;
+        store_revert(ctx, plan).await
+    }
+}
+
+/// Stores the revert (one per change, also when two race) and answers it as a plan.
+async fn store_revert(ctx: &Ctx, plan: SettingsPlan) -> Result<Output, ToolError> {
+    let meta = RevertChange::META;
+    let reverts = plan.reverts.clone().unwrap_or_default();
+    let proposal = settings::proposal(&plan);
+    let text = proposal.plan.to_string();
+    let dependencies = serde_json::to_string(&proposal.dependencies).unwrap_or_default();
+    let grant = &ctx.caller.authority.grant;
+    let change = ctx
+        .store()
+        .create_revert(
+            &NewChange {
+                created_by: ctx.caller.authority.person.id,
+                grant_id: grant.id,
+                grant_revision: grant.revision,
+                tool: meta.name.to_string(),
+                summary: proposal.summary.clone(),
+                content_hash: content_hash(meta.name, &text, &dependencies),
+                plan: text,
+                dependency_hashes: dependencies,
+            },
+            &reverts,
+        )
+        .await
+        .map_err(conflict)?;
+    let url = review_url(ctx, &change.id);
+    Ok(super::planned_answer(
+        meta,
+        ctx.needs_plan(),
+        &change,
+        &proposal,
+        &url,
+    ))
+}
+
+fn conflict(e: store::Error) -> ToolError {
+    match e {
+        store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
+        other => other.into(),
+    }
+}

@@ -1,0 +1,120 @@
+//! The title a request names, read once for `get_request_options` and `request_media`: a movie or
+//! show through its catalogue (with the caller's content limits), an album or book through the
+//! library instance it would go to (Lidarr by MusicBrainz release-group id, Readarr by the book
+//! source's id), since no catalogue here answers those ids.
+
+use domain::{MediaId, MediaSource, MediaType};
+
+use crate::{
+    context::Ctx,
+    contract::ToolError,
+    discover::{
+        identity::{self, TitleType},
+        limits::{Gate, not_available},
+        lookup,
+    },
+    library::{source::Source, title},
+};
+
+/// A requested title as the request tools show and store it.
+pub(crate) struct Asked<'c> {
+    pub id: MediaId,
+    pub media_type: MediaType,
+    pub title: String,
+    pub year: Option<i32>,
+    /// TV: how many seasons the catalogue knows.
+    pub seasons: Option<u32>,
+    /// The instance the title was read from (a catalogue, or the library for albums and books).
+    pub read_from: String,
+    /// Albums and books: the library instance that answered, which is where they go.
+    pub library: Option<&'c Source>,
+}
+
+impl Asked<'_> {
+    /// "Heat (1995)".
+    pub fn label(&self) -> String {
+        match self.year {
+            Some(y) => format!("{} ({y})", self.title),
+            None => self.title.clone(),
+        }
+    }
+}
+
+/// Reads the title named by the pair. `instance_id` names a catalogue (movies and tv only);
+/// `library_instance_id` the library instance albums and books are read from.
+pub(crate) async fn read<'c>(
+    ctx: &'c Ctx,
+    source: Option<MediaSource>,
+    id: Option<String>,
+    media_type: MediaType,
+    instance_id: Option<&str>,
+    library_instance_id: Option<&str>,
+) -> Result<Asked<'c>, ToolError> {
+    let title_type = match media_type {
+        MediaType::Movie => Some(TitleType::Movie),
+        MediaType::Tv => Some(TitleType::Tv),
+        MediaType::Music | MediaType::Book => None,
+    };
+    if let Some(title_type) = title_type {
+        let looked = lookup::title(ctx, source, id, title_type, instance_id).await?;
+        let d = looked.details;
+        return Ok(Asked {
+            id: d.summary.id,
+            media_type,
+            title: d.summary.title,
+            year: d.summary.year,
+            seasons: d.seasons,
+            read_from: looked.entry.id.clone(),
+            library: None,
+        });
+    }
+    let id = identity::required(source, id)?;
+    if instance_id.is_some() {
+        return Err(ToolError::invalid(
+            "instance_id names a catalogue; albums and books are read from their library instance, so name it with library_instance_id",
+        ));
+    }
+    let Some(library) = super::arrive::library_for(ctx, media_type, library_instance_id)? else {
+        return Err(ToolError::new(
+            crate::ErrorCode::Unsupported,
+            format!(
+                "requesting {} needs a {} instance; none is configured",
+                if media_type == MediaType::Book {
+                    "books"
+                } else {
+                    "albums"
+                },
+                crate::library::source::kind_for(media_type)
+            ),
+        ));
+    };
+    let media = title::media_ref(id.media_source, &id.media_id, media_type)?;
+    let found = title::find(library, &media).await?;
+    if Gate::for_caller_would_filter(ctx) && !unrated_allowed(ctx, &found.genres) {
+        return Err(not_available());
+    }
+    Ok(Asked {
+        id: MediaId::new(media.source, media.id),
+        media_type,
+        title: found.title,
+        year: found.year.and_then(|y| i32::try_from(y).ok()),
+        seasons: None,
+        read_from: library.id.clone(),
+        library: Some(library),
+    })
+}
+
+/// Albums and books carry no ratings: a limited person's "block unrated" refuses them, and so
+/// does any blocked genre among the service's genres (as `search_music` filters its rows).
+fn unrated_allowed(ctx: &Ctx, genres: &[String]) -> bool {
+    let limits = &ctx.caller.authority.person.limits;
+    if limits.block_unrated {
+        return false;
+    }
+    !genres.iter().any(|g| {
+        limits
+            .blocked_genres
+            .iter()
+            .any(|b| b.trim().eq_ignore_ascii_case(g.trim()))
+    })
+}

@@ -1,0 +1,181 @@
+//! The OAuth 2.1 authorization server for remote connectors, and the protected-resource
+//! metadata that names it: RFC 8414 metadata, RFC 9728 metadata for `/mcp` and the REST
+//! mirror, dynamic client registration (RFC 7591), the authorization code flow with S256 PKCE
+//! and consent on the owner pages, the token endpoint (RFC 8707 audiences, rotating refresh
+//! tokens) and revocation (RFC 7009).
+//!
+//! The issuer is the configured public URL. Handlers parse, call `rules` (pure checks) and one
+//! store method, and render; codes and tokens are kept only as verifiers (`store::oauth`).
+
+mod authorize;
+mod register;
+mod rules;
+mod token;
+
+use std::{collections::HashMap, net::SocketAddr};
+
+use axum::{
+    Router,
+    extract::{ConnectInfo, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use serde_json::{Value, json};
+use store::TokenLifetimes;
+
+use crate::Web;
+
+/// The paths of the resources tokens can be bound to; the first is the default.
+const RESOURCES: [&str; 2] = ["/mcp", "/api/v1"];
+
+pub(crate) fn router() -> Router<Web> {
+    Router::new()
+        .route("/.well-known/oauth-protected-resource", get(resource_mcp))
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(resource_mcp),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/api/v1",
+            get(resource_rest),
+        )
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(server_metadata),
+        )
+        .route("/register", post(register::register))
+        .route("/authorize", get(authorize::page).post(authorize::decide))
+        .route("/token", post(token::token))
+        .route("/revoke", post(token::revoke))
+}
+
+/// Where this server is reached (`https://marquee.example`), without a trailing slash: the
+/// configured public URL, or for an in-process server without one, the request's Host.
+fn base(web: &Web, headers: &HeaderMap) -> String {
+    let configured = web
+        .ready
+        .get()
+        .map(|h| h.app.settings().public_url())
+        .unwrap_or_default();
+    if !configured.is_empty() {
+        return configured;
+    }
+    let authority = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("localhost");
+    format!("http://{authority}")
+}
+
+/// The token lifetimes while the authorization server is on.
+fn lifetimes(web: &Web) -> Option<TokenLifetimes> {
+    web.ready.get().and_then(|h| h.app.settings().oauth())
+}
+
+/// The resources tokens can be bound to, as URLs; the first is the default.
+fn resources(base: &str) -> Vec<String> {
+    RESOURCES.iter().map(|p| format!("{base}{p}")).collect()
+}
+
+/// An OAuth error answer (RFC 6749 §5.2): `{error, error_description}`, never cached.
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+    no_store(
+        status,
+        json!({"error": error, "error_description": description}),
+    )
+}
+
+/// A JSON answer with `Cache-Control: no-store` (RFC 6749 §5.1).
+fn no_store(status: StatusCode, body: Value) -> Response {
+    let mut r = (status, axum::Json(body)).into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r.headers_mut()
+        .insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+    r
+}
+
+/// 404 for every authorization-server route while `[oauth] enabled` is off.
+fn disabled() -> Response {
+    oauth_error(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "the authorization server is off on this marquee ([oauth] enabled = false); use an API key",
+    )
+}
+
+/// A form body's fields in order, for [`rules::params`].
+fn form_pairs(body: &[u8]) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(body)
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+/// The source address of a request, for the failure throttle.
+fn source(request_parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
+    request_parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+}
+
+async fn resource_mcp(State(web): State<Web>, headers: HeaderMap) -> Response {
+    resource_metadata(&web, &headers, "/mcp")
+}
+
+async fn resource_rest(State(web): State<Web>, headers: HeaderMap) -> Response {
+    resource_metadata(&web, &headers, "/api/v1")
+}
+
+/// RFC 9728 protected-resource metadata of the resource at `path`, naming this server as its
+/// authorization server while OAuth is on.
+fn resource_metadata(web: &Web, headers: &HeaderMap, path: &str) -> Response {
+    if let Err(r) = mcp::edge::check_host_and_origin(&web.edge, headers) {
+        return r;
+    }
+    let base = base(web, headers);
+    let servers: Vec<&str> = match lifetimes(web) {
+        Some(_) => vec![base.as_str()],
+        None => Vec::new(),
+    };
+    axum::Json(json!({
+        "resource": format!("{base}{path}"),
+        "authorization_servers": servers,
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": [rules::GRANTED_SCOPE],
+        "resource_name": "Marquee",
+        "resource_documentation": format!("{base}/api/v1/openapi.json"),
+    }))
+    .into_response()
+}
+
+/// RFC 8414 authorization server metadata.
+async fn server_metadata(State(web): State<Web>, headers: HeaderMap) -> Response {
+    if let Err(r) = mcp::edge::check_host_and_origin(&web.edge, &headers) {
+        return r;
+    }
+    if lifetimes(&web).is_none() {
+        return disabled();
+    }
+    let issuer = base(&web, &headers);
+    axum::Json(json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}/authorize"),
+        "token_endpoint": format!("{issuer}/token"),
+        "registration_endpoint": format!("{issuer}/register"),
+        "revocation_endpoint": format!("{issuer}/revoke"),
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none"],
+        "revocation_endpoint_auth_methods_supported": ["none"],
+        "scopes_supported": [rules::GRANTED_SCOPE],
+        "authorization_response_iss_parameter_supported": true,
+        "service_documentation": format!("{issuer}/api/v1/openapi.json"),
+    }))
+    .into_response()
+}
+
+/// Looks up each parameter once; `HashMap` of borrowed pairs.
+type Params<'a> = HashMap<&'a str, &'a str>;

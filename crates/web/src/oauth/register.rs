@@ -1,0 +1,75 @@
+//! `POST /register`: dynamic client registration (RFC 7591) of public clients.
+
+use axum::{
+    extract::{Request, State},
+    http::StatusCode,
+    response::Response,
+};
+use serde_json::{Value, json};
+
+use super::{disabled, lifetimes, no_store, oauth_error, rules};
+use crate::Web;
+
+/// Longest registration body accepted.
+const MAX_BODY: usize = 16 * 1024;
+
+pub(crate) async fn register(State(web): State<Web>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Err(r) = mcp::edge::check_host_and_origin(&web.edge, &parts.headers) {
+        return r;
+    }
+    if lifetimes(&web).is_none() {
+        return disabled();
+    }
+    let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
+        return oauth_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_client_metadata",
+            "the registration is larger than 16 KiB",
+        );
+    };
+    let Ok(metadata) = serde_json::from_slice::<Value>(&body) else {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_client_metadata",
+            "the registration is not valid JSON",
+        );
+    };
+    let new = match rules::client_metadata(&metadata) {
+        Ok(new) => new,
+        Err(r) => return oauth_error(StatusCode::BAD_REQUEST, r.error, &r.description),
+    };
+    let Some(host) = web.ready.get() else {
+        return mcp::edge::not_ready();
+    };
+    match host.app.store().register_client(&new).await {
+        Ok(client) => {
+            tracing::info!(client_id = %client.client_id, name = %client.name, "an OAuth client registered");
+            no_store(
+                StatusCode::CREATED,
+                json!({
+                    "client_id": client.client_id,
+                    "client_id_issued_at": client.created_at / 1000,
+                    "client_name": client.name,
+                    "redirect_uris": client.redirect_uris,
+                    "grant_types": client.grant_types,
+                    "response_types": ["code"],
+                    "token_endpoint_auth_method": "none",
+                }),
+            )
+        }
+        Err(store::Error::Conflict(m)) => oauth_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "temporarily_unavailable",
+            &m,
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "a client registration failed");
+            oauth_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                "the registration could not be stored; the server log has the details",
+            )
+        }
+    }
+}
