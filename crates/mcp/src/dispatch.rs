@@ -5,6 +5,8 @@
 //! version and client capabilities, the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
 //! headers must agree with the body, results carry `resultType`, lists `ttlMs`/`cacheScope`.
 
+use std::sync::Arc;
+
 use rmcp::model::{ErrorCode, Implementation};
 use serde_json::{Map, Value, json};
 
@@ -13,6 +15,7 @@ use crate::{
     classify::classify,
     context::{Context, Outbox, Peers},
     fixtures, methods, version,
+    wire::{self, COMPLETE, Definitions, ListedTool, ToolList},
 };
 
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
@@ -58,14 +61,10 @@ impl Reply {
         message: &str,
         data: Option<Value>,
     ) -> Reply {
-        let mut error = json!({ "code": code.0, "message": message });
-        if let Some(data) = data {
-            error["data"] = data;
-        }
-        let body = json!({ "jsonrpc": "2.0", "id": id.unwrap_or(Value::Null), "error": error });
+        let id = id.unwrap_or(Value::Null);
         Reply {
             status,
-            body: Some(serde_json::to_vec(&body).unwrap_or_default()),
+            body: Some(wire::failure(&id, code.0, message, data.as_ref())),
             method: "-".into(),
         }
     }
@@ -195,30 +194,35 @@ pub async fn dispatch<H: ToolHost>(
         }
     };
     let outcome = route(host, caller, era, &method, params, link).await;
-    let id_text = serde_json::to_string(&id).unwrap_or_else(|_| "null".into());
+    let modern = (era == Era::Modern).then_some(COMPLETE);
     let (status, body) = match outcome {
         Ok(Answer::Object(mut result)) => {
-            if era == Era::Modern {
+            if let Some(complete) = modern {
                 result
                     .entry("resultType")
-                    .or_insert_with(|| "complete".into());
+                    .or_insert_with(|| complete.into());
             } else {
                 result.remove("resultType");
             }
-            let result = serde_json::to_string(&result).unwrap_or_default();
-            (200, envelope(&id_text, &result))
+            (200, wire::success(&id, &result, 256))
         }
-        Ok(Answer::Raw(result)) => (200, envelope(&id_text, &result)),
-        Ok(Answer::Result(result, era)) => {
-            let text = result.json();
-            let body = if era == Era::Modern {
-                // A result is a non-empty object: its last byte is the closing brace.
-                let open = &text[..text.len().saturating_sub(1)];
-                envelope_with_tail(&id_text, open, ",\"resultType\":\"complete\"}")
-            } else {
-                envelope(&id_text, text)
+        Ok(Answer::Tools(tools, fixtures)) => {
+            let tools = Definitions {
+                host: &tools,
+                fixtures,
             };
-            (200, body)
+            let size = tools.size();
+            let list = ToolList {
+                tools,
+                ttl_ms: modern.map(|_| LIST_TTL_MS),
+                cache_scope: modern.map(|_| "private"),
+                result_type: modern,
+            };
+            (200, wire::success(&id, list, size))
+        }
+        Ok(Answer::Result(result)) => {
+            let size = result.size();
+            (200, wire::success(&id, result.shape(modern), size))
         }
         Err(e) => {
             let status = match e.code {
@@ -226,8 +230,10 @@ pub async fn dispatch<H: ToolHost>(
                 MISSING_CLIENT_CAPABILITY => 400,
                 _ => 200,
             };
-            let reply = Reply::error(status, Some(id), e.code, &e.message, e.data);
-            (status, reply.body.unwrap_or_default())
+            (
+                status,
+                wire::failure(&id, e.code.0, &e.message, e.data.as_ref()),
+            )
         }
     };
     Reply {
@@ -235,23 +241,6 @@ pub async fn dispatch<H: ToolHost>(
         body: Some(body),
         method,
     }
-}
-
-/// `{"jsonrpc":"2.0","id":…,"result":…}` from already-serialized parts.
-fn envelope(id: &str, result: &str) -> Vec<u8> {
-    envelope_with_tail(id, result, "")
-}
-
-/// [`envelope`] with `tail` appended to the result's text.
-fn envelope_with_tail(id: &str, result: &str, tail: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + tail.len() + id.len() + 40);
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(b",\"result\":");
-    out.extend_from_slice(result.as_bytes());
-    out.extend_from_slice(tail.as_bytes());
-    out.push(b'}');
-    out
 }
 
 pub(crate) struct RpcError {
@@ -276,11 +265,12 @@ impl RpcError {
     }
 }
 
-/// A result: an object to serialize, JSON text already serialized, or a tool's result.
+/// A result: an object to serialize, the tools a caller may see (and the fixtures, when
+/// served), or a tool's result.
 enum Answer {
     Object(Map<String, Value>),
-    Raw(String),
-    Result(RenderedResult, Era),
+    Tools(Arc<[Arc<ListedTool>]>, &'static [Arc<ListedTool>]),
+    Result(RenderedResult),
 }
 
 type Outcome = Result<Answer, RpcError>;
@@ -323,23 +313,9 @@ async fn route<H: ToolHost>(
                 tracing::error!(error = %e, "tools/list failed");
                 RpcError::internal()
             })?;
-            // Each definition was serialized once; a list is a concatenation.
+            // Each definition was serialized once; the list writes them as they are.
             let extra = if fixtures { fixtures::tools() } else { &[] };
-            let mut text =
-                String::with_capacity(tools.iter().map(|t| t.json().len() + 1).sum::<usize>() + 80);
-            text.push_str("{\"tools\":[");
-            for (i, t) in tools.iter().chain(extra).enumerate() {
-                if i > 0 {
-                    text.push(',');
-                }
-                text.push_str(t.json());
-            }
-            text.push(']');
-            if era == Era::Modern {
-                text.push_str(&format!(",\"ttlMs\":{LIST_TTL_MS},\"cacheScope\":\"private\",\"resultType\":\"complete\""));
-            }
-            text.push('}');
-            Ok(Answer::Raw(text))
+            Ok(Answer::Tools(tools, extra))
         }
         ("tools/call", _) => call_tool(host, caller, era, params, link).await,
         ("resources/list", _) => {
@@ -475,10 +451,10 @@ async fn call_tool<H: ToolHost>(
     if host.conformance_fixtures()
         && let Some(result) = fixtures::call(&name, arguments.as_ref(), &cx).await
     {
-        return result.map(|r| Answer::Result(r, era));
+        return result.map(Answer::Result);
     }
     match host.call_tool(caller, &name, arguments, &cx).await {
-        Ok(result) => Ok(Answer::Result(result, era)),
+        Ok(result) => Ok(Answer::Result(result)),
         Err(e) => Err(RpcError {
             code: e.code,
             message: e.message.into_owned(),

@@ -115,8 +115,7 @@ fn text(t: &str) -> Value {
 }
 
 fn result(content: Vec<Value>, is_error: bool) -> Result<RenderedResult, RpcError> {
-    let v = json!({ "content": content, "isError": is_error });
-    Ok(RenderedResult::from_json(v.to_string()))
+    Ok(RenderedResult::content(&content, is_error))
 }
 
 fn argument<'a>(arguments: Option<&'a JsonObject>, name: &str) -> Result<&'a str, RpcError> {

@@ -11,6 +11,7 @@ mod methods;
 pub mod stdio;
 pub mod throttle;
 mod version;
+mod wire;
 
 use std::{future::Future, sync::Arc, time::Duration};
 
@@ -18,10 +19,10 @@ pub use context::{AskError, Context, LogLevel, Notifier, Outbox, Peers};
 pub use dispatch::{Era, Link, Reply, dispatch};
 pub use rmcp::model;
 use rmcp::model::{
-    CallToolResult, ErrorData, GetPromptResult, JsonObject, Prompt, ReadResourceResult, Resource,
-    ResourceTemplate, Tool,
+    ErrorData, GetPromptResult, JsonObject, Prompt, ReadResourceResult, Resource, ResourceTemplate,
 };
 pub use version::{LEGACY_VERSIONS, MODERN_VERSIONS, NEWEST_LEGACY};
+pub use wire::{ListedTool, RenderedResult};
 
 /// Who the server is, as `initialize` and `server/discover` tell it.
 #[derive(Clone, Debug)]
@@ -31,50 +32,6 @@ pub struct ServerIdentity {
     pub version: String,
     /// Short guidance for the model: where to start.
     pub instructions: String,
-}
-
-/// A tool definition and its JSON, serialized once: `tools/list` concatenates these.
-#[derive(Debug)]
-pub struct ListedTool {
-    tool: Tool,
-    json: String,
-}
-
-impl ListedTool {
-    pub fn new(tool: Tool) -> ListedTool {
-        let json = serde_json::to_string(&tool).unwrap_or_else(|_| "{}".into());
-        ListedTool { tool, json }
-    }
-
-    pub fn tool(&self) -> &Tool {
-        &self.tool
-    }
-
-    pub fn json(&self) -> &str {
-        &self.json
-    }
-}
-
-/// A `tools/call` result already written as the JSON text of a `CallToolResult` object, so a
-/// large answer is serialized once, straight into the response.
-/// Shared, so an answer a host hands out repeatedly is not copied per call.
-#[derive(Clone, Debug)]
-pub struct RenderedResult(Arc<str>);
-
-impl RenderedResult {
-    /// `json` must be the JSON text of one `CallToolResult` object.
-    pub fn from_json(json: impl Into<Arc<str>>) -> RenderedResult {
-        RenderedResult(json.into())
-    }
-
-    pub fn json(&self) -> &str {
-        &self.0
-    }
-
-    /// The typed result, for transports that need one (stdio).
-    pub fn to_model(&self) -> Result<CallToolResult, serde_json::Error> {
-        serde_json::from_str(&self.0)
-    }
 }
 
 /// What `completion/complete` asks about.

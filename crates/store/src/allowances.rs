@@ -76,7 +76,17 @@ pub(crate) async fn reserve_on(
     kind: AllowanceKind,
     rule: AllowanceRule,
 ) -> Result<Reserved, Error> {
-    let now = now_ms();
+    reserve_on_at(conn, entry, kind, rule, now_ms()).await
+}
+
+/// [`reserve_on`] at `now` (unix ms).
+async fn reserve_on_at(
+    conn: &mut SqliteConnection,
+    entry: &NewAudit,
+    kind: AllowanceKind,
+    rule: AllowanceRule,
+    now: i64,
+) -> Result<Reserved, Error> {
     let state = left_on(conn, entry.person, kind, rule, now).await?;
     if state.left == 0 {
         return Ok(Reserved::Exhausted(state));
@@ -113,10 +123,22 @@ impl Store {
         kind: AllowanceKind,
         rule: AllowanceRule,
     ) -> Result<Reserved, Error> {
+        self.reserve_at(entry, kind, rule, now_ms()).await
+    }
+
+    /// [`Store::audit_begin_reserving`] at `now` (unix ms). The window slides: it counts the
+    /// charges of the last `rule.days` days before `now`, not those of a calendar period.
+    async fn reserve_at(
+        &self,
+        entry: &NewAudit,
+        kind: AllowanceKind,
+        rule: AllowanceRule,
+        now: i64,
+    ) -> Result<Reserved, Error> {
         // IMMEDIATE takes the write lock first: concurrent reservations queue here, so the
         // count below always sees every earlier charge.
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
-        let reserved = reserve_on(&mut tx, entry, kind, rule).await?;
+        let reserved = reserve_on_at(&mut tx, entry, kind, rule, now).await?;
         match reserved {
             Reserved::Begun(_) => tx.commit().await?,
             Reserved::Exhausted(_) => tx.rollback().await?,
@@ -150,5 +172,85 @@ impl Store {
             out.push(left_on(&mut conn, person, *kind, *rule, now).await?);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOUR_MS: i64 = 3_600_000;
+    /// 2026-12-01T23:00:00Z: late in a calendar day, so a fixed daily window would reset soon.
+    const T0: i64 = 1_796_166_000_000;
+
+    async fn fixture() -> (Store, NewAudit) {
+        let store = Store::open_in_memory().await.unwrap();
+        let (owner, _) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+        let entry = NewAudit {
+            person: owner.id,
+            key_id: None,
+            tool: "grab_release".into(),
+            instance: Some("radarr".into()),
+            args_digest: "d".into(),
+        };
+        (store, entry)
+    }
+
+    async fn left_at(
+        store: &Store,
+        person: PersonId,
+        rule: AllowanceRule,
+        now: i64,
+    ) -> AllowanceLeft {
+        let mut conn = store.pool().acquire().await.unwrap();
+        left_on(&mut conn, person, AllowanceKind::Grabs, rule, now)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_window_slides_over_the_last_days_not_a_calendar_period() {
+        let (store, entry) = fixture().await;
+        let rule = AllowanceRule { count: 2, days: 1 };
+        let grab = |at| store.reserve_at(&entry, AllowanceKind::Grabs, rule, at);
+        assert!(matches!(grab(T0).await.unwrap(), Reserved::Begun(_)));
+        assert!(matches!(
+            grab(T0 + HOUR_MS / 2).await.unwrap(),
+            Reserved::Begun(_)
+        ));
+        // Past midnight both charges still count: they are less than a day old.
+        let Reserved::Exhausted(left) = grab(T0 + 2 * HOUR_MS).await.unwrap() else {
+            panic!("a third grab within a day must be refused");
+        };
+        assert_eq!((left.used, left.left), (2, 0));
+        assert_eq!(left.refills_at, Some(T0 + 24 * HOUR_MS));
+        // A day after the first charge, that one unit (and only it) is back.
+        let left = left_at(&store, entry.person, rule, T0 + 24 * HOUR_MS).await;
+        assert_eq!((left.used, left.left), (1, 1));
+        assert_eq!(left.refills_at, Some(T0 + HOUR_MS / 2 + 24 * HOUR_MS));
+        assert!(matches!(
+            grab(T0 + 24 * HOUR_MS).await.unwrap(),
+            Reserved::Begun(_)
+        ));
+        assert!(matches!(
+            grab(T0 + 24 * HOUR_MS + 1).await.unwrap(),
+            Reserved::Exhausted(_)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_lowered_count_refills_from_the_oldest_charge_until_one_is_free() {
+        let (store, entry) = fixture().await;
+        let wide = AllowanceRule { count: 3, days: 7 };
+        for h in [0, 1, 2] {
+            let at = T0 + h * HOUR_MS;
+            let begun = store.reserve_at(&entry, AllowanceKind::Grabs, wide, at);
+            assert!(matches!(begun.await.unwrap(), Reserved::Begun(_)));
+        }
+        let narrow = AllowanceRule { count: 1, days: 7 };
+        let left = left_at(&store, entry.person, narrow, T0 + 3 * HOUR_MS).await;
+        assert_eq!((left.used, left.left), (3, 0));
+        // Two charges must expire before one unit is free: the second oldest decides.
+        assert_eq!(left.refills_at, Some(T0 + HOUR_MS + 7 * 24 * HOUR_MS));
     }
 }

@@ -1,8 +1,10 @@
 //! The tool contract: what every tool declares once, the strict input parsing, and the
 //! `{summary, data, warnings, next_action, observed_at}` output every tool answers with.
 
+pub(crate) mod wire;
+
 use std::{
-    fmt::Write as _,
+    any::Any,
     future::Future,
     pin::Pin,
     sync::{Arc, OnceLock},
@@ -12,8 +14,12 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use domain::{AllowanceKind, Capability};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::{Serialize, de::DeserializeOwned};
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer, de::DeserializeOwned};
+use serde_json::{
+    Map, Value, json,
+    value::{RawValue, to_raw_value},
+};
+pub use wire::Rows;
 
 pub use crate::error::{ErrorCode, ErrorKind, ToolError};
 use crate::{context::Ctx, views::View};
@@ -63,15 +69,28 @@ pub struct Output {
     pub observed_at: DateTime<Utc>,
     /// Where the host keeps this answer's rendered form once it has rendered it, for answers
     /// a tool hands out more than once (see [`Output::shared`]).
-    rendered: Option<Arc<OnceLock<Arc<str>>>>,
+    rendered: Option<Arc<OnceLock<Rendered>>>,
 }
 
-/// An answer's `data`: a JSON tree, or JSON text written straight from typed rows (large pages
+/// A host's rendering of an answer, of whatever type the host renders to.
+type Rendered = Box<dyn Any + Send + Sync>;
+
+/// An answer's `data`: a JSON tree, or JSON written straight from typed values (large pages
 /// skip building a tree that would only be serialized again).
 #[derive(Debug, Clone)]
 enum Data {
     Tree(Value),
-    Text(String),
+    /// Shared: a kept answer's clones do not copy it.
+    Raw(Arc<RawValue>),
+}
+
+impl Serialize for Data {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Data::Tree(v) => v.serialize(s),
+            Data::Raw(r) => r.serialize(s),
+        }
+    }
 }
 
 impl Output {
@@ -81,19 +100,14 @@ impl Output {
 
     /// An answer whose data is serialized from `data` at once, without a JSON tree.
     pub fn typed(summary: impl Into<String>, data: &impl Serialize) -> Result<Output, ToolError> {
-        let text = serde_json::to_string(data).map_err(|e| {
+        let raw = to_raw_value(data).map_err(|e| {
             tracing::error!(error = %e, "a tool answer could not be serialized");
             ToolError::new(
                 ErrorCode::Internal,
                 "the answer could not be written; the server log has the details",
             )
         })?;
-        Ok(Output::with_data(summary, Data::Text(text)))
-    }
-
-    /// An answer whose data is JSON text already: one value, compact, as serde_json writes it.
-    pub fn json(summary: impl Into<String>, text: String) -> Output {
-        Output::with_data(summary, Data::Text(text))
+        Ok(Output::with_data(summary, Data::Raw(raw.into())))
     }
 
     fn with_data(summary: impl Into<String>, data: Data) -> Output {
@@ -127,19 +141,28 @@ impl Output {
     }
 
     /// This answer as `render` writes it; for a [`shared`](Output::shared) answer, written
-    /// by the first caller and reused by every clone.
-    pub fn rendered(&self, render: impl FnOnce(&Output) -> String) -> Arc<str> {
-        match &self.rendered {
-            Some(cell) => cell.get_or_init(|| render(self).into()).clone(),
-            None => render(self).into(),
+    /// by the first caller and reused by every clone (`R` is cheap to clone: an `Arc`).
+    pub fn rendered<R>(&self, render: impl FnOnce(&Output) -> R) -> R
+    where
+        R: Clone + Send + Sync + 'static,
+    {
+        let Some(cell) = &self.rendered else {
+            return render(self);
+        };
+        if let Some(kept) = cell.get().and_then(|k| k.downcast_ref::<R>()) {
+            return kept.clone();
         }
+        let r = render(self);
+        // Two first callers at once both render; either rendering is the same answer.
+        let _ = cell.set(Box::new(r.clone()));
+        r
     }
 
-    /// The data as a JSON tree (parsed back when it was written as text).
+    /// The data as a JSON tree (parsed back when it was written as JSON text).
     pub fn data(&self) -> Value {
         match &self.data {
             Data::Tree(v) => v.clone(),
-            Data::Text(t) => serde_json::from_str(t).unwrap_or_default(),
+            Data::Raw(r) => serde_json::from_str(r.get()).unwrap_or_default(),
         }
     }
 
@@ -157,43 +180,30 @@ impl Output {
         Value::Object(m)
     }
 
-    /// The structured envelope as JSON text, the same bytes as [`Output::envelope`] serialized
-    /// (keys in order), written without building a tree.
-    pub fn envelope_json(&self) -> String {
-        let data_len = match &self.data {
-            Data::Tree(_) => 256,
-            Data::Text(t) => t.len(),
+    /// The structured envelope as JSON, the same as [`Output::envelope`] (keys in order),
+    /// written without building a tree.
+    pub fn envelope_json(&self) -> Result<Box<RawValue>, ToolError> {
+        let observed_at = self.observed_at_text();
+        let envelope = wire::Envelope {
+            data: &self.data,
+            next_action: self.next_action.as_deref(),
+            observed_at: &observed_at,
+            summary: &self.summary,
+            warnings: &self.warnings,
         };
-        let mut out = String::with_capacity(data_len + self.summary.len() + 160);
-        out.push_str("{\"data\":");
-        match &self.data {
-            // Value's Display is its compact JSON, written without an intermediate string.
-            Data::Tree(v) => {
-                let _ = write!(out, "{v}");
-            }
-            Data::Text(t) => out.push_str(t),
-        }
-        out.push_str(",\"next_action\":");
-        out.push_str(&json_text(&self.next_action));
-        out.push_str(",\"observed_at\":\"");
-        out.push_str(&self.observed_at_text());
-        out.push_str("\",\"summary\":");
-        out.push_str(&json_text(&self.summary));
-        out.push_str(",\"warnings\":");
-        out.push_str(&json_text(&self.warnings));
-        out.push('}');
-        out
+        to_raw_value(&envelope).map_err(|e| {
+            tracing::error!(error = %e, "a tool answer could not be written");
+            ToolError::new(
+                ErrorCode::Internal,
+                "the answer could not be written; the server log has the details",
+            )
+        })
     }
 
     fn observed_at_text(&self) -> String {
         self.observed_at
             .to_rfc3339_opts(SecondsFormat::Millis, true)
     }
-}
-
-/// Strings, optional strings and lists of them as JSON; these cannot fail to serialize.
-fn json_text(v: &impl Serialize) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
 /// A page size from 1 to 200, 20 when omitted.

@@ -3,7 +3,12 @@
 
 use chrono::{SecondsFormat, Utc};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{
+    Map, Value, json,
+    value::{RawValue, to_raw_value},
+};
+
+use crate::contract::wire::Envelope;
 
 /// What kind of failure a code is: what the caller can do about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -179,19 +184,40 @@ impl ToolError {
 
     /// The same envelope as a success, so clients read both the same way.
     pub fn envelope(&self) -> Value {
+        json!({
+            "summary": self.message,
+            "data": self.envelope_data(),
+            "warnings": [],
+            "next_action": null,
+            "observed_at": Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+        })
+    }
+
+    /// [`ToolError::envelope`] as JSON, written without building the whole tree; `None` only
+    /// if it could not be written (logged), which strings and numbers cannot cause.
+    pub fn envelope_json(&self) -> Option<Box<RawValue>> {
+        let observed_at = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
+        let envelope = Envelope {
+            data: &self.envelope_data(),
+            next_action: None,
+            observed_at: &observed_at,
+            summary: &self.message,
+            warnings: &[],
+        };
+        to_raw_value(&envelope)
+            .inspect_err(|e| tracing::error!(error = %e, "a tool error could not be written"))
+            .ok()
+    }
+
+    /// `data`: the code, its kind, and what the tool added.
+    fn envelope_data(&self) -> Map<String, Value> {
         let mut data = Map::new();
         data.insert("code".into(), self.code.as_str().into());
         data.insert("kind".into(), json!(self.code.kind()));
         if let Value::Object(extra) = &self.data {
             data.extend(extra.clone());
         }
-        json!({
-            "summary": self.message,
-            "data": data,
-            "warnings": [],
-            "next_action": null,
-            "observed_at": Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
-        })
+        data
     }
 }
 

@@ -43,3 +43,31 @@ pub fn families() -> HashMap<&'static str, KindFamily> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+
+    #[test]
+    fn the_tools_that_spend_an_allowance_and_which() {
+        let spending: Vec<String> = all()
+            .iter()
+            .filter_map(|t| {
+                let m = t.meta();
+                Some(format!("{} {}", m.name, m.allowance?.as_str()))
+            })
+            .collect();
+        expect![[r#"
+            [
+                "add_torrent adds",
+                "delete_torrents destructive",
+                "trigger_search searches",
+                "grab_release grabs",
+                "remove_queue_item destructive",
+            ]
+        "#]]
+        .assert_debug_eq(&spending);
+    }
+}

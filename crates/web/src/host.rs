@@ -127,46 +127,22 @@ fn view_contents(v: &View) -> ResourceContents {
 }
 
 /// Summary first, then the JSON envelope as text; the same envelope as structuredContent.
-/// Written as JSON text directly: the envelope is serialized once and escaped once.
+/// The envelope is serialized once (and, for an answer a tool keeps, rendered once).
 pub fn render(outcome: Result<tools::Output, tools::ToolError>) -> RenderedResult {
     match outcome {
-        Ok(out) => RenderedResult::from_json(
-            out.rendered(|out| render_text(&out.summary, &out.envelope_json(), false)),
-        ),
-        Err(e) => {
-            RenderedResult::from_json(render_text(&e.message, &e.envelope().to_string(), true))
-        }
+        Ok(out) => out.rendered(|out| match out.envelope_json() {
+            Ok(envelope) => RenderedResult::structured(&out.summary, envelope, false),
+            Err(e) => failed(&e),
+        }),
+        Err(e) => failed(&e),
     }
 }
 
-fn render_text(summary: &str, envelope: &str, is_error: bool) -> String {
-    let summary = serde_json::to_string(&summary).unwrap_or_else(|_| "\"\"".into());
-    let mut out = String::with_capacity(2 * envelope.len() + summary.len() + 128);
-    out.push_str(r#"{"content":[{"type":"text","text":"#);
-    out.push_str(&summary);
-    out.push_str(r#"},{"type":"text","text":""#);
-    escape_json_text(&mut out, envelope);
-    out.push_str(r#""}],"structuredContent":"#);
-    out.push_str(envelope);
-    out.push_str(if is_error {
-        r#","isError":true}"#
-    } else {
-        r#","isError":false}"#
-    });
-    out
-}
-
-/// Appends `json`, compact JSON text as serde_json writes it, as the inside of a JSON string.
-/// Such text has no raw control characters (strings escape them; compact output has no
-/// whitespace), so only quotes and backslashes need a backslash.
-fn escape_json_text(out: &mut String, json: &str) {
-    let mut start = 0;
-    for i in memchr::memchr2_iter(b'"', b'\\', json.as_bytes()) {
-        out.push_str(&json[start..i]);
-        out.push('\\');
-        start = i;
+fn failed(e: &tools::ToolError) -> RenderedResult {
+    match e.envelope_json() {
+        Some(envelope) => RenderedResult::structured(&e.message, envelope, true),
+        None => RenderedResult::content(&[json!({ "type": "text", "text": e.message })], true),
     }
-    out.push_str(&json[start..]);
 }
 
 impl ToolHost for Host {
@@ -397,7 +373,7 @@ pub fn definition_json(tool: &Tool) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{Value, json};
+    use serde_json::Value;
 
     use super::*;
 
@@ -410,7 +386,7 @@ mod tests {
         let out = tools::Output::new("Found \"two\"\n", data.clone()).warn("w\\1");
         let envelope = out.envelope();
         let rendered = render(Ok(out));
-        let v: Value = serde_json::from_str(rendered.json()).unwrap();
+        let v: Value = serde_json::from_str(&rendered.json()).unwrap();
         assert_eq!(v["content"][0]["text"], "Found \"two\"\n");
         let text: Value = serde_json::from_str(v["content"][1]["text"].as_str().unwrap()).unwrap();
         assert_eq!(text, envelope);
@@ -420,7 +396,7 @@ mod tests {
         let model = rendered.to_model().unwrap();
         assert_eq!(model.structured_content, Some(envelope));
         let failed = render(Err(tools::ToolError::invalid("bad \"x\"")));
-        let v: Value = serde_json::from_str(failed.json()).unwrap();
+        let v: Value = serde_json::from_str(&failed.json()).unwrap();
         assert_eq!(v["isError"], true);
         assert_eq!(v["structuredContent"]["data"]["code"], "invalid_argument");
     }
@@ -430,10 +406,7 @@ mod tests {
         let kept = tools::Output::new("s", json!({"n": 1})).shared();
         let a = render(Ok(kept.clone()));
         let b = render(Ok(kept.clone()));
-        assert!(
-            std::ptr::eq(a.json(), b.json()),
-            "clones share one rendering"
-        );
+        assert_eq!(a.json(), b.json());
         let changed = render(Ok(kept.warn("new")));
         assert_ne!(changed.json(), a.json());
         assert!(changed.json().contains("\"warnings\":[\"new\"]"));

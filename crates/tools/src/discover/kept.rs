@@ -123,7 +123,7 @@ mod tests {
         let out = kept
             .answer("search_titles", "q".into(), limits, || async {
                 let n = computed.fetch_add(1, Ordering::SeqCst);
-                Ok(Output::json(format!("answer {n}"), "{}".into()))
+                Ok(Output::new(format!("answer {n}"), serde_json::json!({})))
             })
             .await;
         out.expect("the answer").summary

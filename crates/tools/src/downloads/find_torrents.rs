@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Source, chosen, freshness, labels, refresher, rows};
 use crate::ErrorCode;
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{Ctx, Meta, Output, Tool, ToolError, contract::Rows};
 
 pub struct FindTorrents;
 
@@ -146,32 +146,29 @@ impl Tool for FindTorrents {
             .filter_map(|s| Some(&*s.working()?.catalogue))
             .collect();
         // Rows are written to JSON while the catalogues are locked, without copying them out.
-        let mut rows_json = Vec::with_capacity(query.effective_limit() * 512);
+        let mut rows = Rows::with_capacity(query.effective_limit());
         let page = query_merged_map(&catalogues, &query, |instance, t| {
-            if !rows_json.is_empty() {
-                rows_json.push(b',');
-            }
-            serde_json::to_writer(&mut rows_json, &rows::Row::new(instance.as_str(), t))
+            rows.push(&rows::Row::new(instance.as_str(), t))
         });
-        let shown = page.rows.len();
         page.rows
             .into_iter()
             .collect::<Result<(), _>>()
             .map_err(internal)?;
-        let summary = summary(&sources, shown, page.total, page.offset, page.next_offset);
-        let head = Head {
+        let summary = summary(
+            &sources,
+            rows.len(),
+            page.total,
+            page.offset,
+            page.next_offset,
+        );
+        let data = Data {
             total: page.total,
             offset: page.offset,
             next_offset: page.next_offset,
             instances: sources.iter().map(|s| freshness::status(s)).collect(),
+            rows,
         };
-        let mut data = serde_json::to_vec(&head).map_err(internal)?;
-        data.pop(); // the closing brace
-        data.extend_from_slice(b",\"rows\":[");
-        data.extend_from_slice(&rows_json);
-        data.extend_from_slice(b"]}");
-        let data = String::from_utf8(data).map_err(internal)?;
-        let mut out = Output::json(summary, data);
+        let mut out = Output::typed(summary, &data)?;
         if let Some(next) = page.next_offset {
             out = out.next(format!(
                 "find_torrents with the same filters and offset {next}"
@@ -181,13 +178,14 @@ impl Tool for FindTorrents {
     }
 }
 
-/// `data` without its rows, which are appended as JSON text.
+/// `data`: the page and each instance's freshness, then the rows as they were written.
 #[derive(Serialize)]
-struct Head {
+struct Data {
     total: usize,
     offset: usize,
     next_offset: Option<usize>,
     instances: Vec<serde_json::Value>,
+    rows: Rows,
 }
 
 fn internal(e: impl std::fmt::Display) -> ToolError {

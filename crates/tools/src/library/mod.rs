@@ -15,6 +15,7 @@ mod get_quality_profiles;
 mod get_queue;
 mod get_service_config;
 pub(crate) mod held;
+pub(crate) mod reader;
 mod repair;
 mod rescan_media;
 mod search_books;

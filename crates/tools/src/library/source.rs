@@ -1,6 +1,8 @@
 //! The library instances as the tools see them: one client per Radarr, Sonarr, Lidarr or
 //! Readarr instance, how an optional `instance_id` picks one, and how adapter failures become
-//! sentences that name the instance and what to do.
+//! sentences that name the instance and what to do. Reads get a [`Reader`]; the
+//! write-capable client only comes from [`Source::writer`] with the `policy::Allowed` proof.
+//! The client field is private to this file, so no tool can reach it around the proof.
 
 use std::sync::{
     Arc,
@@ -13,6 +15,7 @@ use futures::future::join_all;
 use policy::Allowed;
 use serde_json::{Value, json};
 
+use super::reader::Reader;
 use crate::{
     context::Ctx,
     contract::ToolError,
@@ -103,9 +106,12 @@ fn client(spec: &InstanceSpec, service: Service) -> Result<Arc<LibraryClient>, S
 }
 
 impl Source {
-    /// The client, for reads. (The library adapter has no read-only face yet; writes go
-    /// through [`Source::writer`].)
-    pub fn client(&self) -> Result<&LibraryClient, ToolError> {
+    /// This instance's reads; no write is reachable from them.
+    pub fn client(&self) -> Result<Reader<'_>, ToolError> {
+        self.connected().map(Reader::new)
+    }
+
+    fn connected(&self) -> Result<&LibraryClient, ToolError> {
         self.client
             .as_deref()
             .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.clone()))
@@ -128,7 +134,7 @@ impl Source {
                 ),
             ));
         }
-        Ok(self.client()?.unchecked_writer())
+        Ok(self.connected()?.unchecked_writer())
     }
 
     /// Turns an adapter failure into a sentence naming this instance and what to do.
@@ -318,7 +324,7 @@ pub(crate) async fn merged<'c, T, F, Fut>(
     read: F,
 ) -> Merged<'c, T>
 where
-    F: Fn(&'c LibraryClient) -> Fut,
+    F: Fn(Reader<'c>) -> Fut,
     Fut: Future<Output = Result<T, Error>>,
 {
     let total = sources.len();

@@ -3,7 +3,7 @@
 //! chosen seasons monitored, then one search started), and following it through the service:
 //! approved -> added -> searching -> downloading -> available, or failed with the reason.
 
-use adapters_library::{AddOptions, LibraryClient, Profile, RootFolder, SearchTarget};
+use adapters_library::{AddOptions, Profile, RootFolder, SearchTarget};
 use domain::{MediaId, MediaType};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -14,6 +14,7 @@ use crate::{
     context::Ctx,
     contract::ToolError,
     library::{
+        reader::Reader,
         source::{Source, granted, kind_for, one},
         title::media_ref,
     },
@@ -215,7 +216,7 @@ async fn add_and_search(
 }
 
 async fn add_options(
-    client: &LibraryClient,
+    client: Reader<'_>,
     source: &Source,
     link: &LibraryLink,
     seasons: &[u32],

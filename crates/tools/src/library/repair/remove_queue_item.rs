@@ -47,7 +47,8 @@ impl Tool for RemoveQueueItem {
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
         needs_plan: false,
-        allowance: None,
+        // Removing a download and blocklisting a release cannot be undone from here.
+        allowance: Some(domain::AllowanceKind::Destructive),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
