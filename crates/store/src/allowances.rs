@@ -250,7 +250,8 @@ mod tests {
         let narrow = AllowanceRule { count: 1, days: 7 };
         let left = left_at(&store, entry.person, narrow, T0 + 3 * HOUR_MS).await;
         assert_eq!((left.used, left.left), (3, 0));
-        // Two charges must expire before one unit is free: the second oldest decides.
-        assert_eq!(left.refills_at, Some(T0 + HOUR_MS + 7 * 24 * HOUR_MS));
+        // With a count of one, all three charges must expire before a unit is free: the
+        // newest of them decides.
+        assert_eq!(left.refills_at, Some(T0 + 2 * HOUR_MS + 7 * 24 * HOUR_MS));
     }
 }
