@@ -59,7 +59,7 @@ check "body over 1 MiB is 413" "$(code "${AUTH[@]}" --data-binary @"$W/big" "$A/
 check "foreign Origin is 403" "$(code "${AUTH[@]}" -H 'Origin: http://evil.example.com' -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$A/mcp")" 403
 check "foreign Host is 403" "$(code "${AUTH[@]}" -H 'Host: evil.example.com' -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$A/mcp")" 403
 check "no credential is 401" "$(code -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$A/mcp")" 401
-contains "401 carries WWW-Authenticate resource_metadata" "$(tr -d '\r' < "$W/headers")" "www-authenticate: Bearer resource_metadata=\"http://127.0.0.1:$PA/.well-known/oauth-protected-resource\""
+contains "401 carries WWW-Authenticate resource_metadata" "$(tr -d '\r' < "$W/headers")" "www-authenticate: Bearer resource_metadata=\"http://127.0.0.1:$PA/.well-known/oauth-protected-resource/mcp\""
 check "401 body is JSON" "$(jq -r .error "$W/body")" invalid_token
 check "wrong key is 401" "$(code -H "Authorization: Bearer ${KEY}x" -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$A/mcp")" 401
 check "X-Api-Key works" "$(code -H "X-Api-Key: $KEY" -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$A/mcp")" 200

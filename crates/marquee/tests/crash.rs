@@ -156,7 +156,7 @@ fn cli(config: &Path, data: &Path, args: &[&str]) -> String {
 
 async fn call(base: &str, key: &str, tool: &str, args: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}});
-    let r: Value = client()
+    let text = client()
         .post(format!("{base}/mcp"))
         .bearer_auth(key)
         .header("content-type", "application/json")
@@ -165,10 +165,23 @@ async fn call(base: &str, key: &str, tool: &str, args: Value) -> Value {
         .send()
         .await
         .unwrap()
-        .json()
+        .text()
         .await
         .unwrap();
-    r["result"].clone()
+    answer(&text)["result"].clone()
+}
+
+/// The JSON-RPC answer in a body: plain JSON, or the one message with an `id` on an SSE
+/// stream (a long call such as `apply_change` streams its progress before it).
+fn answer(body: &str) -> Value {
+    if let Ok(plain) = serde_json::from_str(body) {
+        return plain;
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|m| m.get("id").is_some())
+        .unwrap_or_else(|| panic!("no answer in the body: {body}"))
 }
 
 /// A fresh torrent file over random bytes, made by transmission-create; its info hash.

@@ -71,15 +71,13 @@ async fn the_owner_allows_a_connector_on_the_consent_page_in_a_real_browser() {
 
     let b = Browser::start("oauth-consent").await;
     b.goto(&format!("{base}/authorize?{query}")).await;
-    assert!(
-        b.url().await.contains("/sign-in?next="),
-        "{}",
-        b.url().await
-    );
+    let at = b.wait_url("/sign-in?next=").await;
+    assert!(at.contains("/sign-in?next="), "{at}");
     b.type_into("#name", "owner").await;
     b.type_into("#password", PASSWORD).await;
     b.click("#sign-in").await;
-    assert!(b.url().await.contains("/authorize?"), "{}", b.url().await);
+    let at = b.wait_url("/authorize?").await;
+    assert!(at.contains("/authorize?"), "{at}");
     assert!(b.text("#client").await.contains("Browser test connector"));
     assert_eq!(b.text("#resource").await, format!("{base}/mcp"));
     b.execute(

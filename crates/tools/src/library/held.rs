@@ -31,7 +31,7 @@ pub(crate) struct HeldCache {
 }
 
 /// One instance's held ids.
-type Set = Arc<HashSet<MediaId>>;
+pub(super) type Set = Arc<HashSet<MediaId>>;
 
 #[derive(Default)]
 struct Inner {
@@ -66,7 +66,11 @@ impl Inner {
 
 impl HeldCache {
     /// The set (`None`: unknown) and its generation; read now only the first time.
-    async fn get(&self, client: &Arc<LibraryClient>, instance: &str) -> (Option<Set>, u64) {
+    pub(super) async fn get(
+        &self,
+        client: &Arc<LibraryClient>,
+        instance: &str,
+    ) -> (Option<Set>, u64) {
         let current = self.inner.state.lock().clone();
         match current {
             None => {
@@ -142,15 +146,17 @@ pub(crate) async fn for_caller(ctx: &Ctx) -> Held {
     if readable.is_empty() {
         return Held::default();
     }
-    let reads = readable.iter().filter_map(|s| {
-        let client = s.shared_client()?;
-        Some(async move { (s.id.as_str(), s.held.get(client, &s.id).await) })
-    });
+    let reads = readable
+        .iter()
+        .map(|s| async move { (s.id.as_str(), s.held_ids().await) });
     let mut held = Held {
         shown: true,
         ..Held::default()
     };
-    for (id, (set, generation)) in futures::future::join_all(reads).await {
+    for (id, read) in futures::future::join_all(reads).await {
+        let Some((set, generation)) = read else {
+            continue;
+        };
         held.key.push_str(&format!(" {id}#{generation}"));
         held.sets.extend(set);
     }

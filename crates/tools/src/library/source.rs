@@ -117,9 +117,12 @@ impl Source {
             .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.clone()))
     }
 
-    /// The client as shared with background work (`None` when the config could not make one).
-    pub fn shared_client(&self) -> Option<&Arc<LibraryClient>> {
-        self.client.as_ref().ok()
+    /// What this instance holds, for discovery's `in_library` (`held.rs` keeps and refreshes it
+    /// in the background); `None` when the config could not make a client. The client itself
+    /// stays private: no tool reaches a write through here.
+    pub(super) async fn held_ids(&self) -> Option<(Option<super::held::Set>, u64)> {
+        let client = self.client.as_ref().ok()?;
+        Some(self.held.get(client, &self.id).await)
     }
 
     /// The client for a write `policy::decide` allowed on this very instance.

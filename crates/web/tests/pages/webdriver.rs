@@ -146,6 +146,18 @@ impl Browser {
         last
     }
 
+    /// The page's address once it contains `part`, or what it last was after 20 seconds: a
+    /// click that submits a form returns before the redirect it answers with is followed.
+    pub async fn wait_url(&self, part: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut last = self.url().await;
+        while !last.contains(part) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            last = self.url().await;
+        }
+        last
+    }
+
     pub async fn goto(&self, url: &str) {
         self.command("POST", "/url", Some(json!({ "url": url })))
             .await;
