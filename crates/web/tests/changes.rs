@@ -400,3 +400,49 @@ async fn apply_spends_the_destructive_allowance_and_refuses_when_it_is_used_up()
             .is_none()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apply_with_a_progress_token_streams_its_progress_then_the_operation() {
+    let w = world().await;
+    let f = w.torrent("streamed.mkv", 90_000).await;
+    let data = w.plan(&f).await;
+    w.decide(data["change_id"].as_str().unwrap(), true).await;
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "apply_change",
+        "arguments": {"change_id": data["change_id"], "idempotency_key": "stream-key-0001"},
+        "_meta": {"progressToken": "apply-1"}}});
+    let req = support::post("/mcp")
+        .header("authorization", format!("Bearer {}", w.operator))
+        .header("accept", "application/json, text/event-stream")
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    let (resp, bytes) = w.s.send(req).await;
+    let stream = String::from_utf8_lossy(&bytes).into_owned();
+    assert_eq!(resp.status(), 200, "{stream}");
+    let kind = resp.headers()["content-type"].to_str().unwrap().to_string();
+    assert!(kind.starts_with("text/event-stream"), "{kind}: {stream}");
+    let messages: Vec<Value> = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect();
+    let progress: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert!(!progress.is_empty(), "no progress in {stream}");
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["params"]["progressToken"] == "apply-1"),
+        "{stream}"
+    );
+    let answer = messages.last().unwrap();
+    assert_eq!(answer["id"], 9, "{stream}");
+    let op = &answer["result"]["structuredContent"]["data"];
+    assert_eq!(op["status"], "succeeded", "{stream}");
+    poll(10, "the torrent gone from qbittorrent", async || {
+        w.qraw.one(&f.hash).await.is_none().then_some(())
+    })
+    .await;
+}
