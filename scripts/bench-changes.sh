@@ -38,37 +38,9 @@ DURATION=${BENCH_DURATION:-8s}
 TORRENTS=${BENCH_TORRENTS:-1000}
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/marquee-bench-changes.XXXXXX")
-PIDS=()
-
-log() { printf '%s\n' "bench-changes: $*" >&2; }
-die() {
-    printf '%s\n' "bench-changes: error: $*" >&2
-    exit 1
-}
-
-cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 50); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    if [[ ${BENCH_KEEP:-0} == 1 ]]; then
-        log "kept $WORK"
-    else
-        rm -rf "$WORK"
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# shellcheck source=scripts/bench-lib.sh
+source "$ROOT/scripts/bench-lib.sh"
+bench_setup bench-changes
 
 command -v wrk >/dev/null || die "wrk is missing (scripts/bench.sh installs it, or apt-get install wrk)"
 command -v curl >/dev/null || die "curl is required"

@@ -57,33 +57,9 @@ ONLY=${BENCH_ONLY:-}
 LOAD_TIMEOUT=${BENCH_LOAD_TIMEOUT:-600}
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/marquee-matrix.XXXXXX")
-PIDS=()
-
-log() { printf '%s\n' "matrix: $*" >&2; }
-die() {
-    printf '%s\n' "matrix: error: $*" >&2
-    exit 1
-}
-
-# stop PID: TERM, wait up to 5 s, then KILL (only processes this script started).
-stop() {
-    kill -TERM "$1" 2>/dev/null || true
-    for _ in $(seq 50); do
-        kill -0 "$1" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$1" 2>/dev/null || true
-    wait "$1" 2>/dev/null || true
-}
-cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do stop "$pid"; done
-    if [[ ${BENCH_KEEP:-0} == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# shellcheck source=scripts/bench-lib.sh
+source "$ROOT/scripts/bench-lib.sh"
+bench_setup matrix
 
 for tool in wrk curl sqlite3; do
     command -v "$tool" >/dev/null || die "$tool is required (apt-get install $tool)"

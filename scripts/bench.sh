@@ -57,37 +57,9 @@ INPROC=${BENCH_INPROC:-1}
 INPROC_CMD="cargo run --profile bench -p adapters-catalogue --example bench_builtin"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/marquee-bench.XXXXXX")
-PIDS=()
-
-log() { printf '%s\n' "bench: $*" >&2; }
-die() {
-    printf '%s\n' "bench: error: $*" >&2
-    exit 1
-}
-
-cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 50); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    if [[ ${BENCH_KEEP:-0} == 1 ]]; then
-        log "kept $WORK"
-    else
-        rm -rf "$WORK"
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# shellcheck source=scripts/bench-lib.sh
+source "$ROOT/scripts/bench-lib.sh"
+bench_setup bench
 
 # --- 1. wrk ------------------------------------------------------------------------------
 if ! command -v wrk >/dev/null; then
