@@ -58,19 +58,6 @@ FAKE=$(executable fake-qbittorrent)
 [[ -x $MARQUEE && -x $BARE && -x $FAKE ]] || die "the build did not produce marquee, bench-bare and fake-qbittorrent"
 
 # --- helpers -----------------------------------------------------------------------------
-wait_for_line() {
-    local file=$1 regex=$2 pid=$3 deadline=$((SECONDS + $4)) line
-    while ((SECONDS < deadline)); do
-        line=$(grep -m1 -E "$regex" "$file" 2>/dev/null || true)
-        if [[ -n $line ]]; then
-            printf '%s\n' "$line"
-            return 0
-        fi
-        kill -0 "$pid" 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
 
 # call KEY TOOL ARGS OUT: one tools/call; fails unless 200 with a result that is not an error.
 call() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Shared by scripts/bench.sh, bench-matrix.sh and bench-changes.sh; sourced, never run.
 # `bench_setup NAME` makes the temporary folder $WORK and the list PIDS of processes the script
-# starts, defines log/die/stop, and on exit stops every process in PIDS by its pid (TERM, up to
+# starts, defines log/die/stop/wait_for_line, and on exit stops every process in PIDS by its pid (TERM, up to
 # 5 s, then KILL) and removes $WORK (kept with BENCH_KEEP=1).
 
 bench_setup() {
@@ -34,4 +34,19 @@ bench_cleanup() {
     local pid
     for pid in "${PIDS[@]}"; do stop "$pid"; done
     if [[ ${BENCH_KEEP:-0} == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
+}
+
+# wait_for_line FILE REGEX PID SECONDS: the first line of FILE matching REGEX, while PID lives.
+wait_for_line() {
+    local file=$1 regex=$2 pid=$3 deadline=$((SECONDS + $4)) line
+    while ((SECONDS < deadline)); do
+        line=$(grep -m1 -E "$regex" "$file" 2>/dev/null || true)
+        if [[ -n $line ]]; then
+            printf '%s\n' "$line"
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
 }

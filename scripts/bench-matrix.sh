@@ -86,20 +86,6 @@ for b in "$MARQUEE" "$BARE" "$FAKE_QB" "$FAKE_CAT"; do
 done
 
 # --- helpers -----------------------------------------------------------------------------
-# wait_for_line FILE REGEX PID SECONDS: the first line of FILE matching REGEX, while PID lives.
-wait_for_line() {
-    local file=$1 regex=$2 pid=$3 deadline=$((SECONDS + $4)) line
-    while ((SECONDS < deadline)); do
-        line=$(grep -m1 -E "$regex" "$file" 2>/dev/null || true)
-        if [[ -n $line ]]; then
-            printf '%s\n' "$line"
-            return 0
-        fi
-        kill -0 "$pid" 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
 
 # post URL KEY BODY OUT: POSTs one JSON-RPC message; prints the HTTP status.
 post() {
