@@ -3,6 +3,8 @@
 //! Owners and admins are exempt. Charges are written with the request, in one transaction (see
 //! `requests.rs`); this module holds the rules, the charges' arithmetic and the read-only preview.
 
+use std::sync::Arc;
+
 use domain::{MediaType, PersonId, Role};
 use serde::Serialize;
 use sqlx::{Row, SqliteConnection, sqlite::SqliteRow};
@@ -169,17 +171,47 @@ pub(crate) async fn rules_for(
     Ok(if own.is_empty() { rules } else { own })
 }
 
-/// Checks `units` against a person's quotas inside an open connection or transaction.
-pub(crate) async fn check_in(
+/// What [`check_in`] reads: the quotas that apply to a person for one media type and the
+/// charges inside the widest of their windows as of `read_at`. Evaluated at a later `now`, it
+/// is exact while the database is unchanged (a charge too old for a window then is too old
+/// for it later), so `quota_check` keeps it in the store's fresh reads.
+#[derive(Debug)]
+pub(crate) struct QuotaRead {
+    exempt: bool,
+    rules: Vec<QuotaRule>,
+    /// (at, units), oldest first.
+    charges: Vec<(i64, u32)>,
+    pub(crate) read_at: i64,
+}
+
+impl QuotaRead {
+    fn evaluate(&self, media_type: MediaType, units: u32, now: i64) -> QuotaCheck {
+        evaluate(
+            self.exempt,
+            media_type,
+            &self.rules,
+            &self.charges,
+            units,
+            now,
+        )
+    }
+}
+
+/// Reads a person's quotas and charges inside an open connection or transaction.
+async fn read_in(
     conn: &mut SqliteConnection,
     person: PersonId,
     role: Role,
     media_type: MediaType,
-    units: u32,
     now: i64,
-) -> Result<QuotaCheck, Error> {
+) -> Result<QuotaRead, Error> {
     if role.is_admin() {
-        return Ok(evaluate(true, media_type, &[], &[], units, now));
+        return Ok(QuotaRead {
+            exempt: true,
+            rules: Vec::new(),
+            charges: Vec::new(),
+            read_at: now,
+        });
     }
     let rules = rules_for(conn, person, role, media_type).await?;
     let widest = rules.iter().map(|r| r.window_days).max().unwrap_or(0);
@@ -202,7 +234,25 @@ pub(crate) async fn check_in(
             })
             .collect::<Result<_, Error>>()?
     };
-    Ok(evaluate(false, media_type, &rules, &charges, units, now))
+    Ok(QuotaRead {
+        exempt: false,
+        rules,
+        charges,
+        read_at: now,
+    })
+}
+
+/// Checks `units` against a person's quotas inside an open connection or transaction.
+pub(crate) async fn check_in(
+    conn: &mut SqliteConnection,
+    person: PersonId,
+    role: Role,
+    media_type: MediaType,
+    units: u32,
+    now: i64,
+) -> Result<QuotaCheck, Error> {
+    let read = read_in(conn, person, role, media_type, now).await?;
+    Ok(read.evaluate(media_type, units, now))
 }
 
 /// The arithmetic: `charges` are (at, units), oldest first, covering the widest window.
@@ -346,6 +396,27 @@ impl Store {
         media_type: MediaType,
         units: u32,
     ) -> Result<QuotaCheck, Error> {
+        self.quota_check_at(person, media_type, units, now_ms())
+            .await
+    }
+
+    /// [`Store::quota_check`] at `now` (unix ms). Answered from memory while the database is
+    /// unchanged since the person's quotas and charges were last read (at or before `now`).
+    async fn quota_check_at(
+        &self,
+        person: PersonId,
+        media_type: MediaType,
+        units: u32,
+        now: i64,
+    ) -> Result<QuotaCheck, Error> {
+        // The token is read before the database: a commit in between only causes a re-read.
+        let token = self.fresh().token();
+        let cached = token
+            .and_then(|t| self.fresh().quota(t, (person, media_type)))
+            .filter(|read| read.read_at <= now);
+        if let Some(read) = cached {
+            return Ok(read.evaluate(media_type, units, now));
+        }
         let mut conn = self.pool().acquire().await?;
         let role: String = sqlx::query_scalar("SELECT role FROM people WHERE id = ?")
             .bind(person.0)
@@ -353,7 +424,12 @@ impl Store {
             .await?
             .ok_or_else(|| Error::NotFound(format!("no person with id {person}")))?;
         let role: Role = role.parse().map_err(corrupt)?;
-        check_in(&mut conn, person, role, media_type, units, now_ms()).await
+        let read = Arc::new(read_in(&mut conn, person, role, media_type, now).await?);
+        if let Some(t) = token {
+            self.fresh()
+                .put_quota(t, (person, media_type), read.clone());
+        }
+        Ok(read.evaluate(media_type, units, now))
     }
 }
 
