@@ -20,6 +20,7 @@ pub mod report;
 pub mod requests;
 mod server;
 pub mod settings;
+mod stored;
 pub mod views;
 
 pub use app::{App, Called, ToolView};
