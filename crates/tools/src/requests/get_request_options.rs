@@ -142,8 +142,10 @@ impl Tool for GetRequestOptions {
                 &d.id,
                 input.media_type,
                 asked.as_slice(),
-                None,
-                None,
+                (None, None),
+                d.found
+                    .as_ref()
+                    .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
             )
             .await?;
             if dest.available {
