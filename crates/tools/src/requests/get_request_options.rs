@@ -167,8 +167,10 @@ async fn options(ctx: &Ctx, input: Input, show_people: bool) -> Result<(Output, 
             &d.id,
             input.media_type,
             asked.as_slice(),
-            None,
-            None,
+            (None, None),
+            d.found
+                .as_ref()
+                .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
         )
         .await?;
         if dest.available {
