@@ -3,6 +3,7 @@
 //! library backend once one exists. Until then approved requests wait, and answers say so.
 
 mod arrive;
+mod by_title;
 pub mod check_request_status;
 pub mod decide_request;
 pub mod get_request_options;
