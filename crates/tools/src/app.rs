@@ -34,6 +34,8 @@ pub(crate) struct Shared {
     pub downloads: Downloads,
     pub catalogues: Catalogues,
     pub libraries: Libraries,
+    /// Answers read from the store, kept while the database is unchanged.
+    pub stored: crate::stored::Stored,
 }
 
 /// The tool host: one per process.
@@ -92,6 +94,7 @@ impl App {
                 downloads: Downloads::from_instances(&instances),
                 catalogues: Catalogues::from_instances(&instances),
                 libraries: Libraries::from_instances(&instances),
+                stored: crate::stored::Stored::default(),
                 store,
                 settings,
                 instances,

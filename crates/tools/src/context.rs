@@ -162,6 +162,11 @@ impl Ctx {
         &self.shared.store
     }
 
+    /// Answers read from the store, kept while the database is unchanged.
+    pub(crate) fn stored(&self) -> &crate::stored::Stored {
+        &self.shared.stored
+    }
+
     pub fn settings(&self) -> &Settings {
         &self.shared.settings
     }

@@ -21,6 +21,7 @@ pub mod report;
 pub mod requests;
 mod server;
 pub mod settings;
+mod stored;
 pub mod views;
 
 pub use app::{App, Called, Line, ToolView};

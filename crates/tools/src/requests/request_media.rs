@@ -146,8 +146,10 @@ impl Tool for RequestMedia {
                     &d.id,
                     input.media_type,
                     &seasons,
-                    input.quality_profile_id,
-                    input.root_folder.as_deref(),
+                    (input.quality_profile_id, input.root_folder.as_deref()),
+                    d.found
+                        .as_ref()
+                        .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
                 )
                 .await?,
             ),
@@ -217,7 +219,11 @@ impl Tool for RequestMedia {
                         .await?;
                 }
                 let handed = if request.status == RequestStatus::Approved {
-                    arrive::hand_over(ctx, &request).await?
+                    let known = d
+                        .library
+                        .zip(d.found.as_ref())
+                        .map(|(l, f)| (l.id.as_str(), f));
+                    arrive::hand_over(ctx, &request, known).await?
                 } else {
                     String::new()
                 };
