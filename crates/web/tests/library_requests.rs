@@ -144,6 +144,70 @@ async fn a_book_found_by_search_books_is_requested_with_its_row_ids_and_lands_in
 }
 
 #[tokio::test]
+async fn an_album_or_book_request_looks_the_title_up_once_from_read_to_hand_over() {
+    let lidarr = FakeArr::start(ArrKind::Lidarr).await;
+    lidarr.seed_lookup(
+        Resource::Album,
+        json!({"title": "OK Computer", "foreignAlbumId": "rg-ok", "artist": {"artistName": "Radiohead", "foreignArtistId": "a74b"}}),
+        vec![],
+    );
+    let readarr = FakeArr::start(ArrKind::Readarr).await;
+    readarr.seed_lookup(
+        Resource::Book,
+        json!({"title": "The Hobbit", "foreignBookId": "5907", "author": {"authorName": "J.R.R. Tolkien", "foreignAuthorId": "656983"}}),
+        vec![],
+    );
+    let s = server_with_instances(vec![
+        instance(
+            "lidarr",
+            InstanceKind::Lidarr,
+            Some(&lidarr.url()),
+            Some(lidarr.api_key()),
+        ),
+        instance(
+            "readarr",
+            InstanceKind::Readarr,
+            Some(&readarr.url()),
+            Some(readarr.api_key()),
+        ),
+    ])
+    .await;
+    let titles = [
+        (
+            &lidarr,
+            "/album/lookup",
+            json!({"media_source": "musicbrainz", "media_id": "rg-ok", "media_type": "music"}),
+        ),
+        (
+            &readarr,
+            "/book/lookup",
+            json!({"media_source": "goodreads", "media_id": "5907", "media_type": "book"}),
+        ),
+    ];
+    for (fake, lookup, args) in titles {
+        let (err, summary, _) = outcome(
+            &s.call(&s.owner_key, "get_request_options", args.clone())
+                .await,
+        );
+        assert!(!err, "{summary}");
+        assert_eq!(
+            fake.requests_to("GET", lookup).len(),
+            1,
+            "{lookup}: get_request_options"
+        );
+        fake.clear_requests();
+        // The owner's request is approved at once: read, destination and hand-over in one call.
+        let (err, summary, _) = outcome(&s.call(&s.owner_key, "request_media", args).await);
+        assert!(!err && summary.contains("added to"), "{summary}");
+        assert_eq!(
+            fake.requests_to("GET", lookup).len(),
+            1,
+            "{lookup}: request_media"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_book_named_by_another_source_is_refused_with_the_sources_that_can_name_it() {
     let readarr = FakeArr::start(ArrKind::Readarr).await;
     let s = server_with_instances(vec![instance(

@@ -2,6 +2,8 @@
 //! space, quality profiles, custom formats, root folders, tags, commands and the settings lists.
 
 use serde::Deserialize;
+
+use crate::redact::redacted;
 use serde_json::{Value, json};
 
 use crate::{
@@ -51,22 +53,27 @@ pub(crate) fn calendar_bound(date: &str) -> String {
 /// How many entries each settings list of `service_config` keeps.
 pub const CONFIG_BOUND: usize = 50;
 
+redacted! {
 #[derive(Deserialize, Default)]
 pub(crate) struct Named {
     #[serde(default)]
     pub name: Option<String>,
 }
+}
 
+redacted! {
 #[derive(Deserialize, Default)]
 pub(crate) struct QualityWrap {
     #[serde(default)]
     pub quality: Option<Named>,
+}
 }
 
 pub(crate) fn quality_name(q: Option<QualityWrap>) -> Option<String> {
     q.and_then(|q| q.quality).and_then(|n| n.name)
 }
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VQueue {
@@ -120,13 +127,16 @@ struct VQueue {
     #[serde(default)]
     error_message: Option<String>,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 struct StatusMessage {
     #[serde(default)]
     title: Option<String>,
     #[serde(default)]
     messages: Option<Vec<String>>,
+}
 }
 
 /// The whole queue, read completely or not at all.
@@ -178,6 +188,7 @@ fn queue_item(q: VQueue) -> QueueItem {
     }
 }
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VHistory {
@@ -203,6 +214,7 @@ struct VHistory {
     #[serde(default)]
     download_id: Option<String>,
 }
+}
 
 fn history_event(h: VHistory) -> HistoryEvent {
     let event = match h.event_type {
@@ -224,10 +236,12 @@ fn history_event(h: VHistory) -> HistoryEvent {
 
 /// The latest `size` history events, newest first (one page of the service's history).
 pub async fn history(core: &Core, size: u32) -> Result<Vec<HistoryEvent>, Error> {
+    redacted! {
     #[derive(Deserialize)]
     struct Page {
         #[serde(default)]
         records: Vec<VHistory>,
+    }
     }
     let q = [
         ("page", "1".to_string()),
@@ -250,6 +264,7 @@ pub async fn item_history(
 }
 
 pub async fn health(core: &Core) -> Result<Vec<Health>, Error> {
+    redacted! {
     #[derive(Deserialize)]
     struct V {
         #[serde(default)]
@@ -258,6 +273,7 @@ pub async fn health(core: &Core) -> Result<Vec<Health>, Error> {
         kind: Option<String>,
         #[serde(default)]
         message: Option<String>,
+    }
     }
     let rows: Vec<V> = core.get("health", &[]).await?;
     Ok(rows
@@ -271,6 +287,7 @@ pub async fn health(core: &Core) -> Result<Vec<Health>, Error> {
 }
 
 pub async fn disk_space(core: &Core) -> Result<Vec<Disk>, Error> {
+    redacted! {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct V {
@@ -282,6 +299,7 @@ pub async fn disk_space(core: &Core) -> Result<Vec<Disk>, Error> {
         free_space: i64,
         #[serde(default)]
         total_space: i64,
+    }
     }
     let rows: Vec<V> = core.get("diskspace", &[]).await?;
     Ok(rows
@@ -295,6 +313,7 @@ pub async fn disk_space(core: &Core) -> Result<Vec<Disk>, Error> {
         .collect())
 }
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VProfileItem {
@@ -307,13 +326,16 @@ struct VProfileItem {
     #[serde(default)]
     items: Vec<VProfileItem>,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 struct VQuality {
     #[serde(default)]
     id: Option<i64>,
     #[serde(default)]
     name: Option<String>,
+}
 }
 
 fn allowed_names(items: &[VProfileItem], out: &mut Vec<String>) {
@@ -338,6 +360,7 @@ fn quality_by_id(items: &[VProfileItem], id: i64) -> Option<String> {
 
 /// Quality profiles (`qualityprofile`), or metadata profiles (`metadataprofile`).
 pub async fn profiles(core: &Core, path: &str) -> Result<Vec<Profile>, Error> {
+    redacted! {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct V {
@@ -352,6 +375,7 @@ pub async fn profiles(core: &Core, path: &str) -> Result<Vec<Profile>, Error> {
         items: Vec<VProfileItem>,
         #[serde(default)]
         min_format_score: Option<i64>,
+    }
     }
     let rows: Vec<V> = core.get(path, &[]).await?;
     Ok(rows
@@ -372,6 +396,7 @@ pub async fn profiles(core: &Core, path: &str) -> Result<Vec<Profile>, Error> {
 }
 
 pub async fn custom_formats(core: &Core) -> Result<Vec<CustomFormat>, Error> {
+    redacted! {
     #[derive(Deserialize)]
     struct Spec {
         #[serde(default)]
@@ -379,6 +404,8 @@ pub async fn custom_formats(core: &Core) -> Result<Vec<CustomFormat>, Error> {
         #[serde(default)]
         implementation: Option<String>,
     }
+    }
+    redacted! {
     #[derive(Deserialize)]
     struct V {
         id: i64,
@@ -386,6 +413,7 @@ pub async fn custom_formats(core: &Core) -> Result<Vec<CustomFormat>, Error> {
         name: Option<String>,
         #[serde(default)]
         specifications: Vec<Spec>,
+    }
     }
     let rows: Vec<V> = core.get("customformat", &[]).await?;
     Ok(rows
@@ -409,6 +437,7 @@ pub async fn custom_formats(core: &Core) -> Result<Vec<CustomFormat>, Error> {
 }
 
 pub async fn root_folders(core: &Core) -> Result<Vec<RootFolder>, Error> {
+    redacted! {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct V {
@@ -419,6 +448,7 @@ pub async fn root_folders(core: &Core) -> Result<Vec<RootFolder>, Error> {
         accessible: Option<bool>,
         #[serde(default)]
         free_space: Option<i64>,
+    }
     }
     let rows: Vec<V> = core.get("rootfolder", &[]).await?;
     Ok(rows
@@ -433,11 +463,13 @@ pub async fn root_folders(core: &Core) -> Result<Vec<RootFolder>, Error> {
 }
 
 pub async fn tags(core: &Core) -> Result<Vec<Tag>, Error> {
+    redacted! {
     #[derive(Deserialize)]
     struct V {
         id: i64,
         #[serde(default)]
         label: Option<String>,
+    }
     }
     let rows: Vec<V> = core.get("tag", &[]).await?;
     Ok(rows
@@ -449,6 +481,7 @@ pub async fn tags(core: &Core) -> Result<Vec<Tag>, Error> {
         .collect())
 }
 
+redacted! {
 #[derive(Deserialize)]
 struct VCommand {
     id: i64,
@@ -462,6 +495,7 @@ struct VCommand {
     queued: Option<String>,
     #[serde(default)]
     ended: Option<String>,
+}
 }
 
 fn command_of(v: VCommand) -> Command {
@@ -486,6 +520,7 @@ pub async fn command(core: &Core, id: i64) -> Result<Command, Error> {
     Ok(command_of(v))
 }
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VProvider {
@@ -504,6 +539,7 @@ struct VProvider {
     enable_automatic_search: Option<bool>,
     #[serde(default)]
     priority: Option<i64>,
+}
 }
 
 fn entry(v: VProvider) -> ConfigEntry {

@@ -1,6 +1,7 @@
 //! The shared HTTP core of the four services: the `X-Api-Key` header, timeouts (longer for an
 //! interactive release search), no redirects, errors that name method and path only, complete
-//! paged reads, and every answer through the redaction boundary before it is decoded.
+//! paged reads, and every answer decoded into a [`Redact`] type and redacted before it is handed
+//! on (typed answers straight from the bytes, with no JSON tree in between).
 
 use std::time::Duration;
 
@@ -9,7 +10,10 @@ use httpx::reqwest::{self, Method};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::Value;
 
-use crate::{Error, redact};
+use crate::{
+    Error,
+    redact::{self, Redact},
+};
 
 /// How long an interactive release search may take: indexers are slow.
 pub const SEARCH_TIMEOUT: Duration = Duration::from_secs(90);
@@ -35,16 +39,17 @@ pub enum Root {
     Sonarr(tokio::sync::OnceCell<&'static str>),
 }
 
-/// One page of a paged resource, as every *arr answers it.
+/// One page of a paged resource, as every *arr answers it; its records are redacted one by one
+/// as they are collected.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Page {
+struct Page<T> {
     /// Signed: a service (or a mock of one) may answer a negative placeholder; that is counted
     /// as zero, so any record read makes the page `Incomplete`.
     #[serde(default)]
     total_records: i64,
-    #[serde(default)]
-    records: Vec<Value>,
+    #[serde(default = "Vec::new")]
+    records: Vec<T>,
 }
 
 impl Core {
@@ -69,16 +74,13 @@ impl Core {
         })
     }
 
-    /// `GET {api}/{path}?query`, decoded after redaction.
-    pub async fn get<T: DeserializeOwned>(
+    /// `GET {api}/{path}?query`, decoded and redacted.
+    pub async fn get<T: DeserializeOwned + Redact>(
         &self,
         path: &str,
         query: &[(&str, String)],
     ) -> Result<T, Error> {
-        let v = self
-            .send(Method::GET, path, query, None::<&()>, None)
-            .await?;
-        decode("GET", &self.full(path), v)
+        self.send(Method::GET, path, query, None::<&()>, None).await
     }
 
     /// Interactive release search: a GET with the longer timeout whose answer is handed back
@@ -89,8 +91,10 @@ impl Core {
         path: &str,
         query: &[(&str, String)],
     ) -> Result<Value, Error> {
-        self.send_raw(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
-            .await
+        let bytes = self
+            .send_raw(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
+            .await?;
+        self.decode("GET", path, &bytes)
     }
 
     /// The instance's API key, as the secret that keys release references.
@@ -100,7 +104,7 @@ impl Core {
 
     /// `DELETE {api}/{path}?query`; the answer (usually empty) is dropped.
     pub async fn delete(&self, path: &str, query: &[(&str, String)]) -> Result<(), Error> {
-        self.send(Method::DELETE, path, query, None::<&()>, None)
+        self.send_raw(Method::DELETE, path, query, None::<&()>, None)
             .await
             .map(|_| ())
     }
@@ -110,43 +114,40 @@ impl Core {
         dead_code,
         reason = "the interactive release search of issue 11 is its caller"
     )]
-    pub async fn get_slow<T: DeserializeOwned>(
+    pub async fn get_slow<T: DeserializeOwned + Redact>(
         &self,
         path: &str,
         query: &[(&str, String)],
     ) -> Result<T, Error> {
-        let v = self
-            .send(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
-            .await?;
-        decode("GET", &self.full(path), v)
+        self.send(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
+            .await
     }
 
     /// `POST {api}/{path}` with a JSON body.
-    pub async fn post<T: DeserializeOwned>(
+    pub async fn post<T: DeserializeOwned + Redact>(
         &self,
         path: &str,
         body: &impl Serialize,
     ) -> Result<T, Error> {
-        let v = self.send(Method::POST, path, &[], Some(body), None).await?;
-        decode("POST", &self.full(path), v)
+        self.send(Method::POST, path, &[], Some(body), None).await
     }
 
     /// `PUT {api}/{path}` with a JSON body.
-    pub async fn put<T: DeserializeOwned>(
+    pub async fn put<T: DeserializeOwned + Redact>(
         &self,
         path: &str,
         body: &impl Serialize,
     ) -> Result<T, Error> {
-        let v = self.send(Method::PUT, path, &[], Some(body), None).await?;
-        decode("PUT", &self.full(path), v)
+        self.send(Method::PUT, path, &[], Some(body), None).await
     }
 
     /// `GET {api}/{path}` for a resource that will be written back whole: answered only when the
     /// redaction boundary leaves it unchanged, so a masked or cut value is never sent back.
     pub async fn get_exact(&self, path: &str) -> Result<Value, Error> {
-        let raw = self
+        let bytes = self
             .send_raw(Method::GET, path, &[], None::<&()>, None)
             .await?;
+        let raw: Value = self.decode("GET", path, &bytes)?;
         let mut scrubbed = raw.clone();
         redact::value(&mut scrubbed);
         if scrubbed != raw {
@@ -160,7 +161,7 @@ impl Core {
 
     /// Every record of a paged resource. A page that comes back short of what `totalRecords`
     /// promised is [`Error::Incomplete`], never a shorter list.
-    pub async fn paged<T: DeserializeOwned>(
+    pub async fn paged<T: DeserializeOwned + Redact + Send + 'static>(
         &self,
         what: &'static str,
         path: &str,
@@ -172,12 +173,13 @@ impl Core {
             let mut q: Vec<(&str, String)> = query.to_vec();
             q.push(("page", page.to_string()));
             q.push(("pageSize", PAGE_SIZE.to_string()));
-            let got: Page = self.get(path, &q).await?;
+            let bytes = self
+                .send_raw(Method::GET, path, &q, None::<&()>, None)
+                .await?;
+            let got = decode_page::<T>(self.full(path), bytes).await?;
             let total = u64::try_from(got.total_records).unwrap_or(0);
             let n = got.records.len() as u64;
-            for r in got.records {
-                out.push(decode("GET", &self.full(path), r)?);
-            }
+            out.extend(got.records);
             let read = out.len() as u64;
             if read >= total {
                 if read > total {
@@ -235,24 +237,41 @@ impl Core {
     /// `GET {root}/system/status`, only to read the version.
     async fn status(&self, root: &str) -> Result<Value, Error> {
         let full = format!("{root}/system/status");
-        self.request(Method::GET, &full, &[], None::<&()>, None)
-            .await
+        let bytes = self
+            .request(Method::GET, &full, &[], None::<&()>, None)
+            .await?;
+        let mut v: Value = decode_at("GET", &full, &bytes)?;
+        v.redact();
+        Ok(v)
     }
 
-    async fn send(
+    /// One request, its answer decoded and redacted: the only way a decoded answer leaves here.
+    async fn send<T: DeserializeOwned + Redact>(
         &self,
         method: Method,
         path: &str,
         query: &[(&str, String)],
         body: Option<&impl Serialize>,
         timeout: Option<Duration>,
-    ) -> Result<Value, Error> {
-        let mut v = self.send_raw(method, path, query, body, timeout).await?;
-        redact::value(&mut v);
+    ) -> Result<T, Error> {
+        let name = method_name(&method);
+        let bytes = self.send_raw(method, path, query, body, timeout).await?;
+        let mut v: T = self.decode(name, path, &bytes)?;
+        v.redact();
         Ok(v)
     }
 
-    /// One request below the API root; the answer as the service sent it (callers redact it).
+    /// An answer's bytes decoded, not yet redacted; an empty answer reads as JSON `null`.
+    fn decode<T: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        path: &str,
+        bytes: &[u8],
+    ) -> Result<T, Error> {
+        decode_at(method, &self.full(path), bytes)
+    }
+
+    /// One request below the API root; the answer's bytes as the service sent them.
     async fn send_raw(
         &self,
         method: Method,
@@ -260,7 +279,7 @@ impl Core {
         query: &[(&str, String)],
         body: Option<&impl Serialize>,
         timeout: Option<Duration>,
-    ) -> Result<Value, Error> {
+    ) -> Result<bytes::Bytes, Error> {
         self.root().await?;
         let full = self.full(path);
         self.request(method, &full, query, body, timeout).await
@@ -274,7 +293,7 @@ impl Core {
         query: &[(&str, String)],
         body: Option<&impl Serialize>,
         timeout: Option<Duration>,
-    ) -> Result<Value, Error> {
+    ) -> Result<bytes::Bytes, Error> {
         let full = full.to_string();
         let name = method_name(&method);
         let fail = |source: httpx::Error| Error::Http {
@@ -308,18 +327,9 @@ impl Core {
                 "its body is not passed on",
             )));
         }
-        let bytes = resp
-            .bytes()
+        resp.bytes()
             .await
-            .map_err(|e| fail(without_url(httpx::Error::from_reqwest(&e))))?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(Value::Null);
-        }
-        serde_json::from_slice(&bytes).map_err(|e| {
-            fail(httpx::Error::Decode {
-                detail: e.to_string(),
-            })
-        })
+            .map_err(|e| fail(without_url(httpx::Error::from_reqwest(&e))))
     }
 }
 
@@ -352,14 +362,69 @@ fn strip_urls(s: &str) -> String {
         .join(" ")
 }
 
-fn decode<T: DeserializeOwned>(method: &'static str, path: &str, v: Value) -> Result<T, Error> {
-    serde_json::from_value(v).map_err(|e| Error::Http {
-        method,
-        path: path.to_string(),
+/// A page decoded and its records redacted on a task of their own, so the pages of several
+/// instances read at once (a merged queue) are decoded on every core, not one after another on
+/// the caller's.
+async fn decode_page<T: DeserializeOwned + Redact + Send + 'static>(
+    full: String,
+    bytes: bytes::Bytes,
+) -> Result<Page<T>, Error> {
+    let failed = Error::Http {
+        method: "GET",
+        path: full.clone(),
         source: httpx::Error::Decode {
-            detail: e.to_string(),
+            detail: "the answer could not be decoded".into(),
+        },
+    };
+    tokio::spawn(async move {
+        let mut page: Page<T> = decode_at("GET", &full, &bytes)?;
+        page.records.iter_mut().for_each(Redact::redact);
+        Ok(page)
+    })
+    .await
+    .unwrap_or(Err(failed))
+}
+
+/// Decodes an answer's bytes (empty: JSON `null`). A failure names what did not fit and where,
+/// never a value: serde quotes the unexpected text, and it has not been redacted yet.
+fn decode_at<T: DeserializeOwned>(
+    method: &'static str,
+    full: &str,
+    bytes: &[u8],
+) -> Result<T, Error> {
+    let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+        b"null"
+    } else {
+        bytes
+    };
+    serde_json::from_slice(bytes).map_err(|e| Error::Http {
+        method,
+        path: full.to_string(),
+        source: httpx::Error::Decode {
+            detail: without_quoted(&e.to_string()),
         },
     })
+}
+
+/// A decode error's text with every quoted value cut out (`invalid type: string "…"`).
+fn without_quoted(detail: &str) -> String {
+    let mut out = String::with_capacity(detail.len());
+    let mut quoted = false;
+    for c in detail.chars() {
+        match (c, quoted) {
+            ('"', false) => {
+                quoted = true;
+                out.push_str("\"…");
+            }
+            ('"', true) => {
+                quoted = false;
+                out.push('"');
+            }
+            (_, false) => out.push(c),
+            (_, true) => {}
+        }
+    }
+    out
 }
 
 /// A count or size the services declare as a signed int (`int32`/`int64`): a negative value (a

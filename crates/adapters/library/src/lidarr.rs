@@ -3,6 +3,8 @@
 
 use domain::MediaSource;
 use serde::Deserialize;
+
+use crate::redact::redacted;
 use serde_json::{Value, json};
 
 use crate::{
@@ -13,6 +15,7 @@ use crate::{
     },
 };
 
+redacted! {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct VStats {
@@ -23,7 +26,9 @@ struct VStats {
     #[serde(default, deserialize_with = "crate::core::non_negative")]
     size_on_disk: u64,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VArtist {
@@ -44,7 +49,9 @@ struct VArtist {
     #[serde(default)]
     statistics: Option<VStats>,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VAlbum {
@@ -66,6 +73,7 @@ struct VAlbum {
     profile_id: Option<i64>,
     #[serde(default)]
     genres: Vec<String>,
+}
 }
 
 fn year_of(date: &Option<String>) -> Option<i64> {

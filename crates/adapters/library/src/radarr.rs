@@ -2,6 +2,8 @@
 
 use domain::MediaSource;
 use serde::Deserialize;
+
+use crate::redact::redacted;
 use serde_json::{Value, json};
 
 use crate::{
@@ -14,6 +16,7 @@ use crate::{
     },
 };
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VMovie {
@@ -45,6 +48,7 @@ struct VMovie {
     digital_release: Option<String>,
     #[serde(default)]
     physical_release: Option<String>,
+}
 }
 
 impl VMovie {
@@ -180,6 +184,7 @@ pub async fn history(core: &Core, id: i64) -> Result<Vec<HistoryEvent>, Error> {
     common::item_history(core, "history/movie", &[("movieId", id.to_string())]).await
 }
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct VMediaInfo {
@@ -200,6 +205,7 @@ pub(crate) struct VMediaInfo {
     #[serde(default)]
     video_dynamic_range_type: Option<String>,
 }
+}
 
 impl VMediaInfo {
     pub(crate) fn info(self) -> MediaInfo {
@@ -216,6 +222,7 @@ impl VMediaInfo {
     }
 }
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct VFile {
@@ -234,6 +241,7 @@ pub(crate) struct VFile {
     quality: Option<QualityWrap>,
     #[serde(default)]
     media_info: Option<VMediaInfo>,
+}
 }
 
 impl VFile {

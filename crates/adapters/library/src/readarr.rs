@@ -3,6 +3,8 @@
 
 use domain::MediaSource;
 use serde::Deserialize;
+
+use crate::redact::redacted;
 use serde_json::{Value, json};
 
 use crate::{
@@ -13,6 +15,7 @@ use crate::{
     },
 };
 
+redacted! {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct VStats {
@@ -23,7 +26,9 @@ struct VStats {
     #[serde(default, deserialize_with = "crate::core::non_negative")]
     size_on_disk: u64,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VAuthor {
@@ -44,7 +49,9 @@ struct VAuthor {
     #[serde(default)]
     statistics: Option<VStats>,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VBook {
@@ -67,12 +74,15 @@ struct VBook {
     #[serde(default)]
     genres: Vec<String>,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VAuthorName {
     #[serde(default)]
     author_name: Option<String>,
+}
 }
 
 impl VBook {
@@ -150,7 +160,10 @@ pub async fn item(core: &Core, id: i64) -> Result<LibraryItem, Error> {
 }
 
 /// The book (a Goodreads work id, Readarr's `foreignBookId`) through Readarr's own lookup
-/// (`work:{id}`); a book the library holds comes back with its id there.
+/// (`work:{id}`); a book the library holds comes back with its id there. Readarr reads the
+/// prefixes `author:`, `work:` and `edition:` followed by a whole number, and `isbn:`/`asin:`
+/// (`BookInfoProxy.SearchForNewBook` in Readarr's source, behind `BookLookupController`); any
+/// other id after `work:` is answered with no books, so it is refused here first.
 pub async fn find(core: &Core, media: &MediaRef) -> Result<Found, Error> {
     if media.source != MediaSource::Goodreads {
         return Err(Error::Unsupported(format!(
@@ -159,6 +172,11 @@ pub async fn find(core: &Core, media: &MediaRef) -> Result<Found, Error> {
         )));
     }
     let id = media.id.trim();
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) || id.parse::<i32>().is_err() {
+        return Err(Error::Unsupported(format!(
+            "goodreads id {id:?} is not a goodreads work id (a whole number, as search_books shows it)"
+        )));
+    }
     let rows: Option<Vec<Value>> = core
         .get("book/lookup", &[("term", format!("work:{id}"))])
         .await?;

@@ -5,6 +5,8 @@ use std::collections::BTreeSet;
 
 use domain::MediaSource;
 use serde::Deserialize;
+
+use crate::redact::redacted;
 use serde_json::{Value, json};
 
 use crate::{
@@ -18,6 +20,7 @@ use crate::{
     radarr::{VFile, numeric},
 };
 
+redacted! {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct VStats {
@@ -28,7 +31,9 @@ struct VStats {
     #[serde(default, deserialize_with = "crate::core::non_negative")]
     size_on_disk: u64,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VSeason {
@@ -38,7 +43,9 @@ struct VSeason {
     #[serde(default)]
     statistics: Option<VStats>,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VSeries {
@@ -66,6 +73,7 @@ struct VSeries {
     tmdb_id: Option<i64>,
     #[serde(default)]
     imdb_id: Option<String>,
+}
 }
 
 impl VSeries {
@@ -223,6 +231,7 @@ pub async fn history(core: &Core, id: i64) -> Result<Vec<HistoryEvent>, Error> {
     common::item_history(core, "history/series", &[("seriesId", id.to_string())]).await
 }
 
+redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VEpisode {
@@ -246,11 +255,14 @@ struct VEpisode {
     #[serde(default)]
     series: Option<VSeriesTitle>,
 }
+}
 
+redacted! {
 #[derive(Deserialize)]
 struct VSeriesTitle {
     #[serde(default)]
     title: Option<String>,
+}
 }
 
 impl VEpisode {

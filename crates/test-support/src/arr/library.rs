@@ -202,8 +202,20 @@ fn lookup_matches(meta: &Value, key: Option<&str>, want: &str) -> bool {
     if let Some(key) = key {
         return value_text(&meta[key]) == want;
     }
-    if let Some((_, id)) = want.split_once(':') {
-        return FOREIGN_KEYS
+    if let Some((prefix, id)) = want.split_once(':') {
+        // Readarr reads `work:`, `edition:` and `author:` followed by a whole number only
+        // (`BookInfoProxy.SearchForNewBook`); the other services' prefixes name their own ids.
+        let keys: &[&str] = match prefix {
+            "work" => &["foreignBookId"],
+            "edition" => &["foreignEditionId"],
+            "author" => &["foreignAuthorId"],
+            _ => &FOREIGN_KEYS,
+        };
+        let numeric = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
+        if keys.len() == 1 && !numeric {
+            return false;
+        }
+        return keys
             .iter()
             .any(|k| value_text(&meta[*k]).to_lowercase() == id);
     }

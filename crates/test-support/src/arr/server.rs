@@ -186,15 +186,16 @@ async fn handle(
         routes::answer(&mut state, &request)
     };
     request.status = status.as_u16();
-    request.answer = answer.clone();
+    let body = (!answer.is_null()).then(|| answer.to_string());
+    request.answer = answer;
     shared.log.lock().push(request);
-    if answer.is_null() {
-        return status.into_response();
+    match body {
+        None => status.into_response(),
+        Some(body) => (
+            status,
+            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+            body,
+        )
+            .into_response(),
     }
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
-        answer.to_string(),
-    )
-        .into_response()
 }

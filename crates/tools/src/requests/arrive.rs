@@ -3,7 +3,7 @@
 //! chosen seasons monitored, then one search started), and following it through the service:
 //! approved -> added -> searching -> downloading -> available, or failed with the reason.
 
-use adapters_library::{AddOptions, Profile, RootFolder, SearchTarget};
+use adapters_library::{AddOptions, Found, Profile, RootFolder, SearchTarget};
 use domain::{MediaId, MediaType};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -49,21 +49,27 @@ pub(crate) fn library_for<'c>(
 
 /// Reads the instance's profiles and folders, checks the chosen ones (default: the first of
 /// each) and whether the title is already there. `seasons` decides availability for a series.
+/// `known` is this instance's lookup answer when the title was already read from it (albums and
+/// books): the title is then not looked up a second time.
 pub(crate) async fn destination(
     source: &Source,
     media: &MediaId,
     media_type: MediaType,
     seasons: &[u32],
-    profile: Option<i64>,
-    folder: Option<&str>,
+    choice: (Option<i64>, Option<&str>),
+    known: Option<&Found>,
 ) -> Result<Destination, ToolError> {
+    let (profile, folder) = choice;
     let client = source.client()?;
     let media = media_ref(media.media_source, &media.media_id, media_type)?;
-    let (profiles, folders, found) = tokio::join!(
-        client.quality_profiles(),
-        client.root_folders(),
-        client.find(&media)
-    );
+    let lookup = async {
+        match known {
+            Some(found) => Ok(found.clone()),
+            None => client.find(&media).await,
+        }
+    };
+    let (profiles, folders, found) =
+        tokio::join!(client.quality_profiles(), client.root_folders(), lookup);
     let profiles = profiles.map_err(|e| source.error(e))?;
     let folders = folders.map_err(|e| source.error(e))?;
     let quality_profile_id = match profile {
@@ -146,11 +152,20 @@ fn held_completely(item: &adapters_library::LibraryItem, seasons: &[u32]) -> boo
 
 /// Hands an approved request to its library instance: adds the title (when not held yet) and
 /// starts one search. A failure marks the request `failed` with the reason; returns a sentence.
-pub(crate) async fn hand_over(ctx: &Ctx, request: &MediaRequest) -> Result<String, ToolError> {
+/// `known` is a lookup answer this same call already has (`(instance id, answer)`), used
+/// instead of a second lookup when the request goes to that instance.
+pub(crate) async fn hand_over(
+    ctx: &Ctx,
+    request: &MediaRequest,
+    known: Option<(&str, &Found)>,
+) -> Result<String, ToolError> {
     let Some(link) = ctx.store().library_link(request.id).await? else {
         return Ok(String::new());
     };
-    let outcome = add_and_search(ctx, request, &link).await;
+    let known = known
+        .filter(|(instance, _)| *instance == link.instance_id)
+        .map(|(_, found)| found);
+    let outcome = add_and_search(ctx, request, &link, known).await;
     match outcome {
         Ok((item_id, command_id, added)) => {
             ctx.store()
@@ -178,6 +193,7 @@ async fn add_and_search(
     ctx: &Ctx,
     request: &MediaRequest,
     link: &LibraryLink,
+    known: Option<&Found>,
 ) -> Result<(i64, Option<i64>, bool), ToolError> {
     // The approver's call is decided on the instance the title goes to.
     let (source, allowed) = granted(ctx, Some(&link.instance_id), Some(request.media_type))?;
@@ -187,7 +203,10 @@ async fn add_and_search(
         &request.media.media_id,
         request.media_type,
     )?;
-    let found = client.find(&media).await.map_err(|e| source.error(e))?;
+    let found = match known {
+        Some(found) => found.clone(),
+        None => client.find(&media).await.map_err(|e| source.error(e))?,
+    };
     let (item_id, added) = match found.library_id {
         Some(id) => (id, false),
         None => {

@@ -90,7 +90,7 @@ impl Tool for DecideRequest {
                             .plan_arrival(decided.id, &source.id, None, None)
                             .await?;
                     }
-                    summary.push_str(&arrive::hand_over(ctx, &decided).await?);
+                    summary.push_str(&arrive::hand_over(ctx, &decided, None).await?);
                     decided = ctx.store().request(decided.id).await?.unwrap_or(decided);
                 }
                 Ok(None) if !library_configured(ctx) => {

@@ -3,6 +3,7 @@
 //! library instance it would go to (Lidarr by MusicBrainz release-group id, Readarr by the book
 //! source's id), since no catalogue here answers those ids.
 
+use adapters_library::Found;
 use domain::{MediaId, MediaSource, MediaType};
 
 use crate::{
@@ -28,6 +29,9 @@ pub(crate) struct Asked<'c> {
     pub read_from: String,
     /// Albums and books: the library instance that answered, which is where they go.
     pub library: Option<&'c Source>,
+    /// Albums and books: that instance's lookup answer, so the request's destination does not
+    /// look the title up again.
+    pub found: Option<Found>,
 }
 
 impl Asked<'_> {
@@ -66,6 +70,7 @@ pub(crate) async fn read<'c>(
             seasons: d.seasons,
             read_from: looked.entry.id.clone(),
             library: None,
+            found: None,
         });
     }
     let id = identity::required(source, id)?;
@@ -96,11 +101,12 @@ pub(crate) async fn read<'c>(
     Ok(Asked {
         id: MediaId::new(media.source, media.id),
         media_type,
-        title: found.title,
+        title: found.title.clone(),
         year: found.year.and_then(|y| i32::try_from(y).ok()),
         seasons: None,
         read_from: library.id.clone(),
         library: Some(library),
+        found: Some(found),
     })
 }
 
