@@ -8,6 +8,9 @@ Python SDK (the kit's venv) and prints one JSON document for scripts/e2e.sh to c
 test_tool_with_progress, test_tool_with_logging and test_elicitation.
 --long TOOL [--long-args JSON] only calls that product tool at log level info with a progress
 callback and prints {progress: [[progress, total, message]...], logs: [...], is_error, summary}.
+--ask TOOL [--ask-args JSON] --pick VALUE [--mode legacy|2026-07-28] only calls that tool, answers
+every elicitation by picking VALUE from the form's single-select field (nothing when VALUE is
+"decline") and prints {asked: [message...], offered: [[value...]...], is_error, summary, data}.
 """
 import argparse, asyncio, json, os, shlex, sys
 
@@ -49,6 +52,8 @@ async def run(a):
         argv = shlex.split(a.stdio)
         server = StdioServerParameters(command=argv[0], args=argv[1:])
     out = {}
+    if a.ask:
+        return await ask(server, a)
     async with Client(server, mode="legacy", logging_callback=on_log, elicitation_callback=on_elicit) as c:
         if a.long:
             seen = []
@@ -86,6 +91,25 @@ async def run(a):
     return out
 
 
+async def ask(server, a):
+    asked, offered = [], []
+
+    async def on_elicit(context, params):
+        asked.append(params.message)
+        fields = params.requested_schema["properties"]
+        name, field = next(iter(fields.items()))
+        offered.append([o["const"] for o in field.get("oneOf", [])])
+        if a.pick == "decline":
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult(action="accept", content={name: a.pick})
+
+    async with Client(server, mode=a.mode, elicitation_callback=on_elicit) as c:
+        res = await c.call_tool(a.ask, json.loads(a.ask_args))
+        structured = res.structured_content or {}
+        return {"asked": asked, "offered": offered, "is_error": res.is_error,
+                "summary": res.content[0].text if res.content else None, "data": structured.get("data")}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = ap.add_mutually_exclusive_group(required=True)
@@ -95,6 +119,10 @@ def main():
     ap.add_argument("--fixtures", action="store_true")
     ap.add_argument("--long")
     ap.add_argument("--long-args", default="{}")
+    ap.add_argument("--ask")
+    ap.add_argument("--ask-args", default="{}")
+    ap.add_argument("--pick", default="decline")
+    ap.add_argument("--mode", default="legacy")
     a = ap.parse_args()
     print(json.dumps(asyncio.run(run(a))))
 

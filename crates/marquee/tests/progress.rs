@@ -3,83 +3,15 @@
 //! Lidarr, on the real binary over HTTP (`marquee serve`) and over stdio (`marquee stdio`); and
 //! `marquee bridge` forwards prompts and completions from that server to the same client.
 
-use std::{
-    io::{BufRead, BufReader},
-    path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
-    time::{Duration, Instant},
-};
+mod kit;
 
+use kit::{BIN, cli, features};
 use serde_json::Value;
 use test_support::arr::{ArrKind, FakeArr};
-
-const BIN: &str = env!("CARGO_BIN_EXE_marquee");
-
-/// A running `marquee serve`; killed on drop.
-struct Serving(Child);
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The project root (scripts/ lives there).
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Where the client kit is installed: `$MCP_CLIENTS_HOME`, else a `shared-cache/mcp-clients`
-/// beside one of the project's parent folders (worktrees sit deeper than the main checkout).
-fn kit_home() -> PathBuf {
-    if let Some(home) = std::env::var_os("MCP_CLIENTS_HOME") {
-        return home.into();
-    }
-    let root = root().canonicalize().unwrap();
-    root.ancestors()
-        .map(|a| a.join("shared-cache/mcp-clients"))
-        .find(|p| p.join("venv/bin/python").exists())
-        .expect("the MCP client kit is installed (../shared/mcp-clients/install.sh)")
-}
 
 /// `mcp_features.py --long get_queue` against one server; its JSON report.
 fn long_call(target: &[&str]) -> Value {
     features(&[target, &["--long", "get_queue"]].concat())
-}
-
-/// `mcp_features.py ARGS`; its JSON report.
-fn features(args: &[&str]) -> Value {
-    let out = Command::new(kit_home().join("venv/bin/python"))
-        .arg(root().join("scripts/mcp_features.py"))
-        .args(args)
-        .env("MCP_CLIENTS_HOME", kit_home())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "mcp_features.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn cli(config: &Path, data: &Path, args: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .args(args)
-        .arg("--config")
-        .arg(config)
-        .arg("--data-dir")
-        .arg(data)
-        .env("MARQUEE_LOG", "error")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Progress reached every instance, in order, and the logs named each one, the dead one as a
@@ -155,30 +87,8 @@ async fn get_queue_streams_progress_and_logs_to_the_python_sdk_over_http_and_std
     .to_string();
     let keys = [key.as_str(), radarr.api_key(), sonarr.api_key(), dead_key];
 
-    let child = Command::new(BIN)
-        .arg("serve")
-        .arg("--config")
-        .arg(&config)
-        .arg("--data-dir")
-        .arg(&data)
-        .env("MARQUEE_LOG", "error")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut serving = Serving(child);
-    if let Some(stdout) = serving.0.stdout.take() {
-        // Keep reading, so the server never writes into a closed pipe.
-        std::thread::spawn(
-            move || for _ in BufReader::new(stdout).lines().map_while(Result::ok) {},
-        );
-    }
+    let serving = kit::serve(&config, &data, port).await;
     let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "marquee did not start listening");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
     let http = tokio::task::spawn_blocking({
         let (url, header) = (
             format!("{base}/mcp"),

@@ -8,6 +8,7 @@
 use std::{
     collections::HashMap,
     hash::{BuildHasher, Hasher},
+    sync::Arc,
     sync::atomic::{AtomicU64, Ordering},
     time::Duration,
 };
@@ -16,7 +17,7 @@ use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::Era;
+use crate::{Era, asker::Asker};
 
 /// Serialized JSON-RPC messages (notifications, server requests) for the caller's transport.
 pub type Outbox = mpsc::UnboundedSender<Vec<u8>>;
@@ -121,6 +122,9 @@ pub enum AskError {
     TimedOut,
     #[error("the client answered with an error: {0}")]
     Refused(String),
+    /// 2026-07-28: the question goes back to the client as an `input_required` result.
+    #[error("the question goes back to the client, which calls again with the answer")]
+    Pending,
 }
 
 /// The syslog severities of MCP logging, least severe first.
@@ -213,11 +217,14 @@ fn log_to(out: &Outbox, wanted: Option<LogLevel>, level: LogLevel, logger: &str,
 pub struct Context<'a> {
     pub(crate) era: Era,
     pub(crate) owner: u64,
-    pub(crate) peers: Option<&'a Peers>,
+    pub(crate) peers: Option<&'a Arc<Peers>>,
     pub(crate) out: Option<Outbox>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) level: Option<LogLevel>,
     pub(crate) capabilities: Value,
+    /// 2026-07-28: the answers a retry carries (`inputResponses`, `requestState`), read only
+    /// when the request has either.
+    pub(crate) answers: Option<Map<String, Value>>,
 }
 
 impl<'a> Context<'a> {
@@ -231,13 +238,14 @@ impl<'a> Context<'a> {
             progress_token: None,
             level: None,
             capabilities: Value::Null,
+            answers: None,
         }
     }
 
     pub(crate) fn new(
         era: Era,
         owner: u64,
-        peers: &'a Peers,
+        peers: &'a Arc<Peers>,
         out: Option<Outbox>,
         params: &Map<String, Value>,
     ) -> Context<'a> {
@@ -259,6 +267,9 @@ impl<'a> Context<'a> {
                 (r.level, r.capabilities.unwrap_or(Value::Null))
             }
         };
+        let answers = (era == Era::Modern
+            && (params.contains_key("inputResponses") || params.contains_key("requestState")))
+        .then(|| crate::asker::answers(params));
         Context {
             era,
             owner,
@@ -267,6 +278,7 @@ impl<'a> Context<'a> {
             progress_token,
             level,
             capabilities,
+            answers,
         }
     }
 
@@ -329,29 +341,53 @@ impl<'a> Context<'a> {
         if self.era != Era::Legacy || !self.client_can(capability) {
             return Err(AskError::Unsupported(capability));
         }
-        let n = peers.next.fetch_add(1, Ordering::Relaxed);
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        h.write_u64(peers.salt);
-        h.write_u64(n);
-        let id = format!("mq-{n}-{:016x}", h.finish());
-        let (tx, rx) = oneshot::channel();
-        peers.waiting.lock().insert(id.clone(), (self.owner, tx));
-        let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        let _ = out.send(serde_json::to_vec(&request).unwrap_or_default());
-        let answer = tokio::time::timeout(ANSWER_TIMEOUT, rx).await;
-        peers.waiting.lock().remove(&id);
-        let mut response = match answer {
-            Ok(Ok(r)) => r,
-            _ => return Err(AskError::TimedOut),
-        };
-        if let Some(Value::Object(result)) = response.remove("result") {
-            return Ok(result);
-        }
-        let why = response
-            .get("error")
-            .and_then(|e| e.get("message"))
-            .and_then(Value::as_str)
-            .unwrap_or("no result");
-        Err(AskError::Refused(why.chars().take(200).collect()))
+        ask_on(peers, self.owner, out, method, params).await
     }
+
+    /// An owned handle for questions to the person, for a call that may ask (see
+    /// [`Asker`]); made only when the host asks for one, so other calls pay nothing for it.
+    pub fn asker(&self) -> Asker {
+        Asker::new(
+            self.era,
+            self.owner,
+            self.peers.cloned(),
+            self.out.clone(),
+            self.client_can("elicitation"),
+            self.answers.clone().unwrap_or_default(),
+        )
+    }
+}
+
+/// Sends a legacy-era question on `out` and waits for the answer of `owner`'s client.
+pub(crate) async fn ask_on(
+    peers: &Peers,
+    owner: u64,
+    out: &Outbox,
+    method: &str,
+    params: Value,
+) -> Result<Map<String, Value>, AskError> {
+    let n = peers.next.fetch_add(1, Ordering::Relaxed);
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    h.write_u64(peers.salt);
+    h.write_u64(n);
+    let id = format!("mq-{n}-{:016x}", h.finish());
+    let (tx, rx) = oneshot::channel();
+    peers.waiting.lock().insert(id.clone(), (owner, tx));
+    let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+    let _ = out.send(serde_json::to_vec(&request).unwrap_or_default());
+    let answer = tokio::time::timeout(ANSWER_TIMEOUT, rx).await;
+    peers.waiting.lock().remove(&id);
+    let mut response = match answer {
+        Ok(Ok(r)) => r,
+        _ => return Err(AskError::TimedOut),
+    };
+    if let Some(Value::Object(result)) = response.remove("result") {
+        return Ok(result);
+    }
+    let why = response
+        .get("error")
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("no result");
+    Err(AskError::Refused(why.chars().take(200).collect()))
 }

@@ -80,7 +80,7 @@ impl Reply {
 
 /// Where a request came from and how to reach its client while it runs.
 pub struct Link<'a> {
-    pub peers: &'a Peers,
+    pub peers: &'a Arc<Peers>,
     /// Whose request this is ([`Peers::owner_of`] the credential).
     pub owner: u64,
     /// Where notifications and questions go; `None` when the answer is plain JSON.
@@ -445,6 +445,12 @@ async fn call_tool<H: ToolHost>(
         return Err(RpcError::new(
             ErrorCode::INVALID_PARAMS,
             "invalid params: \"inputResponses\" must be an object",
+        ));
+    }
+    if era == Era::Modern && params.get("requestState").is_some_and(|s| !s.is_string()) {
+        return Err(RpcError::new(
+            ErrorCode::INVALID_PARAMS,
+            "invalid params: \"requestState\" must be a string",
         ));
     }
     let cx = Context::new(era, link.owner, link.peers, link.out, &params);

@@ -1,6 +1,7 @@
 //! The MCP protocol edge: a stateless JSON-RPC dispatcher for both protocol eras over HTTP,
 //! stdio and the stdio-to-HTTP bridge. Generic over [`ToolHost`]; knows nothing about media.
 
+mod asker;
 pub mod bridge;
 mod classify;
 mod context;
@@ -15,6 +16,7 @@ mod wire;
 
 use std::{future::Future, sync::Arc, time::Duration};
 
+pub use asker::Asker;
 pub use context::{AskError, Context, LogLevel, Notifier, Outbox, Peers};
 pub use dispatch::{Era, Link, Reply, dispatch};
 pub use rmcp::model;

@@ -69,7 +69,7 @@ where
 
 async fn answer<H: ToolHost>(
     host: &H,
-    peers: &Peers,
+    peers: &Arc<Peers>,
     credential: &str,
     line: &str,
     out: mpsc::UnboundedSender<Vec<u8>>,

@@ -90,6 +90,24 @@ struct CallToolResult<'a> {
     result_type: Option<&'static str>,
 }
 
+/// A 2026-07-28 `InputRequiredResult`: the questions, and what the client must echo.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputRequired<'a> {
+    input_requests: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_state: Option<&'a str>,
+    result_type: &'static str,
+}
+
+/// What a `tools/call` answers: a result, or (2026-07-28) the questions it needs answered.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Shape<'a> {
+    Result(CallToolResult<'a>),
+    InputRequired(InputRequired<'a>),
+}
+
 /// One text content block.
 #[derive(Serialize)]
 struct Text<'a> {
@@ -177,6 +195,9 @@ struct Parts {
     content: Box<RawValue>,
     structured: Option<Box<RawValue>>,
     is_error: bool,
+    /// 2026-07-28: the call needs the person's answers first (`inputRequests`, and the
+    /// `requestState` to echo); then `content` is not written.
+    asking: Option<(Box<RawValue>, Option<String>)>,
 }
 
 impl RenderedResult {
@@ -195,6 +216,21 @@ impl RenderedResult {
             },
         ];
         RenderedResult::new(to_raw_value(&blocks), Some(structured), is_error)
+    }
+
+    /// A 2026-07-28 `input_required` result: `requests` maps question keys to the requests
+    /// (`elicitation/create`, ...) the client must answer before calling again, echoing `state`.
+    pub fn input_required(requests: &Value, state: Option<&str>) -> RenderedResult {
+        let mut r = RenderedResult::new(to_raw_value(&[] as &[Value]), None, false);
+        if let (Ok(requests), Some(parts)) = (to_raw_value(requests), Arc::get_mut(&mut r.0)) {
+            parts.asking = Some((requests, state.map(str::to_owned)));
+        }
+        r
+    }
+
+    /// Whether this is an `input_required` result.
+    pub fn is_input_required(&self) -> bool {
+        self.0.asking.is_some()
     }
 
     /// A result of content blocks only (text, images, audio, resources), as the MCP schema
@@ -225,6 +261,7 @@ impl RenderedResult {
             content,
             structured,
             is_error,
+            asking: None,
         }))
     }
 
@@ -235,17 +272,30 @@ impl RenderedResult {
 
     /// The `CallToolResult` shape, with `resultType` when `result_type` names one.
     pub(crate) fn shape(&self, result_type: Option<&'static str>) -> impl Serialize + '_ {
-        CallToolResult {
+        if let Some((requests, state)) = &self.0.asking {
+            return Shape::InputRequired(InputRequired {
+                input_requests: requests,
+                request_state: state.as_deref(),
+                result_type: "input_required",
+            });
+        }
+        Shape::Result(CallToolResult {
             content: &self.0.content,
             structured_content: self.0.structured.as_deref(),
             is_error: self.0.is_error,
             result_type,
-        }
+        })
     }
 
     /// About how many bytes [`RenderedResult::shape`] writes.
     pub(crate) fn size(&self) -> usize {
-        self.0.content.get().len() + self.0.structured.as_ref().map_or(0, |s| s.get().len()) + 64
+        let asking = self.0.asking.as_ref().map_or(0, |(r, s)| {
+            r.get().len() + s.as_ref().map_or(0, String::len) * 2
+        });
+        self.0.content.get().len()
+            + self.0.structured.as_ref().map_or(0, |s| s.get().len())
+            + asking
+            + 64
     }
 
     /// The JSON text of the `CallToolResult` object (the older protocol era's form).

@@ -145,6 +145,15 @@ impl Store {
         self.path.as_deref()
     }
 
+    /// The database's state now: any commit by any process (this one, the CLI, another
+    /// replica on the same file) gives a different one. An answer read from the store while
+    /// the version is `v` may be handed out again as long as the version is still `v`, since
+    /// the version is read before the data. `None` when the state cannot be told (an
+    /// in-memory store): then nothing may be kept.
+    pub fn version(&self) -> Option<Version> {
+        self.fresh.token().map(Version)
+    }
+
     pub(crate) fn fresh(&self) -> &fresh::Fresh<keys::KeyRow> {
         &self.fresh
     }
@@ -154,6 +163,10 @@ impl Store {
         &self.pool
     }
 }
+
+/// A state of the database (see [`Store::version`]); only ever compared for equality.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Version(fresh::Token);
 
 /// Now, as the store writes timestamps: unix milliseconds.
 pub(crate) fn now_ms() -> i64 {

@@ -76,6 +76,10 @@ pub struct QuotaCheck {
     pub fit: Fit,
     /// The most units that would fit now; `None` when unlimited.
     pub max_units_now: Option<u32>,
+    /// The first instant (unix ms) this check would read differently without a new charge:
+    /// when a charge it counts leaves its window. `None`: only a write changes it.
+    #[serde(skip)]
+    pub changes_at: Option<i64>,
 }
 
 impl QuotaCheck {
@@ -263,10 +267,22 @@ pub(crate) fn evaluate(
             (Fit::At(x), Fit::Now) | (Fit::Now, Fit::At(x)) => Fit::At(x),
             (Fit::Now, Fit::Now) => Fit::Now,
         });
+    // Charges are oldest first: in each window, the first one counted leaves it first.
+    let changes_at = rules
+        .iter()
+        .filter_map(|rule| {
+            let window = i64::from(rule.window_days) * DAY_MS;
+            charges
+                .iter()
+                .find(|(at, _)| *at > now - window)
+                .map(|(at, _)| at + window)
+        })
+        .min();
     QuotaCheck {
         exempt,
         media_type,
         requested_units: units,
+        changes_at,
         max_units_now: allowances.iter().map(|a| a.remaining).min(),
         allowances,
         fit,
@@ -477,5 +493,36 @@ mod tests {
         // No rules: unlimited.
         let c = evaluate(false, MediaType::Tv, &[], &charges, 40, now);
         assert_eq!((c.fit, c.max_units_now), (Fit::Now, None));
+    }
+
+    #[test]
+    fn a_check_changes_when_its_oldest_counted_charge_leaves_a_window() {
+        let now = 10 * DAY_MS;
+        // Day 2 is outside the 7-day window but inside the 30-day one.
+        let late = 9 * DAY_MS + DAY_MS / 2;
+        let charges = [(2 * DAY_MS, 1), (4 * DAY_MS, 2), (late, 1)];
+        let week = evaluate(false, MediaType::Tv, &[rule(5, 7)], &charges, 1, now);
+        assert_eq!(
+            week.changes_at,
+            Some(11 * DAY_MS),
+            "day 4 leaves the week on day 11"
+        );
+        let both = evaluate(
+            false,
+            MediaType::Tv,
+            &[rule(2, 1), rule(9, 30)],
+            &charges,
+            1,
+            now,
+        );
+        assert_eq!(
+            both.changes_at,
+            Some(late + DAY_MS),
+            "the last charge leaves the day rule first"
+        );
+        let none = evaluate(false, MediaType::Tv, &[rule(5, 7)], &[], 1, now);
+        assert_eq!(none.changes_at, None, "nothing counted, nothing leaves");
+        let unlimited = evaluate(false, MediaType::Tv, &[], &charges, 1, now);
+        assert_eq!(unlimited.changes_at, None);
     }
 }

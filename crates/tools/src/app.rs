@@ -11,7 +11,9 @@ use sha2::{Digest, Sha256};
 use store::{AuditId, AuditStatus, Authority, NewAudit, Reserved, Store, ToolSwitches};
 
 use crate::{
-    allowance, authority,
+    allowance,
+    ask::Ask,
+    authority,
     context::{Caller, Credential, Ctx},
     contract::{DynTool, Meta, Output},
     discover::Catalogues,
@@ -32,6 +34,8 @@ pub(crate) struct Shared {
     pub downloads: Downloads,
     pub catalogues: Catalogues,
     pub libraries: Libraries,
+    /// Answers read from the store, kept while the database is unchanged.
+    pub stored: crate::stored::Stored,
 }
 
 /// The tool host: one per process.
@@ -50,6 +54,13 @@ pub struct ToolView {
     pub input_schema: Map<String, Value>,
     /// The MCP Apps view its results can be shown in.
     pub view: Option<&'static crate::views::View>,
+}
+
+/// A call's line back to its client, when it has one: progress and log messages, questions.
+#[derive(Default)]
+pub struct Line {
+    pub report: Option<Arc<dyn Report>>,
+    pub asker: Option<Arc<dyn Ask>>,
 }
 
 /// The outcome of one call.
@@ -83,6 +94,7 @@ impl App {
                 downloads: Downloads::from_instances(&instances),
                 catalogues: Catalogues::from_instances(&instances),
                 libraries: Libraries::from_instances(&instances),
+                stored: crate::stored::Stored::default(),
                 store,
                 settings,
                 instances,
@@ -238,16 +250,18 @@ impl App {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Called {
-        self.call_reporting(caller, name, arguments, None).await
+        self.call_reporting(caller, name, arguments, Line::default())
+            .await
     }
 
-    /// [`App::call`] for a client that hears progress and log messages while the call runs.
+    /// [`App::call`] for a client that hears progress and log messages while the call runs,
+    /// and may be asked to choose.
     pub async fn call_reporting(
         &self,
         caller: &Caller,
         name: &str,
         arguments: Option<Map<String, Value>>,
-        report: Option<Arc<dyn Report>>,
+        line: Line,
     ) -> Called {
         let Some(&index) = self.by_name.get(name) else {
             return Called::UnknownTool;
@@ -260,7 +274,7 @@ impl App {
                 meta,
                 caller,
                 arguments.unwrap_or_default(),
-                report,
+                line,
             )
             .await,
         )
@@ -273,13 +287,20 @@ impl App {
             .is_some_and(|&i| self.tools[i].long())
     }
 
+    /// Whether a call of this tool may ask the person to choose.
+    pub fn asks(&self, name: &str) -> bool {
+        self.by_name
+            .get(name)
+            .is_some_and(|&i| self.tools[i].asks())
+    }
+
     async fn run(
         &self,
         tool: &dyn DynTool,
         meta: Meta,
         caller: &Caller,
         arguments: Map<String, Value>,
-        report: Option<Arc<dyn Report>>,
+        line: Line,
     ) -> Result<Output, ToolError> {
         let mut caller = caller.clone();
         let allow_destructive = self.shared.settings.allow_destructive();
@@ -333,7 +354,8 @@ impl App {
             meta,
             shared: self.shared.clone(),
             needs_plan,
-            report,
+            report: line.report,
+            asker: line.asker.filter(|_| tool.asks()),
         };
         let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
             Ok(outcome) => outcome,

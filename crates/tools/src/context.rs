@@ -9,6 +9,7 @@ use store::{Authority, Store, ToolSwitches};
 
 use crate::{
     app::Shared,
+    ask::{Ask, Question},
     authority,
     contract::{Meta, ToolError},
     discover::Catalogues,
@@ -60,6 +61,8 @@ pub struct Ctx {
     pub(crate) needs_plan: Option<Capability>,
     /// Where progress and log messages go, when the client asked for any.
     pub(crate) report: Option<Arc<dyn Report>>,
+    /// Where questions go, for a tool that asks (`Tool::ASKS`) on a client's line.
+    pub(crate) asker: Option<Arc<dyn Ask>>,
 }
 
 impl Ctx {
@@ -81,6 +84,75 @@ impl Ctx {
         }
     }
 
+    /// Asks the person to pick one of `question`'s choices and returns it, checked: a value
+    /// outside the choices is refused, declining or cancelling ends the call with nothing done,
+    /// and a client that cannot answer gets the choices listed in a `choice_needed` error.
+    /// After an answer the caller's authority is read again (a legacy-era answer may have
+    /// taken minutes), so what follows is decided as for a direct call.
+    pub async fn choose<'q>(
+        &self,
+        question: &'q Question,
+    ) -> Result<&'q crate::ask::Choice, ToolError> {
+        let Some(asker) = &self.asker else {
+            return Err(question.unanswered(crate::ask::Unanswered::Unsupported));
+        };
+        let reply = asker
+            .ask(question)
+            .await
+            .map_err(|why| question.unanswered(why))?;
+        let choice = question.check(reply)?;
+        self.recheck().await?;
+        Ok(choice)
+    }
+
+    /// Reads the caller's authority again after a wait for the person: a revoked credential,
+    /// or a changed role, grant or content limits, ends the call with nothing done (what this
+    /// call already decided was decided under the old authority).
+    async fn recheck(&self) -> Result<(), ToolError> {
+        let store = &self.shared.store;
+        let fresh = match &self.caller.credential {
+            Credential::Key(key) => store.authenticate_with_switches(key.expose()).await?,
+            Credential::Token { token, resource } => {
+                store
+                    .authenticate_token_with_switches(token.expose(), resource)
+                    .await?
+            }
+            Credential::Local => return Ok(()),
+        };
+        let changed = || {
+            ToolError::denied(
+                "your authority changed while the question was open; nothing was done; call again",
+            )
+        };
+        let Some((authority, switches)) = fresh else {
+            return Err(ToolError::denied(
+                "the credential is no longer valid (revoked or expired); nothing was done",
+            ));
+        };
+        let old = &self.caller.authority;
+        if authority.person.role != old.person.role
+            || authority.person.limits != old.person.limits
+            || authority.grant.id != old.grant.id
+            || authority.grant.revision != old.grant.revision
+        {
+            return Err(changed());
+        }
+        let caller = Caller {
+            credential: self.caller.credential.clone(),
+            authority,
+            switches,
+        };
+        match authority::decide_or_plan(
+            &caller,
+            &self.meta,
+            self.shared.settings.allow_destructive(),
+            None,
+        ) {
+            Ok(Ok(_)) => Ok(()),
+            _ => Err(changed()),
+        }
+    }
+
     /// The authority whose absence makes this call a plan, when it is one.
     pub fn needs_plan(&self) -> Option<Capability> {
         self.needs_plan
@@ -88,6 +160,11 @@ impl Ctx {
 
     pub fn store(&self) -> &Store {
         &self.shared.store
+    }
+
+    /// Answers read from the store, kept while the database is unchanged.
+    pub(crate) fn stored(&self) -> &crate::stored::Stored {
+        &self.shared.stored
     }
 
     pub fn settings(&self) -> &Settings {

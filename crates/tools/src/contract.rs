@@ -49,6 +49,9 @@ pub trait Tool: Send + Sync + 'static {
     const VIEW: Option<&'static View> = None;
     /// Long enough (several backends, an operation) to stream progress and log messages.
     const LONG: bool = false;
+    /// May ask the person to choose when a call is ambiguous (see `ask.rs`); over HTTP such a
+    /// call is streamed, so that a legacy-era client can be asked on its way.
+    const ASKS: bool = false;
     fn run(
         &self,
         ctx: &Ctx,
@@ -280,6 +283,7 @@ pub trait DynTool: Send + Sync {
     fn input_schema(&self) -> Map<String, Value>;
     fn view(&self) -> Option<&'static View>;
     fn long(&self) -> bool;
+    fn asks(&self) -> bool;
     /// Parses the whole input first, so bad input is refused before anything is audited or done.
     fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError>;
 }
@@ -299,6 +303,10 @@ impl<T: Tool> DynTool for T {
 
     fn long(&self) -> bool {
         T::LONG
+    }
+
+    fn asks(&self) -> bool {
+        T::ASKS
     }
 
     fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError> {

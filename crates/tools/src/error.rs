@@ -76,6 +76,12 @@ pub enum ErrorCode {
     LimitsUnreadable,
     /// Marquee's own database could not be read or written.
     StoreUnavailable,
+    /// The call is ambiguous and the person must choose; the error lists the choices.
+    ChoiceNeeded,
+    /// The person declined (or cancelled) a question the call asked; nothing was done.
+    Declined,
+    /// 2026-07-28: the call's question went back as an input-required result.
+    InputRequired,
     /// Marquee failed; the server log has the details.
     Internal,
 }
@@ -105,6 +111,9 @@ impl ErrorCode {
             ErrorCode::BackendIncomplete => "backend_incomplete",
             ErrorCode::LimitsUnreadable => "limits_unreadable",
             ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::ChoiceNeeded => "choice_needed",
+            ErrorCode::Declined => "declined",
+            ErrorCode::InputRequired => "input_required",
             ErrorCode::Internal => "internal",
         }
     }
@@ -114,9 +123,14 @@ impl ErrorCode {
             ErrorCode::InvalidArgument
             | ErrorCode::UnknownInstance
             | ErrorCode::NoInstance
-            | ErrorCode::Unsupported => ErrorKind::BadInput,
+            | ErrorCode::Unsupported
+            | ErrorCode::ChoiceNeeded
+            | ErrorCode::InputRequired => ErrorKind::BadInput,
             ErrorCode::NotFound => ErrorKind::NotFound,
-            ErrorCode::NotAvailable | ErrorCode::Denied | ErrorCode::NeedsPlan => ErrorKind::Denied,
+            ErrorCode::NotAvailable
+            | ErrorCode::Denied
+            | ErrorCode::NeedsPlan
+            | ErrorCode::Declined => ErrorKind::Denied,
             ErrorCode::RequestQuotaExceeded | ErrorCode::AllowanceExhausted => ErrorKind::Quota,
             ErrorCode::Conflict | ErrorCode::StalePlan => ErrorKind::Conflict,
             ErrorCode::BackendUnavailable

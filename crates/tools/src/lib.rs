@@ -3,6 +3,7 @@
 
 mod allowance;
 mod app;
+pub mod ask;
 mod authority;
 pub mod changes;
 pub mod completions;
@@ -20,9 +21,10 @@ pub mod report;
 pub mod requests;
 mod server;
 pub mod settings;
+mod stored;
 pub mod views;
 
-pub use app::{App, Called, ToolView};
+pub use app::{App, Called, Line, ToolView};
 pub use context::{Caller, Credential, Ctx};
 pub use contract::{Meta, Output, Tool};
 pub use error::{ErrorCode, ErrorKind, ToolError};

@@ -138,7 +138,7 @@ fn request(method: &str, params: Value, modern: bool) -> Value {
 
 /// Microseconds per call: the median of `rounds` rounds of `n` calls.
 async fn measure(bench: &Bench, caller: &Caller, message: &Value, n: usize, rounds: usize) -> f64 {
-    let peers = Peers::default();
+    let peers = std::sync::Arc::new(Peers::default());
     let mut medians = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         let start = Instant::now();

@@ -1,11 +1,11 @@
 //! The bridge between the MCP edge and the tools: turns tool declarations into MCP tool
 //! definitions once, and tool outcomes into MCP results.
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{collections::HashMap, future::Future, pin::Pin, sync::Arc, time::Duration};
 
 use mcp::{
-    Completing, CompletionTarget, Context, HostError, ListedTool, LogLevel, Notifier,
-    RenderedResult, ServerIdentity, ToolHost,
+    AskError, Asker, Completing, CompletionTarget, Context, HostError, ListedTool, LogLevel,
+    Notifier, RenderedResult, ServerIdentity, ToolHost,
     model::{
         ErrorData, GetPromptResult, JsonObject, MetaObject, Prompt, PromptArgument, PromptMessage,
         ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, Tool,
@@ -15,7 +15,11 @@ use mcp::{
 use policy::Effect;
 use serde_json::{Value, json};
 use tools::{
-    App, Called, Caller, ToolView, completions::Target, guides::Topic, prompts::PromptSpec,
+    App, Called, Caller, Line, ToolView,
+    ask::{Question, Reply, Unanswered},
+    completions::Target,
+    guides::Topic,
+    prompts::PromptSpec,
     views::View,
 };
 
@@ -205,11 +209,13 @@ impl ToolHost for Host {
         let report = cx
             .notifier()
             .map(|n| Arc::new(Reporter(n)) as Arc<dyn tools::report::Report>);
-        match self
-            .app
-            .call_reporting(caller, name, arguments, report)
-            .await
-        {
+        // Only a tool that may ask gets a line for questions.
+        let asker = self.app.asks(name).then(|| Arc::new(Asking(cx.asker())));
+        let line = Line {
+            report,
+            asker: asker.clone().map(|a| a as Arc<dyn tools::ask::Ask>),
+        };
+        match self.app.call_reporting(caller, name, arguments, line).await {
             Called::UnknownTool => {
                 self.metrics.tool_call("-", "unknown_tool");
                 Err(ErrorData::invalid_params(
@@ -221,6 +227,12 @@ impl ToolHost for Host {
                 ))
             }
             Called::Done(outcome) => {
+                // 2026-07-28: a question the call could not get answered goes back to the
+                // client as an input_required result; the call did nothing.
+                if let Some(asking) = asker.and_then(|a| a.0.input_required()) {
+                    self.metrics.tool_call(name, "input_required");
+                    return Ok(asking);
+                }
                 self.metrics
                     .tool_call(name, if outcome.is_ok() { "ok" } else { "error" });
                 Ok(render(outcome))
@@ -274,7 +286,8 @@ impl ToolHost for Host {
     }
 
     fn streams(&self, tool: &str) -> bool {
-        self.app.is_long(tool)
+        // A tool that may ask streams, so a legacy-era client can be asked on the way.
+        self.app.is_long(tool) || self.app.asks(tool)
     }
 
     async fn list_prompts(&self, caller: &Caller) -> Result<Vec<Prompt>, HostError> {
@@ -328,6 +341,63 @@ impl ToolHost for Host {
     fn observe(&self, method: &str, status: u16, elapsed: Duration) {
         self.metrics.request(method, status, elapsed);
     }
+}
+
+/// A call's questions, on their way to the client as elicitation (see `mcp::Asker`).
+struct Asking(Asker);
+
+impl tools::ask::Ask for Asking {
+    fn ask<'a>(
+        &'a self,
+        question: &'a Question,
+    ) -> Pin<Box<dyn Future<Output = Result<Reply, Unanswered>> + Send + 'a>> {
+        Box::pin(async move {
+            let answer = self
+                .0
+                .elicit(question.key, &question.message, choice_form(question))
+                .await
+                .map_err(|e| match e {
+                    AskError::Unsupported(_) => Unanswered::Unsupported,
+                    AskError::Pending => Unanswered::Sent,
+                    AskError::TimedOut => Unanswered::TimedOut,
+                    AskError::Refused(why) => Unanswered::Failed(why),
+                })?;
+            Ok(match answer.get("action").and_then(Value::as_str) {
+                Some("accept") => Reply::Chose(
+                    answer
+                        .get("content")
+                        .and_then(|c| c.get(CHOICE))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                ),
+                Some("decline") => Reply::Declined,
+                _ => Reply::Cancelled,
+            })
+        })
+    }
+}
+
+/// The field of the elicitation form that carries the choice.
+const CHOICE: &str = "choice";
+
+/// A one-field elicitation form: a single-select of the question's choices, each titled.
+fn choice_form(question: &Question) -> Value {
+    let options: Vec<Value> = question
+        .choices
+        .iter()
+        .map(|c| json!({ "const": c.value, "title": c.label }))
+        .collect();
+    json!({
+        "type": "object",
+        "properties": { CHOICE: {
+            "type": "string",
+            "title": question.argument,
+            "description": question.message,
+            "oneOf": options,
+        } },
+        "required": [CHOICE],
+    })
 }
 
 /// A call's progress and log messages, on their way to the client as MCP notifications.

@@ -118,9 +118,12 @@ fn tool_status(code: ErrorCode) -> StatusCode {
         ErrorCode::InvalidArgument
         | ErrorCode::UnknownInstance
         | ErrorCode::NoInstance
-        | ErrorCode::Unsupported => StatusCode::BAD_REQUEST,
+        | ErrorCode::Unsupported
+        | ErrorCode::ChoiceNeeded
+        | ErrorCode::InputRequired => StatusCode::BAD_REQUEST,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::NotAvailable | ErrorCode::Denied | ErrorCode::NeedsPlan => StatusCode::FORBIDDEN,
+        ErrorCode::Declined => StatusCode::CONFLICT,
         ErrorCode::RequestQuotaExceeded | ErrorCode::AllowanceExhausted => {
             StatusCode::TOO_MANY_REQUESTS
         }

@@ -245,7 +245,10 @@ async fn titles_already_requested_seasons_and_decisions() {
 
     // A show needs seasons; wrong selections are refused before anything is read or created.
     for (args, words) in [
-        (got(json!({})), "say which seasons"),
+        (
+            got(json!({})),
+            "Which seasons of Game of Thrones (2011) should be requested? (this client cannot ask the person)",
+        ),
         (
             got(json!({"seasons": [1], "season_scope": "all"})),
             "not both",

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use crate::{
+    catalogue::tally::Fields,
     model::{Torrent, TorrentState},
     tracker_class::TrackerErrorClass,
 };
@@ -105,6 +106,45 @@ impl TorrentQuery {
         }
     }
 
+    /// The row fields this query's filters and order read: a kept order of its matches holds
+    /// while none of them changes (nor the rows' places).
+    pub(crate) fn reads(&self) -> Fields {
+        let mut f = match self.sort {
+            SortKey::Name => Fields::NAME,
+            SortKey::Size => Fields::SIZE,
+            SortKey::Progress => Fields::PROGRESS,
+            SortKey::Ratio => Fields::RATIO,
+            SortKey::AddedAt => Fields::ADDED,
+            SortKey::DlSpeed => Fields::DL_SPEED,
+            SortKey::UlSpeed => Fields::UL_SPEED,
+        };
+        let filters = [
+            (!self.states.is_empty(), Fields::STATE),
+            (self.category.is_some(), Fields::CATEGORY),
+            (self.tag.is_some(), Fields::TAGS),
+            (self.name_contains.is_some(), Fields::NAME),
+            (self.tracker_error.is_some(), Fields::TRACKER_ERROR),
+            (
+                self.min_ratio.is_some() || self.max_ratio.is_some(),
+                Fields::RATIO,
+            ),
+            (
+                self.min_size.is_some() || self.max_size.is_some(),
+                Fields::SIZE,
+            ),
+            (
+                self.added_after.is_some() || self.added_before.is_some(),
+                Fields::ADDED,
+            ),
+        ];
+        for (used, field) in filters {
+            if used {
+                f = f.with(field);
+            }
+        }
+        f
+    }
+
     /// The filter part, prepared once per query.
     pub(crate) fn matcher(&self) -> Matcher<'_> {
         let needle = self
@@ -120,7 +160,8 @@ impl TorrentQuery {
 
     /// The numeric sort field as an order-preserving `u64` (direction applied), so sorting
     /// compares integers held beside the row pointers instead of reaching into every row.
-    /// 0 for name sorts; equal keys fall back to [`TorrentQuery::compare`].
+    /// Name sorts key on the first 8 bytes of the lowercased name (zero-padded), which never
+    /// contradicts [`cmp_name`]; equal keys fall back to [`TorrentQuery::compare`].
     pub(crate) fn sort_key(&self, t: &Torrent) -> u64 {
         let f = |v: f64| {
             let bits = v.to_bits();
@@ -131,7 +172,7 @@ impl TorrentQuery {
             }
         };
         let key = match self.sort {
-            SortKey::Name => return 0,
+            SortKey::Name => name_prefix(&t.name),
             SortKey::Size => t.size,
             SortKey::Progress => f(t.progress),
             SortKey::Ratio => f(t.ratio),
@@ -160,6 +201,16 @@ impl TorrentQuery {
         // Ties always break by info hash, ascending, so pages are stable.
         primary.then_with(|| a.info_hash.cmp(&b.info_hash))
     }
+}
+
+/// The first 8 bytes of `name`, ASCII-lowercased, big-endian and zero-padded: `a` before `b`
+/// by [`cmp_name`] gives `name_prefix(a) <= name_prefix(b)`.
+fn name_prefix(name: &str) -> u64 {
+    let mut key = [0u8; 8];
+    for (k, c) in key.iter_mut().zip(name.bytes()) {
+        *k = c.to_ascii_lowercase();
+    }
+    u64::from_be_bytes(key)
 }
 
 /// Case-insensitive for ASCII letters, then byte order, so "alpha" and "Alpha" sit together.

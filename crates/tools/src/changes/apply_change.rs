@@ -82,6 +82,8 @@ impl Tool for ApplyChange {
             needs_plan: None,
             // Progress of the operation still reaches the client that asked.
             report: ctx.report.clone(),
+            // Applying an approved plan never asks: everything was decided when it was planned.
+            asker: None,
         };
         let now = current_dependencies(ctx, &change).await?;
         let planned: std::collections::BTreeMap<String, String> =

@@ -1,7 +1,7 @@
 //! `list_categories`: the categories and tags one download instance has, from its catalogue:
 //! the valid values of every category and tag argument.
 
-use adapters_downloads::{CategoryFilter, CategoryModel, TorrentQuery};
+use adapters_downloads::CategoryModel;
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
@@ -52,21 +52,18 @@ impl Tool for ListCategories {
     }
 }
 
-/// The categories and tags of `source`, each category's torrents counted.
+/// The categories and tags of `source`, each category's torrents counted (from the counts the
+/// catalogue keeps at refresh: no scan of the rows).
 fn categories(source: &Source, b: &Backend) -> Result<Output, ToolError> {
     let cats = b.catalogue.categories();
     let items: Vec<_> = cats
         .items
         .iter()
         .map(|c| {
-            let q = TorrentQuery {
-                category: Some(CategoryFilter::Is(c.name.clone())),
-                ..TorrentQuery::default()
-            };
             json!({
                 "name": c.name,
                 "save_path": c.save_path,
-                "torrents": b.catalogue.count(&q),
+                "torrents": b.catalogue.category_count(&c.name),
             })
         })
         .collect();

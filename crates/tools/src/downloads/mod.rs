@@ -14,6 +14,7 @@ mod freshness;
 mod hashes;
 mod labels;
 mod list_categories;
+mod live;
 mod lookup;
 mod memo;
 mod move_to_category;
@@ -63,6 +64,10 @@ struct Inner {
     /// The answers of the reads that count every torrent (`downloads_overview`,
     /// `list_categories`, `tracker_errors`), by tool and instance asked, likewise.
     count_memo: memo::Memo<(&'static str, Option<String>)>,
+    /// `torrent_detail`'s live reads (the torrent and its trackers), shared for a moment.
+    detail_reads: live::LiveMemo<torrent_detail::Fetched>,
+    /// `torrent_files`' live reads, likewise.
+    file_reads: live::LiveMemo<Vec<adapters_downloads::TorrentFile>>,
 }
 
 impl Downloads {
@@ -79,6 +84,8 @@ impl Downloads {
                 refreshing: AtomicBool::new(false),
                 find_memo: memo::Memo::default(),
                 count_memo: memo::Memo::default(),
+                detail_reads: live::LiveMemo::default(),
+                file_reads: live::LiveMemo::default(),
             }),
         };
         downloads.start_refreshers();
@@ -100,6 +107,14 @@ impl Downloads {
 
     pub(crate) fn count_memo(&self) -> &memo::Memo<(&'static str, Option<String>)> {
         &self.inner.count_memo
+    }
+
+    pub(crate) fn detail_reads(&self) -> &live::LiveMemo<torrent_detail::Fetched> {
+        &self.inner.detail_reads
+    }
+
+    pub(crate) fn file_reads(&self) -> &live::LiveMemo<Vec<adapters_downloads::TorrentFile>> {
+        &self.inner.file_reads
     }
 
     /// The download client's own check of the instance `id` (for diagnose): `None` when `id`

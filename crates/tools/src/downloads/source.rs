@@ -107,10 +107,9 @@ impl Source {
         Ok(&self.backend()?.client)
     }
 
-    /// The cached row of `hash`, when this instance's catalogue has it.
+    /// Whether this instance's catalogue has `hash`.
     pub fn has(&self, hash: &InfoHash) -> bool {
-        self.working()
-            .is_some_and(|b| b.catalogue.get(hash).is_some())
+        self.working().is_some_and(|b| b.catalogue.contains(hash))
     }
 }
 

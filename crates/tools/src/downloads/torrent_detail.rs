@@ -29,7 +29,7 @@ impl Tool for TorrentDetail {
     const META: Meta = Meta {
         name: "torrent_detail",
         title: "Torrent detail",
-        description: "Reads one torrent, named by info hash, live from its download instance: state, progress, sizes, ratio, category, tags, save path, the torrent's own metadata (comment, creator, pieces, private flag) and its trackers with their last messages (URLs redacted).",
+        description: "Reads one torrent, named by info hash, live from its download instance: state, progress, sizes, ratio, category, tags, save path, the torrent's own metadata (comment, creator, pieces, private flag) and its trackers with their last messages (URLs redacted). One live read answers every caller for up to a second; observed_at says when it was made.",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
@@ -41,12 +41,23 @@ impl Tool for TorrentDetail {
         let source = lookup::instance_of(ctx, hash, input.instance_id.as_deref()).await?;
         let b = source.backend()?;
         let id = source.id.as_str();
-        let (detail, trackers) = futures::join!(
-            b.reads().torrent_detail(hash),
-            b.reads().torrent_trackers(hash)
-        );
-        let detail = match detail {
-            Ok(d) => d,
+        let version = Some(b.catalogue.version());
+        let read = ctx
+            .downloads()
+            .detail_reads()
+            .read(id, hash, version, || async {
+                let (detail, trackers) = futures::join!(
+                    b.reads().torrent_detail(hash),
+                    b.reads().torrent_trackers(hash)
+                );
+                Ok(Fetched {
+                    detail: detail?,
+                    trackers,
+                })
+            })
+            .await;
+        let fetched = match read.value {
+            Ok(f) => f,
             Err(Error::NotFound { .. }) => {
                 return Err(ToolError::new(
                     ErrorCode::NotFound,
@@ -76,8 +87,9 @@ impl Tool for TorrentDetail {
                 return Ok(freshness::stamp(out, &[source]));
             }
         };
+        let Fetched { detail, trackers } = &*fetched;
         let t = &detail.torrent;
-        let tracker_list: Value = match &trackers {
+        let tracker_list: Value = match trackers {
             Ok(list) => json!(list.iter().map(tracker).collect::<Vec<_>>()),
             Err(_) => Value::Null,
         };
@@ -109,8 +121,15 @@ impl Tool for TorrentDetail {
         if let Err(e) = trackers {
             out = out.warn(format!("the trackers of {hash} could not be read: {e}"));
         }
+        out.observed_at = read.observed_at.into();
         Ok(out)
     }
+}
+
+/// One live read of a torrent: its detail, and its trackers or why they could not be read.
+pub(crate) struct Fetched {
+    detail: adapters_downloads::TorrentDetail,
+    trackers: Result<Vec<TrackerEntry>, Error>,
 }
 
 fn tracker(t: &TrackerEntry) -> Value {

@@ -37,7 +37,7 @@ impl Tool for TorrentFiles {
     const META: Meta = Meta {
         name: "torrent_files",
         title: "Torrent files",
-        description: "Lists the files of one torrent, named by info hash, read live from its download instance: path inside the torrent, size, progress, whether it is wanted and its priority. Pages of at most 500 with next_offset.",
+        description: "Lists the files of one torrent, named by info hash, read live from its download instance: path inside the torrent, size, progress, whether it is wanted and its priority. Pages of at most 500 with next_offset. One live read answers every caller for up to a second; observed_at says when it was made.",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
@@ -54,7 +54,15 @@ impl Tool for TorrentFiles {
         }
         let source = lookup::instance_of(ctx, hash, input.instance_id.as_deref()).await?;
         let id = source.id.as_str();
-        let files = match source.backend()?.reads().torrent_files(hash).await {
+        let b = source.backend()?;
+        let read = ctx
+            .downloads()
+            .file_reads()
+            .read(id, hash, Some(b.catalogue.version()), || {
+                b.reads().torrent_files(hash)
+            })
+            .await;
+        let files = match read.value {
             Ok(f) => f,
             Err(Error::NotFound { .. }) => {
                 return Err(ToolError::new(
@@ -98,6 +106,8 @@ impl Tool for TorrentFiles {
             "offset": start,
             "next_offset": next_offset,
         });
-        Ok(Output::new(summary, data))
+        let mut out = Output::new(summary, data);
+        out.observed_at = read.observed_at.into();
+        Ok(out)
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use domain::{Capability, MediaSource, MediaType};
+use domain::{Capability, InstanceKind, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -16,7 +16,11 @@ use super::{
     seasons::{SeasonScope, select},
     title,
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError, discover::render::media_type_str};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    discover::render::media_type_str,
+    stored::{self, Keep},
+};
 
 pub struct GetRequestOptions;
 
@@ -58,147 +62,167 @@ impl Tool for GetRequestOptions {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let d = title::read(
-            ctx,
-            input.media_source,
-            input.media_id,
+        let show_people = super::sees_all(ctx);
+        let view = stored::view(ctx, (show_people, &input));
+        ctx.stored()
+            .answer(ctx.store(), Self::META.name, view, || {
+                options(ctx, input, show_people)
+            })
+            .await
+    }
+}
+
+/// The options and the quota preview. Kept while the database is unchanged (and the quota
+/// preview reads the same) when the title came from the builtin catalogue and no library
+/// instance was asked: then nothing else was read.
+async fn options(ctx: &Ctx, input: Input, show_people: bool) -> Result<(Output, Keep), ToolError> {
+    let d = title::read(
+        ctx,
+        input.media_source,
+        input.media_id,
+        input.media_type,
+        input.instance_id.as_deref(),
+        input.library_instance_id.as_deref(),
+    )
+    .await?;
+    let explicit = input.seasons.is_some() || input.season_scope.is_some();
+    let asked = select(
+        input.media_type,
+        input.seasons.as_deref(),
+        input.season_scope,
+        d.seasons,
+        true,
+    )?;
+    let open = ctx.store().open_requests_for(&d.id).await?;
+    let me = ctx.caller.authority.person.id;
+    let mut taken: BTreeMap<u32, RequestStatus> = BTreeMap::new();
+    for r in &open {
+        for s in &r.seasons {
+            taken.entry(*s).or_insert(r.status);
+        }
+    }
+    let (selection, units, seasons_view) = if input.media_type == MediaType::Tv {
+        let new: Vec<u32> = asked
+            .iter()
+            .copied()
+            .filter(|s| !taken.contains_key(s))
+            .collect();
+        let view: Vec<_> = (1..=d.seasons.unwrap_or(0))
+            .map(|s| json!({ "season": s, "requested": taken.get(&s).map(|st| st.as_str()) }))
+            .collect();
+        let units = new.len() as u32;
+        (json!(new), units, Some(view))
+    } else {
+        (json!(null), u32::from(open.is_empty()), None)
+    };
+    let quota = ctx.store().quota_check(me, input.media_type, units).await?;
+    let requestable = units > 0;
+    let label = d.label();
+    let mut summary = if !requestable && !open.is_empty() {
+        format!("{label} is already requested; nothing more to request.")
+    } else if input.media_type == MediaType::Tv {
+        format!(
+            "{label}: {} season(s) to request{} ({} unit(s)); the quota {}.",
+            units,
+            if explicit {
+                " as selected"
+            } else {
+                ", all not yet requested"
+            },
+            units,
+            if quota.fits_now() {
+                "allows it now"
+            } else {
+                "does not allow it now"
+            }
+        )
+    } else {
+        format!(
+            "{label} can be requested (1 unit); the quota {}.",
+            if quota.fits_now() {
+                "allows it now"
+            } else {
+                "does not allow it now"
+            }
+        )
+    };
+    summary.push_str(&quota_sentence(&quota));
+    let library = match d.library {
+        Some(source) => Some(source),
+        None => arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
+    };
+    let from_builtin = ctx
+        .instances()
+        .all()
+        .iter()
+        .any(|s| s.id == d.read_from && s.kind == InstanceKind::Builtin);
+    let keep = match (library.is_none() && from_builtin, quota.changes_at) {
+        (false, _) => Keep::Never,
+        (true, None) => Keep::WhileUnchanged,
+        (true, Some(at)) => Keep::Before(at),
+    };
+    let library = if let Some(source) = library {
+        let dest = arrive::destination(
+            source,
+            &d.id,
             input.media_type,
-            input.instance_id.as_deref(),
-            input.library_instance_id.as_deref(),
+            asked.as_slice(),
+            (None, None),
+            d.found
+                .as_ref()
+                .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
         )
         .await?;
-        let explicit = input.seasons.is_some() || input.season_scope.is_some();
-        let asked = select(
-            input.media_type,
-            input.seasons.as_deref(),
-            input.season_scope,
-            d.seasons,
-            true,
-        )?;
-        let open = ctx.store().open_requests_for(&d.id).await?;
-        let me = ctx.caller.authority.person.id;
-        let show_people = super::sees_all(ctx);
-        let mut taken: BTreeMap<u32, RequestStatus> = BTreeMap::new();
-        for r in &open {
-            for s in &r.seasons {
-                taken.entry(*s).or_insert(r.status);
-            }
+        if dest.available {
+            summary.push_str(&format!(
+                " It is already available in {}.",
+                dest.instance_id
+            ));
         }
-        let (selection, units, seasons_view) = if input.media_type == MediaType::Tv {
-            let new: Vec<u32> = asked
-                .iter()
-                .copied()
-                .filter(|s| !taken.contains_key(s))
-                .collect();
-            let view: Vec<_> = (1..=d.seasons.unwrap_or(0))
-                .map(|s| json!({ "season": s, "requested": taken.get(&s).map(|st| st.as_str()) }))
-                .collect();
-            let units = new.len() as u32;
-            (json!(new), units, Some(view))
+        json!({
+            "configured": true,
+            "instance_id": dest.instance_id,
+            "quality_profiles": dest.quality_profiles.iter().map(|p| json!({"id": p.id, "name": p.name})).collect::<Vec<_>>(),
+            "root_folders": dest.root_folders.iter().map(|r| json!({"path": r.path, "free_bytes": r.free_bytes})).collect::<Vec<_>>(),
+            "default_quality_profile_id": dest.quality_profile_id,
+            "default_root_folder": dest.root_folder,
+            "in_library": dest.in_library,
+            "available": dest.available,
+        })
+    } else if library_configured(ctx) {
+        json!({ "configured": false, "note": "no library instance holds this media type", "profiles": [], "folders": [] })
+    } else {
+        json!({ "configured": false, "note": NO_LIBRARY, "profiles": [], "folders": [] })
+    };
+    let data = json!({
+        "media_source": d.id.media_source,
+        "media_id": d.id.media_id,
+        "media_type": media_type_str(d.media_type),
+        "title": d.title,
+        "year": d.year,
+        "instance_id": d.read_from,
+        "requestable": requestable,
+        "seasons": seasons_view,
+        "selection": selection,
+        "cost_units": units,
+        "open_requests": open.iter().map(|r| request_row(r, show_people || r.person == me)).collect::<Vec<_>>(),
+        "quota": quota_data(&quota),
+        "library": library,
+    });
+    let mut out = Output::new(summary, data);
+    if requestable && quota.fits_now() {
+        let id = &d.id;
+        let extra = if input.media_type == MediaType::Tv {
+            format!(",\"seasons\":{selection}")
         } else {
-            (json!(null), u32::from(open.is_empty()), None)
+            String::new()
         };
-        let quota = ctx.store().quota_check(me, input.media_type, units).await?;
-        let requestable = units > 0;
-        let label = d.label();
-        let mut summary = if !requestable && !open.is_empty() {
-            format!("{label} is already requested; nothing more to request.")
-        } else if input.media_type == MediaType::Tv {
-            format!(
-                "{label}: {} season(s) to request{} ({} unit(s)); the quota {}.",
-                units,
-                if explicit {
-                    " as selected"
-                } else {
-                    ", all not yet requested"
-                },
-                units,
-                if quota.fits_now() {
-                    "allows it now"
-                } else {
-                    "does not allow it now"
-                }
-            )
-        } else {
-            format!(
-                "{label} can be requested (1 unit); the quota {}.",
-                if quota.fits_now() {
-                    "allows it now"
-                } else {
-                    "does not allow it now"
-                }
-            )
-        };
-        summary.push_str(&quota_sentence(&quota));
-        let library = match d.library {
-            Some(source) => Some(source),
-            None => {
-                arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?
-            }
-        };
-        let library = if let Some(source) = library {
-            let dest = arrive::destination(
-                source,
-                &d.id,
-                input.media_type,
-                asked.as_slice(),
-                (None, None),
-                d.found
-                    .as_ref()
-                    .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
-            )
-            .await?;
-            if dest.available {
-                summary.push_str(&format!(
-                    " It is already available in {}.",
-                    dest.instance_id
-                ));
-            }
-            json!({
-                "configured": true,
-                "instance_id": dest.instance_id,
-                "quality_profiles": dest.quality_profiles.iter().map(|p| json!({"id": p.id, "name": p.name})).collect::<Vec<_>>(),
-                "root_folders": dest.root_folders.iter().map(|r| json!({"path": r.path, "free_bytes": r.free_bytes})).collect::<Vec<_>>(),
-                "default_quality_profile_id": dest.quality_profile_id,
-                "default_root_folder": dest.root_folder,
-                "in_library": dest.in_library,
-                "available": dest.available,
-            })
-        } else if library_configured(ctx) {
-            json!({ "configured": false, "note": "no library instance holds this media type", "profiles": [], "folders": [] })
-        } else {
-            json!({ "configured": false, "note": NO_LIBRARY, "profiles": [], "folders": [] })
-        };
-        let data = json!({
-            "media_source": d.id.media_source,
-            "media_id": d.id.media_id,
-            "media_type": media_type_str(d.media_type),
-            "title": d.title,
-            "year": d.year,
-            "instance_id": d.read_from,
-            "requestable": requestable,
-            "seasons": seasons_view,
-            "selection": selection,
-            "cost_units": units,
-            "open_requests": open.iter().map(|r| request_row(r, show_people || r.person == me)).collect::<Vec<_>>(),
-            "quota": quota_data(&quota),
-            "library": library,
-        });
-        let mut out = Output::new(summary, data);
-        if requestable && quota.fits_now() {
-            let id = &d.id;
-            let extra = if input.media_type == MediaType::Tv {
-                format!(",\"seasons\":{selection}")
-            } else {
-                String::new()
-            };
-            out = out.next(format!(
+        out = out.next(format!(
                 "request_media {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"{extra}}}",
                 id.media_source,
                 id.media_id,
                 media_type_str(d.media_type)
             ));
-        }
-        Ok(out)
     }
+    Ok((out, keep))
 }

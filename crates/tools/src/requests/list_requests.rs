@@ -4,12 +4,14 @@
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use store::{RequestQuery, RequestStatus};
 
-use super::{request_row, sees_all};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use super::{RequestRow, sees_all};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    stored::{self, Keep},
+};
 
 pub struct ListRequests;
 
@@ -67,59 +69,76 @@ impl Tool for ListRequests {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let limit = crate::contract::page_limit(input.limit)?;
-        let me = &ctx.caller.authority.person;
         let all = sees_all(ctx);
-        let person = ctx
+        let view = stored::view(ctx, (all, &input));
+        ctx.stored()
+            .answer(ctx.store(), Self::META.name, view, || async {
+                Ok((page(ctx, input, limit, all).await?, Keep::WhileUnchanged))
+            })
+            .await
+    }
+}
+
+/// A page as answered, keys in sorted order (as a JSON tree of it has them).
+#[derive(Serialize)]
+struct Page<'a> {
+    next_before_id: Option<i64>,
+    requests: Vec<RequestRow<'a>>,
+}
+
+/// One page, read from the store alone.
+async fn page(ctx: &Ctx, input: Input, limit: u32, all: bool) -> Result<Output, ToolError> {
+    let me = &ctx.caller.authority.person;
+    let person = ctx
             .person_scope(input.person.as_deref(), all, "only admins (requests.manage) may list other people's requests; omit person to see your own")
             .await?;
-        let rows = ctx
-            .store()
-            .requests_page(&RequestQuery {
-                person,
-                status: input.status.map(Status::store),
-                media: None,
-                before_id: input.before_id,
-                limit: limit + 1,
-            })
-            .await?;
-        let more = rows.len() > limit as usize;
-        let rows: Vec<_> = rows.into_iter().take(limit as usize).collect();
-        let next_before_id = if more {
-            rows.last().map(|r| r.id)
-        } else {
-            None
-        };
-        let status = input
-            .status
-            .map(|s| format!("{} ", s.store().as_str()))
-            .unwrap_or_default();
-        let whose = match (person, input.person.as_deref()) {
-            (None, _) => "from everyone".to_string(),
-            (Some(p), _) if p == me.id => "of yours".to_string(),
-            (Some(_), Some(name)) => format!("of {name}'s"),
-            (Some(_), None) => String::new(),
-        };
-        let summary = match rows.len() {
-            0 if input.before_id.is_some() => "No older requests.".to_string(),
-            0 => format!("No {status}requests {whose}."),
-            n => format!(
-                "{n} {status}request{} {whose}, newest first{}.",
-                if n == 1 { "" } else { "s" },
-                if more {
-                    "; more with next_before_id"
-                } else {
-                    ""
-                }
-            ),
-        };
-        let list: Vec<_> = rows.iter().map(|r| request_row(r, true)).collect();
-        let mut out = Output::new(
-            summary,
-            json!({ "requests": list, "next_before_id": next_before_id }),
-        );
-        if let Some(id) = next_before_id {
-            out = out.next(format!("list_requests {{\"before_id\":{id}}}"));
-        }
-        Ok(out)
+    let rows = ctx
+        .store()
+        .requests_page(&RequestQuery {
+            person,
+            status: input.status.map(Status::store),
+            media: None,
+            before_id: input.before_id,
+            limit: limit + 1,
+        })
+        .await?;
+    let more = rows.len() > limit as usize;
+    let rows: Vec<_> = rows.into_iter().take(limit as usize).collect();
+    let next_before_id = if more {
+        rows.last().map(|r| r.id)
+    } else {
+        None
+    };
+    let status = input
+        .status
+        .map(|s| format!("{} ", s.store().as_str()))
+        .unwrap_or_default();
+    let whose = match (person, input.person.as_deref()) {
+        (None, _) => "from everyone".to_string(),
+        (Some(p), _) if p == me.id => "of yours".to_string(),
+        (Some(_), Some(name)) => format!("of {name}'s"),
+        (Some(_), None) => String::new(),
+    };
+    let summary = match rows.len() {
+        0 if input.before_id.is_some() => "No older requests.".to_string(),
+        0 => format!("No {status}requests {whose}."),
+        n => format!(
+            "{n} {status}request{} {whose}, newest first{}.",
+            if n == 1 { "" } else { "s" },
+            if more {
+                "; more with next_before_id"
+            } else {
+                ""
+            }
+        ),
+    };
+    let page = Page {
+        next_before_id,
+        requests: rows.iter().map(|r| RequestRow::of(r, true)).collect(),
+    };
+    let mut out = Output::typed(summary, &page)?;
+    if let Some(id) = next_before_id {
+        out = out.next(format!("list_requests {{\"before_id\":{id}}}"));
     }
+    Ok(out)
 }

@@ -3,11 +3,13 @@
 //! library backend once one exists. Until then approved requests wait, and answers say so.
 
 mod arrive;
+mod by_title;
 pub mod check_request_status;
 pub mod decide_request;
 pub mod get_request_options;
 pub mod list_requests;
 pub mod request_media;
+mod row;
 mod seasons;
 mod title;
 
@@ -15,6 +17,8 @@ use chrono::{SecondsFormat, TimeZone, Utc};
 use domain::KindFamily;
 use serde_json::{Value, json};
 use store::{Fit, MediaRequest, QuotaCheck, QuotaScope};
+
+pub(crate) use row::{RequestRow, request_row};
 
 use crate::ErrorCode;
 use crate::{
@@ -71,39 +75,6 @@ pub(crate) fn time(ms: i64) -> String {
 /// Owners, admins and grants with requests.manage see everyone's requests.
 pub(crate) fn sees_all(ctx: &Ctx) -> bool {
     ctx.caller.is_admin() || ctx.caller.can(domain::Capability::RequestsManage)
-}
-
-/// A request as shown; `show_person` is false for other people's requests seen by a non-admin.
-pub(crate) fn request_row(r: &MediaRequest, show_person: bool) -> Value {
-    let mut v = json!({
-        "request_id": r.id,
-        "media_source": r.media.media_source,
-        "media_id": r.media.media_id,
-        "media_type": media_type_str(r.media_type),
-        "title": r.title,
-        "year": r.year,
-        "status": r.status,
-        "instance_id": r.instance_id,
-        "units": r.units,
-        "created_at": time(r.created_at),
-        "updated_at": time(r.updated_at),
-    });
-    if !r.seasons.is_empty() {
-        v["seasons"] = json!(r.seasons);
-    }
-    if show_person {
-        v["requested_by"] = json!(r.person_name);
-        if let Some(d) = &r.decided_by {
-            v["decided_by"] = json!(d);
-        }
-    }
-    if let Some(n) = &r.decision_note {
-        v["decision_note"] = json!(n);
-    }
-    if let Some(at) = r.decided_at {
-        v["decided_at"] = json!(time(at));
-    }
-    v
 }
 
 /// "Heat (1995)" / "Bluey (2018) seasons 1, 2".

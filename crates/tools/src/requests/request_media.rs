@@ -1,7 +1,10 @@
 //! `request_media`: asks for a movie, seasons of a show, an album or a book. The title is read
 //! (and checked against the caller's content limits) first; then the store checks open requests and quotas and charges
 //! them in one transaction. Already requested is answered as such; over quota is a structured
-//! `request_quota_exceeded` refusal and nothing is created.
+//! `request_quota_exceeded` refusal and nothing is created. Where the call is ambiguous (a
+//! title named by words that several titles share; a show without seasons) the person is asked
+//! to choose (`ask.rs`); the answer only fills in the argument, so everything after it is
+//! checked as for a direct call, and a kid's request still waits for an admin's decision.
 
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
@@ -11,9 +14,9 @@ use serde_json::json;
 use store::{NewRequest, RequestOutcome, RequestStatus};
 
 use super::{
-    NO_LIBRARY, arrive, library_configured, quota_data, quota_refusal, quota_sentence,
+    NO_LIBRARY, arrive, by_title, library_configured, quota_data, quota_refusal, quota_sentence,
     request_label, request_row,
-    seasons::{SeasonScope, select},
+    seasons::{self, SeasonScope, select},
     title,
 };
 use crate::{Ctx, Meta, Output, Tool, ToolError};
@@ -23,12 +26,18 @@ pub struct RequestMedia;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Where the id comes from, as a discovery row gave it; always with media_id.
-    #[schemars(required)]
+    /// Where the id comes from, as a discovery row gave it; always with media_id. Or use title.
+    #[serde(default)]
     pub media_source: Option<MediaSource>,
     /// The id within media_source; always with media_source.
-    #[schemars(required)]
+    #[serde(default)]
     pub media_id: Option<String>,
+    /// Movies and tv: the title's name, instead of media_source + media_id; several titles of that name are put to the person to choose.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// With title: the year it was first released.
+    #[serde(default)]
+    pub year: Option<i32>,
     /// movie, tv, music (an album: a MusicBrainz release group) or book (search_books' goodreads id).
     pub media_type: MediaType,
     /// TV only: the season numbers to request (each costs one quota unit). Or use season_scope.
@@ -56,15 +65,31 @@ impl Tool for RequestMedia {
     const META: Meta = Meta {
         name: "request_media",
         title: "Request a title",
-        description: "Requests a movie, seasons of a show (seasons or season_scope), an album (music: media_source musicbrainz, a release group from search_music) or a book (media_source goodreads, from search_books), named by media_source + media_id. A title the library already holds is answered \"already available\". Checks and charges the request quota atomically: over quota is refused with request_quota_exceeded, earliest_fits_at and how to reduce the selection. A title already requested is answered as such. Requests wait for an admin's decision (decide_request).",
+        description: "Requests a movie, seasons of a show (seasons or season_scope; without either the person is asked), an album (music: media_source musicbrainz, a release group from search_music) or a book (media_source goodreads, from search_books), named by media_source + media_id (movies and shows also by title and year; several matches are put to the person). A title the library already holds is answered \"already available\". Checks and charges the request quota atomically: over quota is refused with request_quota_exceeded, earliest_fits_at and how to reduce the selection. A title already requested is answered as such. Requests wait for an admin's decision (decide_request).",
         effect: Effect::Write,
         capability: Capability::Request,
         needs_plan: false,
         allowance: None,
     };
 
+    const ASKS: bool = true;
+
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         // Cheap checks first: no catalogue call for a selection that can never be valid.
+        let named = input.media_source.is_some() || input.media_id.is_some();
+        match (&input.title, named, input.year) {
+            (Some(_), true, _) => {
+                return Err(ToolError::invalid(
+                    "name the title by media_source + media_id or by title, not both",
+                ));
+            }
+            (None, _, Some(_)) => {
+                return Err(ToolError::invalid(
+                    "year goes with title; a title named by media_source + media_id needs none",
+                ));
+            }
+            _ => {}
+        }
         if input.media_type != MediaType::Tv {
             select(
                 input.media_type,
@@ -74,22 +99,40 @@ impl Tool for RequestMedia {
                 false,
             )?;
         }
+        let (media_source, media_id) = match &input.title {
+            Some(words) => {
+                let (source, id) = by_title::resolve(
+                    ctx,
+                    words,
+                    input.year,
+                    input.media_type,
+                    input.instance_id.as_deref(),
+                )
+                .await?;
+                (Some(source), Some(id))
+            }
+            None => (input.media_source, input.media_id),
+        };
         let d = title::read(
             ctx,
-            input.media_source,
-            input.media_id,
+            media_source,
+            media_id,
             input.media_type,
             input.instance_id.as_deref(),
             input.library_instance_id.as_deref(),
         )
         .await?;
-        let seasons = select(
-            input.media_type,
-            input.seasons.as_deref(),
-            input.season_scope,
-            d.seasons,
-            false,
-        )?;
+        let (chosen, scope) = match (input.media_type, d.seasons) {
+            // A show with neither: the person says which, rather than a silent default.
+            (MediaType::Tv, Some(count))
+                if count > 0 && input.seasons.is_none() && input.season_scope.is_none() =>
+            {
+                let question = seasons::question(&d.label(), count);
+                seasons::answered(&ctx.choose(&question).await?.value)
+            }
+            _ => (input.seasons, input.season_scope),
+        };
+        let seasons = select(input.media_type, chosen.as_deref(), scope, d.seasons, false)?;
         let library = match d.library {
             Some(source) => Some(source),
             None => {

@@ -4,8 +4,57 @@
 use domain::MediaType;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::json;
 
-use crate::contract::ToolError;
+use crate::{
+    ask::{Choice, Question},
+    contract::ToolError,
+};
+
+/// Season numbers offered one by one at most; a longer show is asked by scope, or named.
+const MAX_SEASON_CHOICES: u32 = 30;
+
+/// The question for a show requested with neither seasons nor season_scope: all, first,
+/// latest, or one season that exists.
+pub(crate) fn question(label: &str, count: u32) -> Question {
+    let scope = |value: &str, label: String| Choice {
+        value: value.into(),
+        label,
+        data: json!({ "season_scope": value }),
+    };
+    let mut choices = vec![
+        scope(
+            "all",
+            match count {
+                1 => "the only season".into(),
+                n => format!("all {n} seasons"),
+            },
+        ),
+        scope("first", "season 1".into()),
+        scope("latest", format!("season {count}")),
+    ];
+    choices.extend((1..=count.min(MAX_SEASON_CHOICES)).map(|n| Choice {
+        value: n.to_string(),
+        label: format!("only season {n}"),
+        data: json!({ "seasons": [n] }),
+    }));
+    Question {
+        key: "seasons",
+        argument: "seasons or season_scope",
+        message: format!("Which seasons of {label} should be requested?"),
+        choices,
+    }
+}
+
+/// The selection a checked choice of [`question`] stands for.
+pub(crate) fn answered(value: &str) -> (Option<Vec<u32>>, Option<SeasonScope>) {
+    match value {
+        "all" => (None, Some(SeasonScope::All)),
+        "first" => (None, Some(SeasonScope::First)),
+        "latest" => (None, Some(SeasonScope::Latest)),
+        n => (n.parse().ok().map(|n| vec![n]), None),
+    }
+}
 
 /// A season scope for TV requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -94,6 +143,21 @@ pub(crate) fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_season_question_offers_scopes_and_the_seasons_that_exist() {
+        let q = question("Bluey (2018)", 3);
+        let values: Vec<&str> = q.choices.iter().map(|c| c.value.as_str()).collect();
+        assert_eq!(values, ["all", "first", "latest", "1", "2", "3"]);
+        assert_eq!(q.choices[2].label, "season 3");
+        for (value, seasons) in [("all", vec![1, 2, 3]), ("latest", vec![3]), ("2", vec![2])] {
+            let (list, scope) = answered(value);
+            assert_eq!(
+                select(MediaType::Tv, list.as_deref(), scope, Some(3), false).unwrap(),
+                seasons
+            );
+        }
+    }
 
     #[test]
     fn scopes_and_lists() {

@@ -9,8 +9,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::ErrorCode;
-use crate::{Ctx, InstanceSpec, Meta, Output, Tool, ToolError};
+use crate::{Ctx, ErrorCode, InstanceSpec, Meta, Output, Tool, ToolError, stored::Keep};
+
+/// How long a healthy answer is handed out again (its `observed_at` says when it was checked).
+const HEALTHY_FOR_MS: i64 = 2_000;
+/// What a healthy answer's summary adds, so the reader knows it may be that old.
+const HEALTHY_NOTE: &str =
+    " A healthy answer is reused for up to 2 s: observed_at says when these checks ran.";
 
 pub struct Diagnose;
 
@@ -35,71 +40,95 @@ impl Tool for Diagnose {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let all = ctx.instances().all();
-        let chosen: Vec<&InstanceSpec> = match input.instance_id.as_deref() {
-            None => all.iter().collect(),
-            Some(id) => match all.iter().find(|s| s.id == id) {
-                Some(s) => vec![s],
-                None => {
-                    let valid: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
-                    return Err(ToolError::new(
-                        ErrorCode::UnknownInstance,
-                        format!(
-                            "unknown instance_id \"{id}\"; valid ids: {}",
-                            valid.join(", ")
-                        ),
-                    ));
-                }
-            },
-        };
-        let store = match ctx.store().ping().await {
-            Ok(()) => {
-                json!({ "ok": true, "path": ctx.store().path().map(|p| p.display().to_string()) })
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "store ping failed");
-                json!({ "ok": false, "problem": "the database does not answer; see the server log" })
-            }
-        };
+        // The answer is the same for every caller allowed to ask; the settings it shows are
+        // part of the key, since a changed config file changes them without a commit.
         let settings = ctx.settings();
-        let config = json!({
-            "file": settings.config_file.as_ref().map(|p| p.display().to_string()),
-            "embedded_default": settings.config_file.is_none(),
-            "allow_destructive": settings.allow_destructive(),
-            "warnings": settings.warnings(),
-        });
-        let checks = futures::future::join_all(chosen.iter().map(|s| check(ctx, s))).await;
-        let mut notes = crate::discover::notes();
-        notes.extend(crate::requests::notes(ctx).await?);
-        let bad: Vec<&str> = checks
-            .iter()
-            .filter(|c| c["ok"] == json!(false))
-            .filter_map(|c| c["id"].as_str())
-            .collect();
-        let mut out = Output::new(
-            format!(
-                "Database {}; {} instance{} checked, {} with problems{}.",
-                if store["ok"] == json!(true) {
-                    "ok"
-                } else {
-                    "NOT ok"
-                },
-                checks.len(),
-                if checks.len() == 1 { "" } else { "s" },
-                bad.len(),
-                if bad.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", bad.join(", "))
-                }
-            ),
-            json!({ "store": store, "config": config, "instances": checks, "notes": notes }),
+        let view = format!(
+            "{input:?}|{}|{:?}",
+            settings.allow_destructive(),
+            settings.warnings()
         );
-        for w in settings.warnings() {
-            out = out.warn(w);
-        }
-        Ok(out)
+        ctx.stored()
+            .answer(ctx.store(), Self::META.name, view, || diagnose(ctx, input))
+            .await
     }
+}
+
+/// Every check, now. A healthy answer is kept for [`HEALTHY_FOR_MS`] (while the database is
+/// unchanged), so an assistant asking again and again does not knock on every backend each
+/// time; an answer with a problem is never kept, so a fixed backend shows as fixed at once.
+async fn diagnose(ctx: &Ctx, input: Input) -> Result<(Output, Keep), ToolError> {
+    let all = ctx.instances().all();
+    let chosen: Vec<&InstanceSpec> = match input.instance_id.as_deref() {
+        None => all.iter().collect(),
+        Some(id) => match all.iter().find(|s| s.id == id) {
+            Some(s) => vec![s],
+            None => {
+                let valid: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
+                return Err(ToolError::new(
+                    ErrorCode::UnknownInstance,
+                    format!(
+                        "unknown instance_id \"{id}\"; valid ids: {}",
+                        valid.join(", ")
+                    ),
+                ));
+            }
+        },
+    };
+    let store = match ctx.store().ping().await {
+        Ok(()) => {
+            json!({ "ok": true, "path": ctx.store().path().map(|p| p.display().to_string()) })
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "store ping failed");
+            json!({ "ok": false, "problem": "the database does not answer; see the server log" })
+        }
+    };
+    let settings = ctx.settings();
+    let config = json!({
+        "file": settings.config_file.as_ref().map(|p| p.display().to_string()),
+        "embedded_default": settings.config_file.is_none(),
+        "allow_destructive": settings.allow_destructive(),
+        "warnings": settings.warnings(),
+    });
+    let checks = futures::future::join_all(chosen.iter().map(|s| check(ctx, s))).await;
+    let mut notes = crate::discover::notes();
+    notes.extend(crate::requests::notes(ctx).await?);
+    let bad: Vec<&str> = checks
+        .iter()
+        .filter(|c| c["ok"] == json!(false))
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    let healthy = store["ok"] == json!(true) && bad.is_empty();
+    let mut out = Output::new(
+        format!(
+            "Database {}; {} instance{} checked, {} with problems{}.{}",
+            if store["ok"] == json!(true) {
+                "ok"
+            } else {
+                "NOT ok"
+            },
+            checks.len(),
+            if checks.len() == 1 { "" } else { "s" },
+            bad.len(),
+            if bad.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", bad.join(", "))
+            },
+            if healthy { HEALTHY_NOTE } else { "" }
+        ),
+        json!({ "store": store, "config": config, "instances": checks, "notes": notes }),
+    );
+    for w in settings.warnings() {
+        out = out.warn(w);
+    }
+    let keep = if healthy {
+        Keep::Before(out.observed_at.timestamp_millis() + HEALTHY_FOR_MS)
+    } else {
+        Keep::Never
+    };
+    Ok((out, keep))
 }
 
 /// One instance's health, from its adapter's own check (its config, its credentials): a

@@ -4,11 +4,13 @@ use chrono::{SecondsFormat, TimeZone, Utc};
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use store::AuditQuery;
+use serde::{Deserialize, Serialize};
+use store::{AuditEntry, AuditQuery};
 
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    stored::{self, Keep},
+};
 
 pub struct GetActivity;
 
@@ -48,57 +50,141 @@ impl Tool for GetActivity {
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let limit = crate::contract::page_limit(input.limit)?;
         let sees_all = ctx.caller.can(Capability::AuditRead);
-        let person = ctx
+        let view = stored::view(ctx, (sees_all, &input));
+        ctx.stored()
+            .answer(ctx.store(), Self::META.name, view, || async {
+                Ok((
+                    page(ctx, input, limit, sees_all).await?,
+                    Keep::WhileUnchanged,
+                ))
+            })
+            .await
+    }
+}
+
+/// A page as answered; fields in sorted order, as a JSON tree of it has its keys.
+#[derive(Serialize)]
+struct Page<'a> {
+    entries: Vec<Entry<'a>>,
+    next_before_id: Option<i64>,
+}
+
+/// An audit entry as shown (sorted fields, as above).
+#[derive(Serialize)]
+struct Entry<'a> {
+    args_digest: &'a str,
+    at: String,
+    finished_at: Option<String>,
+    id: i64,
+    instance: Option<&'a str>,
+    key_id: Option<&'a str>,
+    message: Option<&'a str>,
+    person: &'a str,
+    status: &'static str,
+    tool: &'a str,
+}
+
+impl<'a> Entry<'a> {
+    fn of(r: &'a AuditEntry) -> Entry<'a> {
+        Entry {
+            args_digest: &r.args_digest,
+            at: time(r.at),
+            finished_at: r.finished_at.map(time),
+            id: r.id,
+            instance: r.instance.as_deref(),
+            key_id: r.key_id.as_deref(),
+            message: r.message.as_deref(),
+            person: &r.person,
+            status: r.status.as_str(),
+            tool: &r.tool,
+        }
+    }
+}
+
+/// One page, read from the store alone.
+async fn page(ctx: &Ctx, input: Input, limit: u32, sees_all: bool) -> Result<Output, ToolError> {
+    let person = ctx
             .person_scope(input.person.as_deref(), sees_all, "only grants with audit.read may read other people's activity; omit person to see your own")
             .await?;
-        let rows = ctx
-            .store()
-            .audit_page(&AuditQuery {
-                person,
-                before_id: input.before_id,
-                limit: limit + 1,
-            })
-            .await?;
-        let more = rows.len() > limit as usize;
-        let rows: Vec<_> = rows.into_iter().take(limit as usize).collect();
-        let next_before_id = if more {
-            rows.last().map(|r| r.id)
-        } else {
-            None
-        };
-        let entries: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "id": r.id, "at": time(r.at), "person": r.person, "key_id": r.key_id, "tool": r.tool,
-                    "instance": r.instance, "args_digest": r.args_digest, "status": r.status.as_str(),
-                    "message": r.message, "finished_at": r.finished_at.map(time),
-                })
-            })
-            .collect();
-        let scope = if person.is_none() { "everyone's" } else { "" };
-        let summary = match entries.len() {
-            0 if input.before_id.is_some() => "No older activity.".to_string(),
-            0 => "No activity recorded yet: nothing has been changed through Marquee.".to_string(),
-            n => format!(
-                "{n} {scope} activity entr{} , newest first{}.",
-                if n == 1 { "y" } else { "ies" },
-                if more {
-                    "; more with next_before_id"
-                } else {
-                    ""
-                }
-            )
-            .replace("  ", " ")
-            .replace(" ,", ","),
-        };
-        let mut out = Output::new(
-            summary,
-            json!({ "entries": entries, "next_before_id": next_before_id }),
-        );
-        if let Some(id) = next_before_id {
-            out = out.next(format!("get_activity {{\"before_id\":{id}}}"));
+    let rows = ctx
+        .store()
+        .audit_page(&AuditQuery {
+            person,
+            before_id: input.before_id,
+            limit: limit + 1,
+        })
+        .await?;
+    let more = rows.len() > limit as usize;
+    let rows: Vec<_> = rows.into_iter().take(limit as usize).collect();
+    let next_before_id = if more {
+        rows.last().map(|r| r.id)
+    } else {
+        None
+    };
+    let entries: Vec<Entry> = rows.iter().map(Entry::of).collect();
+    let scope = if person.is_none() { "everyone's" } else { "" };
+    let summary = match entries.len() {
+        0 if input.before_id.is_some() => "No older activity.".to_string(),
+        0 => "No activity recorded yet: nothing has been changed through Marquee.".to_string(),
+        n => format!(
+            "{n} {scope} activity entr{} , newest first{}.",
+            if n == 1 { "y" } else { "ies" },
+            if more {
+                "; more with next_before_id"
+            } else {
+                ""
+            }
+        )
+        .replace("  ", " ")
+        .replace(" ,", ","),
+    };
+    let mut out = Output::typed(
+        summary,
+        &Page {
+            entries,
+            next_before_id,
+        },
+    )?;
+    if let Some(id) = next_before_id {
+        out = out.next(format!("get_activity {{\"before_id\":{id}}}"));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use store::AuditStatus;
+
+    use super::*;
+
+    #[test]
+    fn a_typed_entry_writes_the_text_the_tree_wrote() {
+        for n in 0..16_i64 {
+            let some = |s: &str| (n % 2 == 0).then(|| format!("{s} \"{n}\" \\ \u{2028}"));
+            let r = AuditEntry {
+                id: n,
+                at: 1_700_000_000_000 + n,
+                person: format!("kid {n} é"),
+                key_id: some("key"),
+                tool: "pause_torrents".into(),
+                instance: (n % 3 == 0).then(|| "qb-1".into()),
+                args_digest: format!("{n:064x}"),
+                status: AuditStatus::ALL[n as usize % 4],
+                message: some("it\nfailed"),
+                finished_at: (n % 4 != 1).then_some(1_700_000_000_040 + n),
+            };
+            // The entry as it was first written, key by key.
+            let tree = json!({
+                "id": r.id, "at": time(r.at), "person": r.person, "key_id": r.key_id, "tool": r.tool,
+                "instance": r.instance, "args_digest": r.args_digest, "status": r.status.as_str(),
+                "message": r.message, "finished_at": r.finished_at.map(time),
+            });
+            assert_eq!(
+                serde_json::to_string(&Entry::of(&r)).unwrap(),
+                serde_json::to_string(&tree).unwrap(),
+                "entry {n}"
+            );
         }
-        Ok(out)
     }
 }

@@ -7,6 +7,7 @@
 
 mod recent;
 pub(crate) mod state;
+pub(crate) mod tally;
 mod view;
 
 use std::{
@@ -288,6 +289,11 @@ impl TorrentCatalogue {
 
     pub fn get(&self, hash: &InfoHash) -> Option<Torrent> {
         self.state.read().get(hash).cloned()
+    }
+
+    /// Whether the cached rows hold `hash`, without copying its row.
+    pub fn contains(&self, hash: &InfoHash) -> bool {
+        self.state.read().contains(hash)
     }
 
     pub fn len(&self) -> usize {

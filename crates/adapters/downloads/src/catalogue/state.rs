@@ -9,6 +9,7 @@ use std::{
 use domain::InfoHash;
 use serde::Serialize;
 
+use super::tally::{Changes, Fields, Tally};
 use crate::{error::ErrorClass, intern::Interner, model::Torrent};
 
 /// Instance-wide figures the client reports besides its torrents.
@@ -38,6 +39,10 @@ pub(crate) struct CatalogueState {
     /// from the state knows when it went stale.
     generation: u64,
     index: HashMap<InfoHash, u32>,
+    /// Counts and sums over `rows`, kept by the same three functions.
+    tally: Tally,
+    /// Which row fields changed at which generation, for kept orders.
+    changes: Changes,
     pub(crate) interner: Interner,
     /// qBittorrent's categories (name -> save path). Unused for Transmission.
     pub(crate) categories: BTreeMap<Arc<str>, Option<Arc<str>>>,
@@ -58,6 +63,16 @@ impl CatalogueState {
         self.generation
     }
 
+    pub(crate) fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
+    /// Some of `fields` changed in some row after `generation` (rows added, removed or moved
+    /// count as [`Fields::PLACE`]).
+    pub(crate) fn changed_since(&self, generation: u64, fields: Fields) -> bool {
+        self.changes.since(generation, fields.with(Fields::PLACE))
+    }
+
     /// Marks a change made outside `upsert`, `remove` and `clear_rows`.
     pub(crate) fn touch(&mut self) {
         self.generation += 1;
@@ -71,20 +86,29 @@ impl CatalogueState {
         self.index.contains_key(hash)
     }
 
-    /// Changes the row of `hash`, creating a blank one first when it is new.
+    /// Changes the row of `hash`, creating a blank one first when it is new. A change that
+    /// leaves the row as it was changes nothing, not even the generation.
     pub(crate) fn upsert(&mut self, hash: InfoHash, f: impl FnOnce(&mut Torrent, &mut Interner)) {
-        let i = match self.index.get(&hash) {
-            Some(&i) => i as usize,
-            None => {
-                let blank = Torrent::blank(hash, &self.interner.empty, &self.interner.no_tags);
-                self.rows.push(blank);
-                let i = self.rows.len() - 1;
-                self.index.insert(hash, i as u32);
-                i
+        if let Some(&i) = self.index.get(&hash) {
+            let row = &mut self.rows[i as usize];
+            let before = row.clone();
+            f(row, &mut self.interner);
+            if *row == before {
+                return;
             }
-        };
+            self.generation += 1;
+            self.tally.remove(&before);
+            self.tally.add(row);
+            self.changes.mark_row(&before, row, self.generation);
+            return;
+        }
+        let mut row = Torrent::blank(hash, &self.interner.empty, &self.interner.no_tags);
+        f(&mut row, &mut self.interner);
         self.generation += 1;
-        f(&mut self.rows[i], &mut self.interner);
+        self.tally.add(&row);
+        self.changes.mark(Fields::PLACE, self.generation);
+        self.index.insert(hash, self.rows.len() as u32);
+        self.rows.push(row);
     }
 
     pub(crate) fn remove(&mut self, hash: &InfoHash) -> bool {
@@ -93,7 +117,9 @@ impl CatalogueState {
         };
         let i = i as usize;
         self.generation += 1;
-        self.rows.swap_remove(i);
+        self.changes.mark(Fields::PLACE, self.generation);
+        let gone = self.rows.swap_remove(i);
+        self.tally.remove(&gone);
         if let Some(moved) = self.rows.get(i) {
             self.index.insert(moved.info_hash, i as u32);
         }
@@ -103,8 +129,10 @@ impl CatalogueState {
     /// Forgets every row and interned string, before a full refresh.
     pub(crate) fn clear_rows(&mut self) {
         self.generation += 1;
+        self.changes.mark(Fields::PLACE, self.generation);
         self.rows.clear();
         self.index.clear();
+        self.tally = Tally::default();
         self.interner.clear();
     }
 
@@ -112,8 +140,10 @@ impl CatalogueState {
     /// refresh was read, in place of this state's.
     pub(crate) fn replace_rows(&mut self, staged: CatalogueState) {
         self.generation += 1;
+        self.changes.mark(Fields::PLACE, self.generation);
         self.rows = staged.rows;
         self.index = staged.index;
+        self.tally = staged.tally;
         self.interner = staged.interner;
     }
 

@@ -1,7 +1,7 @@
 //! Read-only views over cached rows: queries, overviews, categories, tracker-error groups, merges.
 
 use std::{
-    collections::{BTreeMap, BTreeSet, HashMap},
+    collections::{BTreeMap, BTreeSet},
     sync::Arc,
     time::SystemTime,
 };
@@ -95,20 +95,14 @@ impl TorrentCatalogue {
         }
     }
 
+    /// The overview's figures, from the counts each refresh keeps: no scan of the rows.
     pub fn overview(&self) -> Overview {
         let status = self.status();
         let s = self.state.read();
-        let mut by_state = BTreeMap::new();
+        let tally = s.tally();
         let mut tracker_errors = BTreeMap::new();
-        let (mut dl, mut ul, mut size) = (0u64, 0u64, 0u64);
-        for t in s.rows() {
-            *by_state.entry(t.state).or_insert(0) += 1;
-            if let Some(c) = t.tracker_error {
-                *tracker_errors.entry(c).or_insert(0) += 1;
-            }
-            dl += t.dl_speed;
-            ul += t.ul_speed;
-            size += t.size;
+        for ((class, _), n) in &tally.tracker_errors {
+            *tracker_errors.entry(*class).or_insert(0) += n;
         }
         let ServerStats {
             dl_speed,
@@ -117,35 +111,40 @@ impl TorrentCatalogue {
         } = s.server;
         Overview {
             status,
-            by_state,
+            by_state: tally.by_state.clone(),
             tracker_errors,
-            dl_speed: dl_speed.unwrap_or(dl),
-            ul_speed: ul_speed.unwrap_or(ul),
+            dl_speed: dl_speed.unwrap_or(tally.dl_speed),
+            ul_speed: ul_speed.unwrap_or(tally.ul_speed),
             free_space,
-            size,
+            size: tally.size,
         }
+    }
+
+    /// How many cached rows are in the category `name`, from the kept counts.
+    pub fn category_count(&self, name: &str) -> usize {
+        let s = self.state.read();
+        s.tally().by_category.get(name).copied().unwrap_or(0)
     }
 
     pub fn tracker_error_groups(&self) -> Vec<TrackerErrorGroup> {
         let s = self.state.read();
-        let mut groups: BTreeMap<TrackerErrorClass, HashMap<Arc<str>, usize>> = BTreeMap::new();
-        for t in s.rows() {
-            if let Some(c) = t.tracker_error {
-                let msg = t.tracker_message.clone().unwrap_or_else(|| Arc::from(""));
-                *groups.entry(c).or_default().entry(msg).or_insert(0) += 1;
+        let mut groups: BTreeMap<TrackerErrorClass, Vec<(Arc<str>, usize)>> = BTreeMap::new();
+        let mut counts: BTreeMap<TrackerErrorClass, usize> = BTreeMap::new();
+        for ((class, message), n) in &s.tally().tracker_errors {
+            *counts.entry(*class).or_insert(0) += n;
+            let messages = groups.entry(*class).or_default();
+            if let Some(m) = message.as_ref().filter(|m| !m.is_empty()) {
+                messages.push((m.clone(), *n));
             }
         }
         groups
             .into_iter()
-            .map(|(class, msgs)| {
-                let count = msgs.values().sum();
-                let mut messages: Vec<(Arc<str>, usize)> =
-                    msgs.into_iter().filter(|(m, _)| !m.is_empty()).collect();
+            .map(|(class, mut messages)| {
                 messages.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
                 messages.truncate(5);
                 TrackerErrorGroup {
                     class,
-                    count,
+                    count: counts.get(&class).copied().unwrap_or(0),
                     messages,
                 }
             })
@@ -174,11 +173,7 @@ impl TorrentCatalogue {
                     .lock()
                     .clone()
                     .unwrap_or_else(|| Arc::from(""));
-                let names: BTreeSet<&str> = s
-                    .rows()
-                    .iter()
-                    .filter_map(|t| t.category.as_deref())
-                    .collect();
+                let names: BTreeSet<&str> = s.tally().by_category.keys().map(|c| &**c).collect();
                 let base_s = base.trim_end_matches('/');
                 Categories {
                     model: CategoryModel::DownloadDirSubfolder {
@@ -200,9 +195,7 @@ impl TorrentCatalogue {
     pub fn tags(&self) -> Vec<String> {
         let s = self.state.read();
         let mut all: BTreeSet<&str> = s.tags.iter().map(|t| &**t).collect();
-        for t in s.rows() {
-            all.extend(t.tags.iter().map(|x| &**x));
-        }
+        all.extend(s.tally().by_tag.keys().map(|t| &**t));
         all.into_iter().map(str::to_string).collect()
     }
 }

@@ -178,3 +178,47 @@ fn sort_keys_order_like_the_fields() {
         }
     }
 }
+
+#[test]
+fn name_sort_keys_never_contradict_the_name_order() {
+    let names = [
+        "",
+        "a",
+        "A",
+        "ab",
+        "aB",
+        "ab\0",
+        "ab\0c",
+        "abcdefgh",
+        "abcdefghi",
+        "ABCDEFGHZ",
+        "abcdefgh ",
+        "Ünïcode",
+        "über",
+        "zeta",
+        "Z",
+        "the.matrix.1999",
+        "The Matrix",
+        "~",
+    ];
+    for descending in [false, true] {
+        let q = TorrentQuery {
+            sort: SortKey::Name,
+            descending,
+            ..TorrentQuery::default()
+        };
+        for (i, x) in names.iter().enumerate() {
+            for (j, y) in names.iter().enumerate() {
+                let (a, b) = (
+                    row(i as u8, x, TorrentState::Seeding),
+                    row(j as u8, y, TorrentState::Seeding),
+                );
+                let by_key = q
+                    .sort_key(&a)
+                    .cmp(&q.sort_key(&b))
+                    .then_with(|| q.compare(&a, &b));
+                assert_eq!(by_key, q.compare(&a, &b), "{x:?} {y:?} {descending}");
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Answers read from the store are kept while the database is unchanged, and never past a
+//! change: a commit through another handle on the same file (as the CLI makes from another
+//! process) shows in the very next read. A kept answer is one caller's view: a kid asking the
+//! page the owner asked sees only their own requests.
+
+use std::sync::Arc;
+
+use domain::{MediaId, MediaSource, MediaType, Role};
+use serde_json::{Value, json};
+use store::{NewAudit, NewRequest, Store};
+use tools::{App, Called, Caller, Instances, Output, Settings};
+
+struct Fixture {
+    app: App,
+    owner: Caller,
+    kid: Caller,
+    /// A second handle on the same database file: its own pool, its own connections.
+    other: Store,
+    _dir: tempfile::TempDir,
+}
+
+async fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let (_, owner_key) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let kid = store.add_person("kid", Role::Kid).await.unwrap();
+    let kid_key = store
+        .create_key(kid.id, "requester", None, None)
+        .await
+        .unwrap();
+    let owner_id = store.person_by_name("owner").await.unwrap().unwrap().id;
+    for (i, who) in [owner_id, kid.id, owner_id].into_iter().enumerate() {
+        request(&store, who, i).await;
+    }
+    let app = App::new(
+        store,
+        Arc::new(Settings::new(false, None)),
+        Arc::new(Instances::default()),
+    );
+    let owner = app
+        .authenticate(owner_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let kid = app
+        .authenticate(kid_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let other = Store::open(dir.path()).await.unwrap();
+    Fixture {
+        app,
+        owner,
+        kid,
+        other,
+        _dir: dir,
+    }
+}
+
+async fn request(store: &Store, person: domain::PersonId, n: usize) -> i64 {
+    let new = NewRequest {
+        person,
+        media: MediaId::new(MediaSource::Builtin, format!("tt{n:07}")),
+        media_type: MediaType::Movie,
+        title: format!("Title {n}"),
+        year: Some(1990),
+        seasons: Vec::new(),
+        instance_id: Some("builtin".into()),
+        auto_approve: false,
+    };
+    match store.create_request(&new).await.unwrap() {
+        store::RequestOutcome::Created { request, .. } => request.id,
+        other => panic!("not created: {other:?}"),
+    }
+}
+
+async fn call(app: &App, caller: &Caller, name: &str, args: Value) -> Output {
+    match app.call(caller, name, args.as_object().cloned()).await {
+        Called::Done(Ok(out)) => out,
+        Called::Done(Err(e)) => panic!("{name} failed: {}", e.message),
+        Called::UnknownTool => panic!("unknown tool {name}"),
+    }
+}
+
+fn titles(out: &Output) -> Vec<String> {
+    out.data()["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["title"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_page_asked_again_while_nothing_changed_is_the_kept_answer() {
+    let f = fixture().await;
+    let first = call(&f.app, &f.owner, "list_requests", json!({"limit": 50})).await;
+    let again = call(&f.app, &f.owner, "list_requests", json!({"limit": 50})).await;
+    assert_eq!(
+        again.observed_at, first.observed_at,
+        "read once, handed out again"
+    );
+    assert_eq!(again.data(), first.data());
+}
+
+#[tokio::test]
+async fn a_request_made_through_another_handle_shows_in_the_next_page() {
+    let f = fixture().await;
+    let before = call(&f.app, &f.owner, "list_requests", json!({"limit": 50})).await;
+    assert_eq!(titles(&before), ["Title 2", "Title 1", "Title 0"]);
+    let kid = f.other.person_by_name("kid").await.unwrap().unwrap();
+    request(&f.other, kid.id, 7).await;
+    let after = call(&f.app, &f.owner, "list_requests", json!({"limit": 50})).await;
+    assert_eq!(titles(&after), ["Title 7", "Title 2", "Title 1", "Title 0"]);
+}
+
+#[tokio::test]
+async fn a_kid_asking_the_owners_page_sees_only_their_own_requests() {
+    let f = fixture().await;
+    let owner = call(&f.app, &f.owner, "list_requests", json!({"limit": 50})).await;
+    assert_eq!(titles(&owner).len(), 3);
+    let kid = call(&f.app, &f.kid, "list_requests", json!({"limit": 50})).await;
+    assert_eq!(titles(&kid), ["Title 1"]);
+    assert!(kid.summary.contains("of yours"), "{}", kid.summary);
+    let owner_again = call(&f.app, &f.owner, "list_requests", json!({"limit": 50})).await;
+    assert_eq!(owner_again.data(), owner.data());
+}
+
+#[tokio::test]
+async fn a_decision_made_through_another_handle_shows_in_the_next_status_check() {
+    let f = fixture().await;
+    let page = call(&f.app, &f.owner, "list_requests", json!({"limit": 1})).await;
+    let id = page.data()["requests"][0]["request_id"].as_i64().unwrap();
+    let args = json!({ "request_id": id });
+    let before = call(&f.app, &f.owner, "check_request_status", args.clone()).await;
+    assert_eq!(before.data()["requests"][0]["status"], "pending");
+    let owner = f.other.person_by_name("owner").await.unwrap().unwrap();
+    f.other
+        .decide_request(id, owner.id, false, Some("not tonight"))
+        .await
+        .unwrap();
+    let after = call(&f.app, &f.owner, "check_request_status", args).await;
+    assert_eq!(after.data()["requests"][0]["status"], "rejected");
+    assert_eq!(after.data()["requests"][0]["decision_note"], "not tonight");
+}
+
+#[tokio::test]
+async fn an_audit_entry_written_through_another_handle_shows_in_the_next_activity_page() {
+    let f = fixture().await;
+    let empty = call(&f.app, &f.owner, "get_activity", json!({})).await;
+    assert_eq!(empty.data()["entries"], json!([]));
+    let kid = f.other.person_by_name("kid").await.unwrap().unwrap();
+    f.other
+        .audit_begin(&NewAudit {
+            person: kid.id,
+            key_id: None,
+            tool: "pause_torrents".into(),
+            instance: Some("qb-1".into()),
+            args_digest: "d1".into(),
+        })
+        .await
+        .unwrap();
+    let after = call(&f.app, &f.owner, "get_activity", json!({})).await;
+    let entries = after.data()["entries"].clone();
+    assert_eq!(entries.as_array().unwrap().len(), 1, "{entries}");
+    assert_eq!(entries[0]["tool"], "pause_torrents");
+    assert_eq!(entries[0]["person"], "kid");
+    let kids = call(&f.app, &f.kid, "get_activity", json!({})).await;
+    assert_eq!(
+        kids.data()["entries"][0]["tool"],
+        "pause_torrents",
+        "the kid's own entry"
+    );
+}
