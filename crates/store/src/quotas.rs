@@ -1,5 +1,5 @@
-//! Request quotas: at most N units of a media type per window of 1, 7 or 30 days (a movie is one
-//! unit, a TV season is one unit), set per role as the default and per person as an override.
+//! Request quotas: at most N units of a media type per window of 1, 7 or 30 days (a movie, a TV
+//! season, an album and a book are one unit each), set per role as the default and per person as an override.
 //! Owners and admins are exempt. Charges are written with the request, in one transaction (see
 //! `requests.rs`); this module holds the rules, the charges' arithmetic and the read-only preview.
 
@@ -10,6 +10,14 @@ use serde::Serialize;
 use sqlx::{Row, SqliteConnection, sqlite::SqliteRow};
 
 use crate::{Error, Store, error::corrupt, now_ms};
+
+/// The media types a quota may count, in the order they are shown.
+pub const QUOTA_MEDIA_TYPES: [MediaType; 4] = [
+    MediaType::Movie,
+    MediaType::Tv,
+    MediaType::Music,
+    MediaType::Book,
+];
 
 /// The windows a quota may count over, in days.
 pub const QUOTA_WINDOWS: [u32; 3] = [1, 7, 30];
@@ -135,9 +143,9 @@ const RULE_COLUMNS: &str =
     "q.role, q.person_id, p.name AS person_name, q.media_type, q.units, q.window_days";
 
 fn check_rule_input(media_type: MediaType, window_days: u32) -> Result<(), Error> {
-    if !matches!(media_type, MediaType::Movie | MediaType::Tv) {
+    if !QUOTA_MEDIA_TYPES.contains(&media_type) {
         return Err(Error::Invalid(format!(
-            "quotas count movies and tv seasons, not {}",
+            "quotas count movie, tv, music and book, not {}",
             media_type_str(media_type)
         )));
     }
@@ -332,7 +340,7 @@ pub(crate) fn evaluate(
 }
 
 impl Store {
-    /// Sets (or replaces) a quota. `Invalid` for a media type other than movie or tv, or a window
+    /// Sets (or replaces) a quota. `Invalid` for a media type quotas do not count, or a window
     /// other than 1, 7 or 30 days; `NotFound` for an unknown person.
     pub async fn set_quota(
         &self,
@@ -446,6 +454,78 @@ impl Store {
                 .put_quota(t, (person, media_type), read.clone());
         }
         Ok(read.evaluate(media_type, units, now))
+    }
+
+    /// Every media type's quotas as they stand for a person now (nothing asked, nothing
+    /// reserved), in [`QUOTA_MEDIA_TYPES`] order: three queries whatever the number of types.
+    pub async fn quotas_now(&self, person: PersonId) -> Result<Vec<QuotaCheck>, Error> {
+        let now = now_ms();
+        let mut conn = self.pool().acquire().await?;
+        let role: String = sqlx::query_scalar("SELECT role FROM people WHERE id = ?")
+            .bind(person.0)
+            .fetch_optional(&mut *conn)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("no person with id {person}")))?;
+        let role: Role = role.parse().map_err(corrupt)?;
+        if role.is_admin() {
+            return Ok(QUOTA_MEDIA_TYPES
+                .iter()
+                .map(|t| evaluate(true, *t, &[], &[], 0, now))
+                .collect());
+        }
+        let sql = format!(
+            "SELECT {RULE_COLUMNS} FROM quota_rules q LEFT JOIN people p ON p.id = q.person_id \
+             WHERE q.person_id = ? OR q.role = ? ORDER BY q.window_days"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(person.0)
+            .bind(role.as_str())
+            .fetch_all(&mut *conn)
+            .await?;
+        let all: Vec<QuotaRule> = rows.iter().map(rule_from_row).collect::<Result<_, _>>()?;
+        let widest = all.iter().map(|r| r.window_days).max().unwrap_or(0);
+        let mut charges: Vec<(MediaType, i64, u32)> = Vec::new();
+        if !all.is_empty() {
+            let rows = sqlx::query(
+                "SELECT media_type, at, units FROM quota_charges WHERE person_id = ? AND at > ? \
+                 ORDER BY at, id",
+            )
+            .bind(person.0)
+            .bind(now - i64::from(widest) * DAY_MS)
+            .fetch_all(&mut *conn)
+            .await?;
+            for r in &rows {
+                let media_type: String = r.try_get("media_type")?;
+                let units: i64 = r.try_get("units")?;
+                charges.push((
+                    parse_media_type(&media_type)?,
+                    r.try_get("at")?,
+                    u32::try_from(units).unwrap_or(0),
+                ));
+            }
+        }
+        Ok(QUOTA_MEDIA_TYPES
+            .iter()
+            .map(|t| {
+                let of_type = all.iter().filter(|r| r.media_type == *t);
+                let own: Vec<QuotaRule> = of_type
+                    .clone()
+                    .filter(|r| matches!(r.scope, QuotaScope::Person { .. }))
+                    .cloned()
+                    .collect();
+                let rules = if own.is_empty() {
+                    of_type.cloned().collect()
+                } else {
+                    own
+                };
+                let charged: Vec<(i64, u32)> = charges
+                    .iter()
+                    .filter(|(m, _, _)| m == t)
+                    .map(|(_, at, u)| (*at, *u))
+                    .collect();
+                evaluate(false, *t, &rules, &charged, 0, now)
+            })
+            .collect())
     }
 }
 
