@@ -1,6 +1,6 @@
-//! `grab_release`: searches the same scope again on the same instance and grabs the one release
-//! whose reference matches; none or several matching is refused without grabbing. A write with
-//! an external cost, audited.
+//! `grab_release`: searches the same scope again on the same instance and grabs the release
+//! whose reference matches; none matching is refused without grabbing. A write with an
+//! external cost, audited.
 
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
@@ -39,7 +39,7 @@ impl Tool for GrabRelease {
     const META: Meta = Meta {
         name: "grab_release",
         title: "Grab a release",
-        description: "Grabs one release found by search_releases: give the same instance and scope, the row's release_ref and indexer_id. The scope is searched again and exactly one release must match; otherwise nothing is grabbed and the answer says why. The download then shows in get_queue.",
+        description: "Grabs one release found by search_releases: give the same instance and scope, the row's release_ref and indexer_id. The scope is searched again and the release must still be there; otherwise nothing is grabbed and the answer says why. The download then shows in get_queue.",
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
         needs_plan: false,
@@ -71,27 +71,17 @@ impl Tool for GrabRelease {
                     && client.release_ref(&source.id, &scope, r) == wanted
             })
             .collect();
-        let release = match matching.as_slice() {
-            [one] => *one,
-            [] => {
-                return Err(ToolError::new(
-                    ErrorCode::NotFound,
-                    format!(
-                        "no release of {label} on {} matches that release_ref and indexer_id (it may have left the indexer, or it came from another scope or instance); nothing was grabbed; run search_releases again",
-                        source.id
-                    ),
-                ));
-            }
-            several => {
-                return Err(ToolError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "{} releases of {label} on {} match that reference; nothing was grabbed; pick another row of search_releases",
-                        several.len(),
-                        source.id
-                    ),
-                ));
-            }
+        // A reference is a keyed hash of instance, scope, indexer and GUID, and a grab posts
+        // only GUID and indexer: every row that matches is the same release (an indexer that
+        // lists it twice), so a reference can never be ambiguous and nothing is asked.
+        let Some(release) = matching.first().copied() else {
+            return Err(ToolError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "no release of {label} on {} matches that release_ref and indexer_id (it may have left the indexer, or it came from another scope or instance); nothing was grabbed; run search_releases again",
+                    source.id
+                ),
+            ));
         };
         let allowed = ctx.authorize(&source.id)?;
         source
