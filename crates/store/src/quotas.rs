@@ -457,75 +457,15 @@ impl Store {
     }
 
     /// Every media type's quotas as they stand for a person now (nothing asked, nothing
-    /// reserved), in [`QUOTA_MEDIA_TYPES`] order: three queries whatever the number of types.
+    /// reserved), in [`QUOTA_MEDIA_TYPES`] order; each answered from memory while the database
+    /// is unchanged (see [`Store::quota_check`]), so whoami reads nothing per call.
     pub async fn quotas_now(&self, person: PersonId) -> Result<Vec<QuotaCheck>, Error> {
         let now = now_ms();
-        let mut conn = self.pool().acquire().await?;
-        let role: String = sqlx::query_scalar("SELECT role FROM people WHERE id = ?")
-            .bind(person.0)
-            .fetch_optional(&mut *conn)
-            .await?
-            .ok_or_else(|| Error::NotFound(format!("no person with id {person}")))?;
-        let role: Role = role.parse().map_err(corrupt)?;
-        if role.is_admin() {
-            return Ok(QUOTA_MEDIA_TYPES
-                .iter()
-                .map(|t| evaluate(true, *t, &[], &[], 0, now))
-                .collect());
+        let mut out = Vec::with_capacity(QUOTA_MEDIA_TYPES.len());
+        for media_type in QUOTA_MEDIA_TYPES {
+            out.push(self.quota_check_at(person, media_type, 0, now).await?);
         }
-        let sql = format!(
-            "SELECT {RULE_COLUMNS} FROM quota_rules q LEFT JOIN people p ON p.id = q.person_id \
-             WHERE q.person_id = ? OR q.role = ? ORDER BY q.window_days"
-        );
-        let rows = sqlx::query(&sql)
-            .bind(person.0)
-            .bind(role.as_str())
-            .fetch_all(&mut *conn)
-            .await?;
-        let all: Vec<QuotaRule> = rows.iter().map(rule_from_row).collect::<Result<_, _>>()?;
-        let widest = all.iter().map(|r| r.window_days).max().unwrap_or(0);
-        let mut charges: Vec<(MediaType, i64, u32)> = Vec::new();
-        if !all.is_empty() {
-            let rows = sqlx::query(
-                "SELECT media_type, at, units FROM quota_charges WHERE person_id = ? AND at > ? \
-                 ORDER BY at, id",
-            )
-            .bind(person.0)
-            .bind(now - i64::from(widest) * DAY_MS)
-            .fetch_all(&mut *conn)
-            .await?;
-            for r in &rows {
-                let media_type: String = r.try_get("media_type")?;
-                let units: i64 = r.try_get("units")?;
-                charges.push((
-                    parse_media_type(&media_type)?,
-                    r.try_get("at")?,
-                    u32::try_from(units).unwrap_or(0),
-                ));
-            }
-        }
-        Ok(QUOTA_MEDIA_TYPES
-            .iter()
-            .map(|t| {
-                let of_type = all.iter().filter(|r| r.media_type == *t);
-                let own: Vec<QuotaRule> = of_type
-                    .clone()
-                    .filter(|r| matches!(r.scope, QuotaScope::Person { .. }))
-                    .cloned()
-                    .collect();
-                let rules = if own.is_empty() {
-                    of_type.cloned().collect()
-                } else {
-                    own
-                };
-                let charged: Vec<(i64, u32)> = charges
-                    .iter()
-                    .filter(|(m, _, _)| m == t)
-                    .map(|(_, at, u)| (*at, *u))
-                    .collect();
-                evaluate(false, *t, &rules, &charged, 0, now)
-            })
-            .collect())
+        Ok(out)
     }
 }
 
