@@ -79,11 +79,18 @@ pub enum QuotasCommand {
         /// TV seasons allowed per window.
         #[arg(long)]
         tv: Option<u32>,
+        /// Albums allowed per window.
+        #[arg(long)]
+        music: Option<u32>,
+        /// Books allowed per window.
+        #[arg(long)]
+        book: Option<u32>,
         /// The window in days: 1, 7 or 30.
         #[arg(long)]
         days: u32,
     },
-    /// Removes a role's or a person's quotas (all, or only --movie / --tv, only of --days).
+    /// Removes a role's or a person's quotas (all, or only --movie / --tv / --music / --book,
+    /// only of --days).
     Clear {
         #[arg(long, required_unless_present = "person", conflicts_with = "person")]
         role: Option<String>,
@@ -93,6 +100,10 @@ pub enum QuotasCommand {
         movie: bool,
         #[arg(long)]
         tv: bool,
+        #[arg(long)]
+        music: bool,
+        #[arg(long)]
+        book: bool,
         #[arg(long)]
         days: Option<u32>,
     },
@@ -260,8 +271,12 @@ fn units_text(media_type: MediaType, units: u32) -> String {
     let noun = match (media_type, units) {
         (MediaType::Tv, 1) => "tv season",
         (MediaType::Tv, _) => "tv seasons",
-        (_, 1) => "movie",
-        _ => "movies",
+        (MediaType::Music, 1) => "album",
+        (MediaType::Music, _) => "albums",
+        (MediaType::Book, 1) => "book",
+        (MediaType::Book, _) => "books",
+        (MediaType::Movie, 1) => "movie",
+        (MediaType::Movie, _) => "movies",
     };
     format!("{units} {noun}")
 }
@@ -274,16 +289,26 @@ pub async fn quotas(cmd: QuotasCommand, data_dir: &Path) -> anyhow::Result<()> {
             person,
             movie,
             tv,
+            music,
+            book,
             days,
         } => {
-            if movie.is_none() && tv.is_none() {
-                bail!("say what to limit: --movie N and/or --tv N (seasons)");
+            let limits = [
+                (MediaType::Movie, movie),
+                (MediaType::Tv, tv),
+                (MediaType::Music, music),
+                (MediaType::Book, book),
+            ];
+            if limits.iter().all(|(_, units)| units.is_none()) {
+                bail!(
+                    "say what to limit: --movie N, --tv N (seasons), --music N (albums) and/or --book N"
+                );
             }
             if !store::QUOTA_WINDOWS.contains(&days) {
                 bail!("--days must be 1, 7 or 30, got {days}");
             }
             let scope = quota_scope(&store, role, person).await?;
-            for (media_type, units) in [(MediaType::Movie, movie), (MediaType::Tv, tv)] {
+            for (media_type, units) in limits {
                 if let Some(units) = units {
                     store.set_quota(&scope, media_type, units, days).await?;
                     println!(
@@ -300,13 +325,26 @@ pub async fn quotas(cmd: QuotasCommand, data_dir: &Path) -> anyhow::Result<()> {
             person,
             movie,
             tv,
+            music,
+            book,
             days,
         } => {
             let scope = quota_scope(&store, role, person).await?;
-            let types: Vec<Option<MediaType>> = match (movie, tv) {
-                (true, false) => vec![Some(MediaType::Movie)],
-                (false, true) => vec![Some(MediaType::Tv)],
-                _ => vec![None],
+            let named: Vec<Option<MediaType>> = [
+                (MediaType::Movie, movie),
+                (MediaType::Tv, tv),
+                (MediaType::Music, music),
+                (MediaType::Book, book),
+            ]
+            .into_iter()
+            .filter(|(_, named)| *named)
+            .map(|(t, _)| Some(t))
+            .collect();
+            // None named (or all four): every quota of the scope.
+            let types = if named.is_empty() || named.len() == 4 {
+                vec![None]
+            } else {
+                named
             };
             let mut removed = 0;
             for t in types {

@@ -95,8 +95,8 @@ async fn handle<H: ToolHost>(State(edge): State<Arc<Edge<H>>>, request: Request)
         return not_ready();
     };
     let (reply, method) = match serve(host, &edge, request).await {
-        Ok(Served::Plain(reply)) => {
-            let method = reply.method.clone();
+        Ok(Served::Plain(mut reply)) => {
+            let method = std::mem::take(&mut reply.method);
             (render(reply), method)
         }
         Ok(Served::Stream(response)) => (response, "tools/call".to_string()),

@@ -4,13 +4,15 @@
 //! the write lock and never spend more than the count. A call that certainly did nothing gives
 //! its unit back; an uncertain outcome keeps it.
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, sync::Arc};
 
 use domain::{AllowanceKind, AllowanceRule, PersonId};
 use serde::Serialize;
 use sqlx::SqliteConnection;
 
-use crate::{AuditId, AuditStatus, Error, NewAudit, Store, audit::insert_audit, now_ms};
+use crate::{
+    AuditId, AuditStatus, Error, NewAudit, Store, audit::insert_audit, fresh::Charges, now_ms,
+};
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -36,6 +38,46 @@ pub enum Reserved {
     Exhausted(AllowanceLeft),
 }
 
+/// The `at` of every charge of `kind` to `person` after `since`, oldest first.
+async fn charges_on(
+    conn: &mut SqliteConnection,
+    person: PersonId,
+    kind: AllowanceKind,
+    since: i64,
+) -> Result<Vec<i64>, Error> {
+    Ok(sqlx::query_scalar(
+        "SELECT at FROM allowance_charges WHERE person_id = ? AND kind = ? AND at > ? ORDER BY at",
+    )
+    .bind(person.0)
+    .bind(kind.as_str())
+    .bind(since)
+    .fetch_all(&mut *conn)
+    .await?)
+}
+
+fn window_ms(rule: AllowanceRule) -> i64 {
+    i64::from(rule.days) * DAY_MS
+}
+
+/// The allowance `kind` under `rule` at `now`, from charges read at or before `now` (oldest
+/// first; those outside the window are left out here).
+fn left_from(kind: AllowanceKind, rule: AllowanceRule, charges: &[i64], now: i64) -> AllowanceLeft {
+    let window = window_ms(rule);
+    let spent = &charges[charges.partition_point(|at| *at <= now - window)..];
+    let used = u32::try_from(spent.len()).unwrap_or(u32::MAX);
+    // With more spent than the count (the owner lowered it), units come back oldest first
+    // until one is free: the (used - count)th oldest charge.
+    let next = (used.saturating_sub(rule.count)) as usize;
+    AllowanceLeft {
+        kind,
+        count: rule.count,
+        days: rule.days,
+        used,
+        left: rule.count.saturating_sub(used),
+        refills_at: spent.get(next).map(|at| at + window),
+    }
+}
+
 /// The allowance `kind` under `rule` for `person`, read on `conn` at `now`.
 async fn left_on(
     conn: &mut SqliteConnection,
@@ -44,27 +86,8 @@ async fn left_on(
     rule: AllowanceRule,
     now: i64,
 ) -> Result<AllowanceLeft, Error> {
-    let window = i64::from(rule.days) * DAY_MS;
-    let spent: Vec<i64> = sqlx::query_scalar(
-        "SELECT at FROM allowance_charges WHERE person_id = ? AND kind = ? AND at > ? ORDER BY at",
-    )
-    .bind(person.0)
-    .bind(kind.as_str())
-    .bind(now - window)
-    .fetch_all(&mut *conn)
-    .await?;
-    let used = u32::try_from(spent.len()).unwrap_or(u32::MAX);
-    // With more spent than the count (the owner lowered it), units come back oldest first
-    // until one is free: the (used - count)th oldest charge.
-    let next = (used.saturating_sub(rule.count)) as usize;
-    Ok(AllowanceLeft {
-        kind,
-        count: rule.count,
-        days: rule.days,
-        used,
-        left: rule.count.saturating_sub(used),
-        refills_at: spent.get(next).map(|at| at + window),
-    })
+    let charges = charges_on(conn, person, kind, now - window_ms(rule)).await?;
+    Ok(left_from(kind, rule, &charges, now))
 }
 
 /// Inside a `BEGIN IMMEDIATE` transaction: when a unit of `kind` under `rule` is left for the
@@ -162,14 +185,45 @@ impl Store {
         person: PersonId,
         allowances: &BTreeMap<AllowanceKind, AllowanceRule>,
     ) -> Result<Vec<AllowanceLeft>, Error> {
+        self.allowances_left_at(person, allowances, now_ms()).await
+    }
+
+    /// [`Store::allowances_left`] at `now` (unix ms). Each allowance's charges are answered from
+    /// memory while the database is unchanged since they were last read (at or before `now`).
+    async fn allowances_left_at(
+        &self,
+        person: PersonId,
+        allowances: &BTreeMap<AllowanceKind, AllowanceRule>,
+        now: i64,
+    ) -> Result<Vec<AllowanceLeft>, Error> {
         if allowances.is_empty() {
             return Ok(Vec::new());
         }
-        let mut conn = self.pool().acquire().await?;
-        let now = now_ms();
+        // The token is read before the database: a commit in between only causes a re-read.
+        let token = self.fresh().token();
+        let mut conn = None;
         let mut out = Vec::with_capacity(allowances.len());
-        for (kind, rule) in allowances {
-            out.push(left_on(&mut conn, person, *kind, *rule, now).await?);
+        for (&kind, &rule) in allowances {
+            let key = (person, kind, rule.days);
+            let cached = token
+                .and_then(|t| self.fresh().allowance(t, key))
+                .filter(|c| c.read_at <= now);
+            let charges = match cached {
+                Some(charges) => charges,
+                None => {
+                    let conn = match &mut conn {
+                        Some(c) => c,
+                        None => conn.insert(self.pool().acquire().await?),
+                    };
+                    let at = charges_on(conn, person, kind, now - window_ms(rule)).await?;
+                    let read = Arc::new(Charges { at, read_at: now });
+                    if let Some(t) = token {
+                        self.fresh().put_allowance(t, key, read.clone());
+                    }
+                    read
+                }
+            };
+            out.push(left_from(kind, rule, &charges.at, now));
         }
         Ok(out)
     }
@@ -253,5 +307,55 @@ mod tests {
         // With a count of one, all three charges must expire before a unit is free: the
         // newest of them decides.
         assert_eq!(left.refills_at, Some(T0 + 2 * HOUR_MS + 7 * 24 * HOUR_MS));
+    }
+
+    #[tokio::test]
+    async fn a_kept_read_slides_with_time_and_is_never_used_for_an_earlier_instant() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).await.unwrap();
+        let (owner, _) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+        let entry = NewAudit {
+            person: owner.id,
+            key_id: None,
+            tool: "grab_release".into(),
+            instance: None,
+            args_digest: "d".into(),
+        };
+        let rule = AllowanceRule { count: 2, days: 1 };
+        let begun = store.reserve_at(&entry, AllowanceKind::Grabs, rule, T0);
+        assert!(matches!(begun.await.unwrap(), Reserved::Begun(_)));
+        let rules = BTreeMap::from([(AllowanceKind::Grabs, rule)]);
+        let at = async |now| {
+            let all = store
+                .allowances_left_at(owner.id, &rules, now)
+                .await
+                .unwrap();
+            let a = all[0];
+            (a.used, a.left, a.refills_at)
+        };
+        assert_eq!(at(T0 + HOUR_MS).await, (1, 1, Some(T0 + 24 * HOUR_MS)));
+        // The database is unchanged: the same read, a day later, has the charge expired.
+        assert_eq!(at(T0 + 24 * HOUR_MS).await, (0, 2, None));
+        assert_eq!(at(T0 + 25 * HOUR_MS).await, (0, 2, None));
+        // Read at an instant after it had expired, the charge is not in the kept read, so an
+        // earlier instant is read again.
+        let dir2 = tempfile::tempdir().unwrap();
+        let later = Store::open(dir2.path()).await.unwrap();
+        let (owner2, _) = later.bootstrap_owner("owner").await.unwrap().unwrap();
+        let entry2 = NewAudit {
+            person: owner2.id,
+            ..entry
+        };
+        let begun = later.reserve_at(&entry2, AllowanceKind::Grabs, rule, T0);
+        assert!(matches!(begun.await.unwrap(), Reserved::Begun(_)));
+        let at2 = async |now| {
+            let all = later
+                .allowances_left_at(owner2.id, &rules, now)
+                .await
+                .unwrap();
+            (all[0].used, all[0].left)
+        };
+        assert_eq!(at2(T0 + 25 * HOUR_MS).await, (0, 2));
+        assert_eq!(at2(T0 + HOUR_MS).await, (1, 1));
     }
 }

@@ -1,5 +1,6 @@
-//! Reads that run on every request (a key's authority, the tool switches), answered from
-//! memory while the database is unchanged, and re-read the moment it is not.
+//! Reads that run on every request (a key's authority, the tool switches, and the quota and
+//! allowance charges `whoami` shows), answered from memory while the database is unchanged,
+//! and re-read the moment it is not.
 //!
 //! In WAL mode every committed write transaction, by any process, bumps the change counter in
 //! the WAL-index header at the start of `marquee.db-shm` (SQLite's documented `walformat`:
@@ -17,11 +18,15 @@ use std::{
     sync::Arc,
 };
 
+use domain::{AllowanceKind, MediaType, PersonId};
 use parking_lot::Mutex;
+
+use crate::quotas::QuotaRead;
 
 /// Bytes of the WAL-index header that identify the database's state.
 const HEADER: usize = 48;
-/// Cached keys at most; past this the cache starts over (unknown keys are never cached).
+/// Cached keys (and charge reads) at most; past this that cache starts over (unknown keys are
+/// never cached).
 const MAX_KEYS: usize = 4096;
 
 /// The database state a cached answer belongs to.
@@ -45,6 +50,27 @@ struct State<K> {
     token: Option<Token>,
     keys: HashMap<String, Arc<K>>,
     switches: Option<Arc<crate::ToolSwitches>>,
+    /// A person's quota rules and charges for one media type.
+    quotas: HashMap<(PersonId, MediaType), Arc<QuotaRead>>,
+    /// A person's allowance charges of one kind over a window of so many days.
+    allowances: HashMap<(PersonId, AllowanceKind, u32), Arc<Charges>>,
+}
+
+/// Charges read at `read_at`: every one younger than the window then. Evaluated at a later
+/// `now` (never an earlier one), the list is exact while the database is unchanged: a charge
+/// too old for the window at `read_at` is too old for any later window.
+#[derive(Debug)]
+pub(crate) struct Charges {
+    pub(crate) at: Vec<i64>,
+    pub(crate) read_at: i64,
+}
+
+/// Puts `value` under `key`, starting the map over when it is full.
+fn bounded<Q: std::hash::Hash + Eq, V>(map: &mut HashMap<Q, V>, key: Q, value: V) {
+    if map.len() >= MAX_KEYS {
+        map.clear();
+    }
+    map.insert(key, value);
 }
 
 impl<K> Fresh<K> {
@@ -56,6 +82,8 @@ impl<K> Fresh<K> {
                 token: None,
                 keys: HashMap::new(),
                 switches: None,
+                quotas: HashMap::new(),
+                allowances: HashMap::new(),
             }),
         }
     }
@@ -92,6 +120,8 @@ impl<K> Fresh<K> {
             state.token = Some(token);
             state.keys.clear();
             state.switches = None;
+            state.quotas.clear();
+            state.allowances.clear();
         }
         state
     }
@@ -101,11 +131,7 @@ impl<K> Fresh<K> {
     }
 
     pub(crate) fn put_key(&self, token: Token, key_id: &str, row: Arc<K>) {
-        let mut state = self.at(token);
-        if state.keys.len() >= MAX_KEYS {
-            state.keys.clear();
-        }
-        state.keys.insert(key_id.to_owned(), row);
+        bounded(&mut self.at(token).keys, key_id.to_owned(), row);
     }
 
     pub(crate) fn switches(&self, token: Token) -> Option<Arc<crate::ToolSwitches>> {
@@ -114,6 +140,31 @@ impl<K> Fresh<K> {
 
     pub(crate) fn put_switches(&self, token: Token, switches: Arc<crate::ToolSwitches>) {
         self.at(token).switches = Some(switches);
+    }
+
+    pub(crate) fn quota(&self, token: Token, key: (PersonId, MediaType)) -> Option<Arc<QuotaRead>> {
+        self.at(token).quotas.get(&key).cloned()
+    }
+
+    pub(crate) fn put_quota(&self, token: Token, key: (PersonId, MediaType), read: Arc<QuotaRead>) {
+        bounded(&mut self.at(token).quotas, key, read);
+    }
+
+    pub(crate) fn allowance(
+        &self,
+        token: Token,
+        key: (PersonId, AllowanceKind, u32),
+    ) -> Option<Arc<Charges>> {
+        self.at(token).allowances.get(&key).cloned()
+    }
+
+    pub(crate) fn put_allowance(
+        &self,
+        token: Token,
+        key: (PersonId, AllowanceKind, u32),
+        read: Arc<Charges>,
+    ) {
+        bounded(&mut self.at(token).allowances, key, read);
     }
 }
 

@@ -51,7 +51,9 @@ pub use oauth_tokens::{
 };
 pub use operations::{Begun, Operation, OperationStatus};
 pub use people::{ContentLimits, Person};
-pub use quotas::{Allowance, Fit, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope};
+pub use quotas::{
+    Allowance, Fit, QUOTA_MEDIA_TYPES, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope,
+};
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
 pub use sessions::Session;
 pub use switches::ToolSwitches;

@@ -1,13 +1,23 @@
-//! Request quotas: at most N units of a media type per window of 1, 7 or 30 days (a movie is one
-//! unit, a TV season is one unit), set per role as the default and per person as an override.
+//! Request quotas: at most N units of a media type per window of 1, 7 or 30 days (a movie, a TV
+//! season, an album and a book are one unit each), set per role as the default and per person as an override.
 //! Owners and admins are exempt. Charges are written with the request, in one transaction (see
 //! `requests.rs`); this module holds the rules, the charges' arithmetic and the read-only preview.
+
+use std::sync::Arc;
 
 use domain::{MediaType, PersonId, Role};
 use serde::Serialize;
 use sqlx::{Row, SqliteConnection, sqlite::SqliteRow};
 
 use crate::{Error, Store, error::corrupt, now_ms};
+
+/// The media types a quota may count, in the order they are shown.
+pub const QUOTA_MEDIA_TYPES: [MediaType; 4] = [
+    MediaType::Movie,
+    MediaType::Tv,
+    MediaType::Music,
+    MediaType::Book,
+];
 
 /// The windows a quota may count over, in days.
 pub const QUOTA_WINDOWS: [u32; 3] = [1, 7, 30];
@@ -133,9 +143,9 @@ const RULE_COLUMNS: &str =
     "q.role, q.person_id, p.name AS person_name, q.media_type, q.units, q.window_days";
 
 fn check_rule_input(media_type: MediaType, window_days: u32) -> Result<(), Error> {
-    if !matches!(media_type, MediaType::Movie | MediaType::Tv) {
+    if !QUOTA_MEDIA_TYPES.contains(&media_type) {
         return Err(Error::Invalid(format!(
-            "quotas count movies and tv seasons, not {}",
+            "quotas count movie, tv, music and book, not {}",
             media_type_str(media_type)
         )));
     }
@@ -173,17 +183,47 @@ pub(crate) async fn rules_for(
     Ok(if own.is_empty() { rules } else { own })
 }
 
-/// Checks `units` against a person's quotas inside an open connection or transaction.
-pub(crate) async fn check_in(
+/// What [`check_in`] reads: the quotas that apply to a person for one media type and the
+/// charges inside the widest of their windows as of `read_at`. Evaluated at a later `now`, it
+/// is exact while the database is unchanged (a charge too old for a window then is too old
+/// for it later), so `quota_check` keeps it in the store's fresh reads.
+#[derive(Debug)]
+pub(crate) struct QuotaRead {
+    exempt: bool,
+    rules: Vec<QuotaRule>,
+    /// (at, units), oldest first.
+    charges: Vec<(i64, u32)>,
+    pub(crate) read_at: i64,
+}
+
+impl QuotaRead {
+    fn evaluate(&self, media_type: MediaType, units: u32, now: i64) -> QuotaCheck {
+        evaluate(
+            self.exempt,
+            media_type,
+            &self.rules,
+            &self.charges,
+            units,
+            now,
+        )
+    }
+}
+
+/// Reads a person's quotas and charges inside an open connection or transaction.
+async fn read_in(
     conn: &mut SqliteConnection,
     person: PersonId,
     role: Role,
     media_type: MediaType,
-    units: u32,
     now: i64,
-) -> Result<QuotaCheck, Error> {
+) -> Result<QuotaRead, Error> {
     if role.is_admin() {
-        return Ok(evaluate(true, media_type, &[], &[], units, now));
+        return Ok(QuotaRead {
+            exempt: true,
+            rules: Vec::new(),
+            charges: Vec::new(),
+            read_at: now,
+        });
     }
     let rules = rules_for(conn, person, role, media_type).await?;
     let widest = rules.iter().map(|r| r.window_days).max().unwrap_or(0);
@@ -206,7 +246,25 @@ pub(crate) async fn check_in(
             })
             .collect::<Result<_, Error>>()?
     };
-    Ok(evaluate(false, media_type, &rules, &charges, units, now))
+    Ok(QuotaRead {
+        exempt: false,
+        rules,
+        charges,
+        read_at: now,
+    })
+}
+
+/// Checks `units` against a person's quotas inside an open connection or transaction.
+pub(crate) async fn check_in(
+    conn: &mut SqliteConnection,
+    person: PersonId,
+    role: Role,
+    media_type: MediaType,
+    units: u32,
+    now: i64,
+) -> Result<QuotaCheck, Error> {
+    let read = read_in(conn, person, role, media_type, now).await?;
+    Ok(read.evaluate(media_type, units, now))
 }
 
 /// The arithmetic: `charges` are (at, units), oldest first, covering the widest window.
@@ -282,7 +340,7 @@ pub(crate) fn evaluate(
 }
 
 impl Store {
-    /// Sets (or replaces) a quota. `Invalid` for a media type other than movie or tv, or a window
+    /// Sets (or replaces) a quota. `Invalid` for a media type quotas do not count, or a window
     /// other than 1, 7 or 30 days; `NotFound` for an unknown person.
     pub async fn set_quota(
         &self,
@@ -362,6 +420,27 @@ impl Store {
         media_type: MediaType,
         units: u32,
     ) -> Result<QuotaCheck, Error> {
+        self.quota_check_at(person, media_type, units, now_ms())
+            .await
+    }
+
+    /// [`Store::quota_check`] at `now` (unix ms). Answered from memory while the database is
+    /// unchanged since the person's quotas and charges were last read (at or before `now`).
+    async fn quota_check_at(
+        &self,
+        person: PersonId,
+        media_type: MediaType,
+        units: u32,
+        now: i64,
+    ) -> Result<QuotaCheck, Error> {
+        // The token is read before the database: a commit in between only causes a re-read.
+        let token = self.fresh().token();
+        let cached = token
+            .and_then(|t| self.fresh().quota(t, (person, media_type)))
+            .filter(|read| read.read_at <= now);
+        if let Some(read) = cached {
+            return Ok(read.evaluate(media_type, units, now));
+        }
         let mut conn = self.pool().acquire().await?;
         let role: String = sqlx::query_scalar("SELECT role FROM people WHERE id = ?")
             .bind(person.0)
@@ -369,7 +448,84 @@ impl Store {
             .await?
             .ok_or_else(|| Error::NotFound(format!("no person with id {person}")))?;
         let role: Role = role.parse().map_err(corrupt)?;
-        check_in(&mut conn, person, role, media_type, units, now_ms()).await
+        let read = Arc::new(read_in(&mut conn, person, role, media_type, now).await?);
+        if let Some(t) = token {
+            self.fresh()
+                .put_quota(t, (person, media_type), read.clone());
+        }
+        Ok(read.evaluate(media_type, units, now))
+    }
+
+    /// Every media type's quotas as they stand for a person now (nothing asked, nothing
+    /// reserved), in [`QUOTA_MEDIA_TYPES`] order: three queries whatever the number of types.
+    pub async fn quotas_now(&self, person: PersonId) -> Result<Vec<QuotaCheck>, Error> {
+        let now = now_ms();
+        let mut conn = self.pool().acquire().await?;
+        let role: String = sqlx::query_scalar("SELECT role FROM people WHERE id = ?")
+            .bind(person.0)
+            .fetch_optional(&mut *conn)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("no person with id {person}")))?;
+        let role: Role = role.parse().map_err(corrupt)?;
+        if role.is_admin() {
+            return Ok(QUOTA_MEDIA_TYPES
+                .iter()
+                .map(|t| evaluate(true, *t, &[], &[], 0, now))
+                .collect());
+        }
+        let sql = format!(
+            "SELECT {RULE_COLUMNS} FROM quota_rules q LEFT JOIN people p ON p.id = q.person_id \
+             WHERE q.person_id = ? OR q.role = ? ORDER BY q.window_days"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(person.0)
+            .bind(role.as_str())
+            .fetch_all(&mut *conn)
+            .await?;
+        let all: Vec<QuotaRule> = rows.iter().map(rule_from_row).collect::<Result<_, _>>()?;
+        let widest = all.iter().map(|r| r.window_days).max().unwrap_or(0);
+        let mut charges: Vec<(MediaType, i64, u32)> = Vec::new();
+        if !all.is_empty() {
+            let rows = sqlx::query(
+                "SELECT media_type, at, units FROM quota_charges WHERE person_id = ? AND at > ? \
+                 ORDER BY at, id",
+            )
+            .bind(person.0)
+            .bind(now - i64::from(widest) * DAY_MS)
+            .fetch_all(&mut *conn)
+            .await?;
+            for r in &rows {
+                let media_type: String = r.try_get("media_type")?;
+                let units: i64 = r.try_get("units")?;
+                charges.push((
+                    parse_media_type(&media_type)?,
+                    r.try_get("at")?,
+                    u32::try_from(units).unwrap_or(0),
+                ));
+            }
+        }
+        Ok(QUOTA_MEDIA_TYPES
+            .iter()
+            .map(|t| {
+                let of_type = all.iter().filter(|r| r.media_type == *t);
+                let own: Vec<QuotaRule> = of_type
+                    .clone()
+                    .filter(|r| matches!(r.scope, QuotaScope::Person { .. }))
+                    .cloned()
+                    .collect();
+                let rules = if own.is_empty() {
+                    of_type.cloned().collect()
+                } else {
+                    own
+                };
+                let charged: Vec<(i64, u32)> = charges
+                    .iter()
+                    .filter(|(m, _, _)| m == t)
+                    .map(|(_, at, u)| (*at, *u))
+                    .collect();
+                evaluate(false, *t, &rules, &charged, 0, now)
+            })
+            .collect())
     }
 }
 

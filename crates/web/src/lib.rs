@@ -71,13 +71,15 @@ pub fn router(web: Web) -> Router {
         .nest("/api/v1", rest::router())
         .merge(pages::router())
         .with_state(web.clone())
-        .merge(mcp)
         .layer(middleware::from_fn_with_state(web.clone(), gate));
     Router::new()
         .route(
             "/healthz",
             get(|| async { (StatusCode::OK, axum::Json(json!({"status": "alive"}))) }),
         )
+        // The MCP edge answers 503 itself until the host is ready, so the busiest route
+        // skips the gate's extra layer.
+        .merge(mcp)
         .merge(gated)
 }
 

@@ -208,6 +208,52 @@ async fn an_album_or_book_request_looks_the_title_up_once_from_read_to_hand_over
 }
 
 #[tokio::test]
+async fn a_weekly_book_quota_shows_in_whoami_and_refuses_the_second_book() {
+    let readarr = FakeArr::start(ArrKind::Readarr).await;
+    for (title, id) in [("The Hobbit", "5907"), ("Dune", "234225")] {
+        readarr.seed_lookup(
+            Resource::Book,
+            json!({"title": title, "foreignBookId": id, "author": {"authorName": "Someone", "foreignAuthorId": "1"}}),
+            vec![],
+        );
+    }
+    let s = server_with_instances(vec![instance(
+        "readarr",
+        InstanceKind::Readarr,
+        Some(&readarr.url()),
+        Some(readarr.api_key()),
+    )])
+    .await;
+    let store = s.host.app.store().clone();
+    let user = store::QuotaScope::Role { role: Role::User };
+    store
+        .set_quota(&user, domain::MediaType::Book, 1, 7)
+        .await
+        .unwrap();
+    store
+        .set_quota(&user, domain::MediaType::Music, 3, 30)
+        .await
+        .unwrap();
+    let ana = s.key_for("ana", Role::User, "requester").await;
+    let book =
+        |id: &str| json!({"media_source": "goodreads", "media_id": id, "media_type": "book"});
+
+    let (_, summary, _) = outcome(&s.call(&ana, "whoami", json!({})).await);
+    assert!(
+        summary.contains("1 of 1 book per 7 days left")
+            && summary.contains("3 of 3 albums per 30 days left"),
+        "{summary}"
+    );
+    let (err, summary, _) = outcome(&s.call(&ana, "request_media", book("5907")).await);
+    assert!(!err, "{summary}");
+    let (_, summary, _) = outcome(&s.call(&ana, "whoami", json!({})).await);
+    assert!(summary.contains("0 of 1 book per 7 days left"), "{summary}");
+    let (err, summary, data) = outcome(&s.call(&ana, "request_media", book("234225")).await);
+    assert!(err && summary.contains("no book fits now"), "{summary}");
+    assert_eq!(data["allowances"][0]["media_type"], "book", "{data}");
+}
+
+#[tokio::test]
 async fn a_book_named_by_another_source_is_refused_with_the_sources_that_can_name_it() {
     let readarr = FakeArr::start(ArrKind::Readarr).await;
     let s = server_with_instances(vec![instance(

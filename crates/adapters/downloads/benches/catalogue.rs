@@ -316,4 +316,48 @@ fn main() {
         per * 2,
         "refreshes change rows, never the row count"
     );
+
+    // (d) the broad page across refreshes: every row, by name, 200 rows, merged. A refresh that
+    // brings nothing (a quiet daemon) or only speeds and progress leaves the kept order right.
+    let broad = TorrentQuery {
+        limit: 200,
+        ..TorrentQuery::default()
+    };
+    let t = Instant::now();
+    black_box(query_merged(&[&qb, &tr], &broad));
+    println!(
+        "(d) broad page (no filter, by name, 200 rows, merged), first ask: {}",
+        ms(t.elapsed())
+    );
+    let (bmed, bmax) = time(10, |n| {
+        let empty = format!(r#"{{"rid":{}}}"#, 100 + n);
+        qb.apply_maindata_bytes(empty.as_bytes()).unwrap();
+        black_box(query_merged(&[&qb, &tr], black_box(&broad)));
+    });
+    println!(
+        "    after a refresh that brought nothing, empty apply + page: median {} (max {})",
+        ms(bmed),
+        ms(bmax)
+    );
+    let (smed, smax) = time(bodies.len(), |n| {
+        qb.apply_maindata_bytes(&bodies[n]).unwrap();
+        black_box(query_merged(&[&qb, &tr], black_box(&broad)));
+    });
+    println!(
+        "    after a {changed}-row refresh of states, speeds and progress, apply + page: median {} (max {})",
+        ms(smed),
+        ms(smax)
+    );
+    let (omed, _) = time(50, |_| {
+        black_box((
+            qb.overview(),
+            tr.overview(),
+            qb.tags(),
+            qb.tracker_error_groups(),
+        ));
+    });
+    println!(
+        "    overview + tags + tracker-error groups of both catalogues: median {}",
+        ms(omed)
+    );
 }

@@ -86,3 +86,121 @@ async fn raw_sql_changes_are_seen_too() {
         Some(true)
     );
 }
+
+#[tokio::test]
+async fn quota_reads_see_every_writer() {
+    use domain::{MediaId, MediaSource, MediaType};
+    use store::{NewRequest, QuotaScope};
+    let (dir, server) = file_store().await;
+    server.bootstrap_owner("owner").await.unwrap();
+    let kid = server.add_person("kid", Role::Kid).await.unwrap();
+    let role = QuotaScope::Role { role: Role::Kid };
+    server
+        .set_quota(&role, MediaType::Movie, 3, 7)
+        .await
+        .unwrap();
+    let remaining =
+        |c: store::QuotaCheck| c.allowances.iter().map(|a| a.remaining).collect::<Vec<_>>();
+    for _ in 0..3 {
+        let check = server
+            .quota_check(kid.id, MediaType::Movie, 0)
+            .await
+            .unwrap();
+        assert_eq!(remaining(check), [3]);
+    }
+    // Another process (a CLI run) charges a request, then lowers the quota.
+    let cli = store::Store::open(dir.path()).await.unwrap();
+    let request = NewRequest {
+        person: kid.id,
+        media: MediaId::new(MediaSource::Builtin, "603"),
+        media_type: MediaType::Movie,
+        title: "The Matrix".into(),
+        year: Some(1999),
+        seasons: Vec::new(),
+        instance_id: Some("builtin".into()),
+        auto_approve: false,
+    };
+    cli.create_request(&request).await.unwrap();
+    let check = server
+        .quota_check(kid.id, MediaType::Movie, 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        remaining(check),
+        [2],
+        "a charge by another process is seen at once"
+    );
+    cli.set_quota(&role, MediaType::Movie, 1, 7).await.unwrap();
+    let check = server
+        .quota_check(kid.id, MediaType::Movie, 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        remaining(check.clone()),
+        [0],
+        "a changed quota is seen at once"
+    );
+    assert!(!check.fits_now());
+    // A raw connection clearing the charges is seen too.
+    let mut conn = raw(&server).await;
+    conn.execute("DELETE FROM quota_charges").await.unwrap();
+    let check = server
+        .quota_check(kid.id, MediaType::Movie, 0)
+        .await
+        .unwrap();
+    assert_eq!(remaining(check), [1]);
+}
+
+#[tokio::test]
+async fn allowance_reads_see_every_writer() {
+    use std::collections::BTreeMap;
+
+    use domain::{AllowanceKind, AllowanceRule};
+    use store::{NewAudit, Reserved};
+    let (dir, server) = file_store().await;
+    let (owner, _) = server.bootstrap_owner("owner").await.unwrap().unwrap();
+    let rule = AllowanceRule { count: 2, days: 1 };
+    let rules = BTreeMap::from([(AllowanceKind::Grabs, rule)]);
+    let left = |all: Vec<store::AllowanceLeft>| all.iter().map(|a| a.left).collect::<Vec<_>>();
+    for _ in 0..3 {
+        assert_eq!(
+            left(server.allowances_left(owner.id, &rules).await.unwrap()),
+            [2]
+        );
+    }
+    // Another process spends a unit.
+    let cli = store::Store::open(dir.path()).await.unwrap();
+    let entry = NewAudit {
+        person: owner.id,
+        key_id: None,
+        tool: "grab_release".into(),
+        instance: Some("radarr".into()),
+        args_digest: "d".into(),
+    };
+    let Reserved::Begun(id) = cli
+        .audit_begin_reserving(&entry, AllowanceKind::Grabs, rule)
+        .await
+        .unwrap()
+    else {
+        panic!("a unit is left");
+    };
+    assert_eq!(
+        left(server.allowances_left(owner.id, &rules).await.unwrap()),
+        [1],
+        "a unit spent by another process is seen at once"
+    );
+    // It gives the unit back: seen at once too.
+    cli.audit_fail_released(id, "nothing was done")
+        .await
+        .unwrap();
+    assert_eq!(
+        left(server.allowances_left(owner.id, &rules).await.unwrap()),
+        [2]
+    );
+    // A wider window is its own read.
+    let week = BTreeMap::from([(AllowanceKind::Grabs, AllowanceRule { count: 5, days: 7 })]);
+    assert_eq!(
+        left(server.allowances_left(owner.id, &week).await.unwrap()),
+        [5]
+    );
+}

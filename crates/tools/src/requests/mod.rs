@@ -97,7 +97,9 @@ pub(crate) fn request_label(r: &MediaRequest) -> String {
 fn unit_noun(media_type: domain::MediaType, n: u32) -> String {
     let (one, many) = match media_type {
         domain::MediaType::Tv => ("season", "seasons"),
-        _ => ("movie", "movies"),
+        domain::MediaType::Music => ("album", "albums"),
+        domain::MediaType::Book => ("book", "books"),
+        domain::MediaType::Movie => ("movie", "movies"),
     };
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -172,7 +174,8 @@ pub(crate) fn quota_sentence(q: &QuotaCheck) -> String {
     }
 }
 
-/// For whoami: the caller's request quotas as they stand, movies and TV seasons. `None` when the
+/// For whoami: the caller's request quotas as they stand: movies, TV seasons, albums and books,
+/// read in one go (`Store::quotas_now`). `None` when the
 /// grant cannot request; admins (exempt) cost no database read.
 pub(crate) async fn quotas_left(ctx: &Ctx) -> Result<Option<(Value, String)>, ToolError> {
     if !ctx.caller.can(domain::Capability::Request) {
@@ -187,8 +190,7 @@ pub(crate) async fn quotas_left(ctx: &Ctx) -> Result<Option<(Value, String)>, To
     let me = ctx.caller.authority.person.id;
     let mut allowances = Vec::new();
     let mut parts = Vec::new();
-    for media_type in [domain::MediaType::Movie, domain::MediaType::Tv] {
-        let q = ctx.store().quota_check(me, media_type, 0).await?;
+    for q in ctx.store().quotas_now(me).await? {
         allowances.extend(allowances_data(&q));
         parts.extend(allowances_left(&q));
     }
@@ -217,7 +219,9 @@ fn how_to_reduce(q: &QuotaCheck) -> String {
             "request at most {} now (name them with seasons), {later}",
             unit_noun(q.media_type, n)
         ),
-        (_, _) => format!("no movie fits now; {later}"),
+        (domain::MediaType::Music, _) => format!("no album fits now; {later}"),
+        (domain::MediaType::Book, _) => format!("no book fits now; {later}"),
+        (domain::MediaType::Movie, _) => format!("no movie fits now; {later}"),
     }
 }
 

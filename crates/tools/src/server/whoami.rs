@@ -1,11 +1,13 @@
 //! `whoami`: the person, grant, capabilities, instances, allowances, request quotas left and
 //! content limits behind this key.
 
-use domain::Capability;
+use std::{collections::BTreeSet, fmt::Write};
+
+use domain::{Capability, Role};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
 
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -14,6 +16,49 @@ pub struct Whoami;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {}
+
+/// The answer's data, written straight from the authority (keys in sorted order, as a JSON
+/// tree of it would have them).
+#[derive(Serialize)]
+struct Data<'a> {
+    /// `null` when nothing is limited.
+    content_limits: Option<Value>,
+    grant: Grant<'a>,
+    key_id: &'a str,
+    person: Person<'a>,
+    /// Only for a caller who may request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_quotas: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct Grant<'a> {
+    allowances: Vec<Value>,
+    capabilities: &'a BTreeSet<Capability>,
+    expires_at: Option<i64>,
+    instances: Instances<'a>,
+    name: &'a str,
+    revision: i64,
+    tools: Option<&'a [String]>,
+}
+
+#[derive(Serialize)]
+struct Person<'a> {
+    name: &'a str,
+    role: Role,
+}
+
+/// `"all"`, or the instance ids the grant is scoped to.
+struct Instances<'a>(Option<&'a [String]>);
+
+impl Serialize for Instances<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            None => s.serialize_str("all"),
+            Some(ids) => ids.serialize(s),
+        }
+    }
+}
 
 impl Tool for Whoami {
     type Input = Input;
@@ -29,50 +74,61 @@ impl Tool for Whoami {
 
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
         let a = &ctx.caller.authority;
-        let caps: Vec<&str> = a.grant.capabilities.iter().map(|c| c.as_str()).collect();
         let limits = &a.person.limits;
         let quotas = crate::requests::quotas_left(ctx).await?;
         let allowances = ctx
             .store()
             .allowances_left(a.person.id, &a.grant.allowances)
             .await?;
-        let mut data = json!({
-            "person": { "name": a.person.name, "role": a.person.role },
-            "key_id": a.key_id,
-            "grant": {
-                "name": a.grant.name,
-                "capabilities": caps,
-                "instances": a.grant.instances.clone().map_or(json!("all"), |i| json!(i)),
-                "allowances": allowances.iter().map(crate::allowance::data).collect::<Vec<_>>(),
-                "tools": a.grant.tools,
-                "expires_at": a.grant.expires_at,
-                "revision": a.grant.revision,
-            },
-            "content_limits": if limits.is_unlimited() { json!(null) } else { json!(limits) },
-        });
-        let limited = if limits.is_unlimited() {
-            "no content limits"
-        } else {
-            "content limits apply"
-        };
+        let limited = !limits.is_unlimited();
         let mut summary = format!(
-            "You act as {} ({}) with the grant \"{}\" ({} capabilities); {limited}",
+            "You act as {} ({}) with the grant \"{}\" ({} capabilities); {}",
             a.person.name,
             a.person.role,
             a.grant.name,
-            caps.len()
+            a.grant.capabilities.len(),
+            if limited {
+                "content limits apply"
+            } else {
+                "no content limits"
+            },
         );
-        if !allowances.is_empty() {
-            let left: Vec<String> = allowances.iter().map(crate::allowance::sentence).collect();
-            summary.push_str("; allowances: ");
-            summary.push_str(&left.join(", "));
+        for (i, left) in allowances.iter().enumerate() {
+            summary.push_str(if i == 0 { "; allowances: " } else { ", " });
+            summary.push_str(&crate::allowance::sentence(left));
         }
-        if let Some((left, sentence)) = quotas {
-            data["request_quotas"] = left;
-            summary.push_str("; ");
-            summary.push_str(&sentence);
+        let (request_quotas, sentence) = quotas.unzip();
+        if let Some(sentence) = sentence {
+            let _ = write!(summary, "; {sentence}");
         }
         summary.push('.');
-        Ok(Output::new(summary, data).next("get_guide {\"topic\":\"setup\"}"))
+        let data = Data {
+            content_limits: limited
+                .then(|| serde_json::to_value(limits))
+                .transpose()
+                .map_err(|e| {
+                    tracing::error!(error = %e, "content limits could not be written");
+                    ToolError::new(
+                        crate::ErrorCode::Internal,
+                        "the answer could not be written; the server log has the details",
+                    )
+                })?,
+            grant: Grant {
+                allowances: allowances.iter().map(crate::allowance::data).collect(),
+                capabilities: &a.grant.capabilities,
+                expires_at: a.grant.expires_at,
+                instances: Instances(a.grant.instances.as_deref()),
+                name: &a.grant.name,
+                revision: a.grant.revision,
+                tools: a.grant.tools.as_deref(),
+            },
+            key_id: &a.key_id,
+            person: Person {
+                name: &a.person.name,
+                role: a.person.role,
+            },
+            request_quotas,
+        };
+        Ok(Output::typed(summary, &data)?.next("get_guide {\"topic\":\"setup\"}"))
     }
 }
