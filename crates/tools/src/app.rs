@@ -109,6 +109,10 @@ impl App {
         &self.shared.store
     }
 
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
     pub fn settings(&self) -> &Arc<Settings> {
         &self.shared.settings
     }

@@ -1,7 +1,10 @@
 //! Argument completion: the values Marquee knows for a prompt argument or a resource
 //! template variable, limited to what the caller's grant lets them see.
 
-use domain::{KindFamily, MediaType};
+use std::collections::BTreeSet;
+
+use domain::{Capability, KindFamily, MediaType};
+use serde_json::{Map, Value};
 
 use crate::{App, Caller, discover::ratings::Ladder, guides::Topic, prompts::PromptSpec};
 
@@ -14,13 +17,15 @@ pub enum Target<'a> {
 
 impl App {
     /// Values for `argument`, those starting with `typed` first, then those containing it.
-    /// Empty for anything this caller cannot use.
+    /// Empty for anything this caller cannot use. `chosen` holds the arguments already
+    /// picked (a chosen `instance` narrows categories and tags to it).
     pub async fn complete(
         &self,
         caller: &Caller,
         target: Target<'_>,
         argument: &str,
         typed: &str,
+        chosen: &Map<String, Value>,
     ) -> Result<Vec<String>, store::Error> {
         let values: Vec<String> = match target {
             Target::Resource("marquee://guides/{topic}") if argument == "topic" => {
@@ -31,7 +36,7 @@ impl App {
                 let usable = self.prompts(caller).await?;
                 match PromptSpec::find(name) {
                     Some(p) if usable.iter().any(|u| u.name == p.name) => {
-                        self.prompt_values(caller, argument).await?
+                        self.prompt_values(caller, argument, chosen).await?
                     }
                     _ => Vec::new(),
                 }
@@ -44,6 +49,7 @@ impl App {
         &self,
         caller: &Caller,
         argument: &str,
+        chosen: &Map<String, Value>,
     ) -> Result<Vec<String>, store::Error> {
         Ok(match argument {
             "instance" => self
@@ -54,11 +60,20 @@ impl App {
                 .filter(|i| crate::authority::covers(&caller.authority, &i.id))
                 .map(|i| i.id.clone())
                 .collect(),
+            "category" | "tag" => self.download_labels(
+                caller,
+                argument == "tag",
+                chosen.get("instance").and_then(Value::as_str),
+            ),
             "media_type" => vec!["movie".into(), "tv".into()],
-            // The built-in US ladder; other regions' lists come from the catalogue.
+            // The built-in US ladders; other regions' lists come from the catalogue.
             "max_rating" => Ladder::us_fallback(MediaType::Movie)
                 .map(|l| l.names().to_vec())
                 .unwrap_or_default(),
+            "max_tv_rating" => Ladder::us_fallback(MediaType::Tv)
+                .map(|l| l.names().to_vec())
+                .unwrap_or_default(),
+            "blocked_genre" => self.genres(caller).await,
             // People's names are for admins only.
             "person" if caller.is_admin() => self
                 .store()
@@ -69,6 +84,69 @@ impl App {
                 .collect(),
             _ => Vec::new(),
         })
+    }
+}
+
+impl App {
+    /// The categories (or tags) in the cached catalogues of the download instances this caller
+    /// may read (`downloads.read` and the grant's instances), or of `instance` alone; no
+    /// backend call.
+    fn download_labels(&self, caller: &Caller, tags: bool, instance: Option<&str>) -> Vec<String> {
+        if !caller.can(Capability::DownloadsRead) {
+            return Vec::new();
+        }
+        let mut names = BTreeSet::new();
+        for source in self.shared().downloads.sources() {
+            if instance.is_some_and(|i| i != source.id)
+                || !crate::authority::covers(&caller.authority, &source.id)
+            {
+                continue;
+            }
+            let Some(backend) = source.working() else {
+                continue;
+            };
+            if tags {
+                names.extend(backend.catalogue.tags());
+            } else {
+                names.extend(
+                    backend
+                        .catalogue
+                        .categories()
+                        .items
+                        .into_iter()
+                        .map(|c| c.name),
+                );
+            }
+        }
+        names.into_iter().collect()
+    }
+
+    /// Genre names of the catalogues this caller may read (the builtin catalogue's, TMDB's for
+    /// films and shows); a catalogue that cannot answer adds none.
+    async fn genres(&self, caller: &Caller) -> Vec<String> {
+        if !caller.can(Capability::Discover) {
+            return Vec::new();
+        }
+        let mut names = BTreeSet::new();
+        for spec in self.instances().all() {
+            if spec.kind.family() != KindFamily::Catalogue
+                || !crate::authority::covers(&caller.authority, &spec.id)
+            {
+                continue;
+            }
+            let Some(entry) = self.shared().catalogues.entry(&spec.id) else {
+                continue;
+            };
+            let Ok(catalogue) = entry.catalogue().await else {
+                continue;
+            };
+            for media_type in [MediaType::Movie, MediaType::Tv] {
+                if let Ok(list) = catalogue.genres(media_type).await {
+                    names.extend(list);
+                }
+            }
+        }
+        names.into_iter().collect()
     }
 }
 

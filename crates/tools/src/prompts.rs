@@ -64,11 +64,15 @@ pub const PROMPTS: &[PromptSpec] = &[
         name: "download-triage",
         title: "Triage the downloads",
         description: "Find stalled, erroring and slow torrents on a download instance and say what to do.",
-        arguments: &[arg(
-            "instance",
-            "Download instance id; all when unset",
-            false,
-        )],
+        arguments: &[
+            arg("instance", "Download instance id; all when unset", false),
+            arg(
+                "category",
+                "Only torrents of this category; all when unset",
+                false,
+            ),
+            arg("tag", "Only torrents with this tag; all when unset", false),
+        ],
         tools: &[
             "downloads_overview",
             "find_torrents",
@@ -76,7 +80,7 @@ pub const PROMPTS: &[PromptSpec] = &[
             "torrent_detail",
         ],
         admin_only: false,
-        template: "Triage the downloads on instance {instance}.\n\
+        template: "Triage the downloads on instance {instance} (category: {category}; tag: {tag}).\n\
 1. Call downloads_overview for the big picture (states, speeds, free space).\n\
 2. Call tracker_errors and find_torrents (stalled, errored, slowest first) to find the torrents in trouble.\n\
 3. For the worst few, call torrent_detail and explain the likely cause.\n\
@@ -105,12 +109,22 @@ pub const PROMPTS: &[PromptSpec] = &[
                 "Highest film certification allowed, for example PG",
                 false,
             ),
+            arg(
+                "max_tv_rating",
+                "Highest TV rating allowed, for example TV-Y7",
+                false,
+            ),
+            arg(
+                "blocked_genre",
+                "A genre to hide, for example Horror",
+                false,
+            ),
         ],
         tools: &["whoami", "get_guide", "search_titles"],
         admin_only: true,
-        template: "Help me set up safe access for {person} (highest certification: {max_rating}).\n\
+        template: "Help me set up safe access for {person} (highest certification: {max_rating}; highest TV rating: {max_tv_rating}; hidden genre: {blocked_genre}).\n\
 1. Call get_guide with topic permissions and explain the kid role, the requester grant and content limits in plain words.\n\
-2. Give me the exact commands to run: marquee people add {person} --role kid, marquee people set-limits {person} --max-movie {max_rating} --region <my region>, and marquee keys create --person {person}.\n\
+2. Give me the exact commands to run: marquee people add {person} --role kid, marquee people set-limits {person} --max-movie {max_rating} --max-tv {max_tv_rating} --block-genre {blocked_genre} --region <my region>, and marquee keys create --person {person}.\n\
 3. Remind me that limits are checked on every answer, and suggest a title to try with search_titles from the child's key to confirm what is hidden.",
     },
 ];

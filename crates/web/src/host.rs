@@ -333,7 +333,13 @@ impl ToolHost for Host {
             CompletionTarget::Resource(uri) => Target::Resource(uri),
         };
         self.app
-            .complete(caller, target, completing.argument, completing.value)
+            .complete(
+                caller,
+                target,
+                completing.argument,
+                completing.value,
+                completing.context,
+            )
             .await
             .map_err(|e| HostError(e.to_string()))
     }

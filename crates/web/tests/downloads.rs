@@ -3,6 +3,8 @@
 
 #[path = "downloads/checks.rs"]
 mod checks;
+#[path = "downloads/completions.rs"]
+mod completions;
 #[path = "downloads/peers.rs"]
 mod peers;
 #[path = "downloads/reads.rs"]
