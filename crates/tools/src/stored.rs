@@ -15,8 +15,9 @@ use store::{Store, Version};
 
 use crate::{Ctx, Output, ToolError};
 
-/// Answers kept in all: a household's repeated pages, per person.
-const KEPT: usize = 64;
+/// Answers kept in all: a household's repeated pages, per person. A 200-row page is about
+/// 120 KB, and its rendered form is kept with it: this bounds the memory to a few dozen MB.
+const KEPT: usize = 32;
 
 /// How long a computed answer may be handed out again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,7 +88,8 @@ impl Stored {
         };
         let answer = answer.shared();
         let mut entries = self.entries.lock();
-        entries.retain(|e| e.key != key);
+        // Answers of an older state can never be handed out again: let them go now.
+        entries.retain(|e| e.key != key && e.version == version);
         entries.insert(
             0,
             Entry {
@@ -150,6 +152,35 @@ mod tests {
         store.set_tool_switch("whoami", false).await.unwrap();
         ask(&stored, &store, &n, Keep::WhileUnchanged).await;
         assert_eq!(n.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn answers_of_an_older_state_are_let_go_when_a_new_one_is_kept() {
+        let (store, _dir) = file_store().await;
+        let stored = Stored::default();
+        for view in ["a", "b"] {
+            stored
+                .answer(&store, "tool", view.into(), || async {
+                    Ok((Output::new(view, json!(1)), Keep::WhileUnchanged))
+                })
+                .await
+                .unwrap();
+        }
+        assert_eq!(stored.entries.lock().len(), 2);
+        store.set_tool_switch("whoami", false).await.unwrap();
+        stored
+            .answer(&store, "tool", "c".into(), || async {
+                Ok((Output::new("c", json!(1)), Keep::WhileUnchanged))
+            })
+            .await
+            .unwrap();
+        let views: Vec<String> = stored
+            .entries
+            .lock()
+            .iter()
+            .map(|e| e.key.view.clone())
+            .collect();
+        assert_eq!(views, ["c"]);
     }
 
     #[tokio::test]
