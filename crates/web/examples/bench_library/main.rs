@@ -99,7 +99,15 @@ async fn call(router: &axum::Router, key: &str, tool: &str, args: Value) -> Valu
         .unwrap();
     let response = router.clone().oneshot(request).await.unwrap();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    // A long tool (get_queue, diagnose_queue) is answered as an SSE stream to a client that
+    // accepts one: the answer is its last `data:` line.
+    let text = String::from_utf8_lossy(&bytes);
+    let answer = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .next_back()
+        .unwrap_or(&text);
+    let v: Value = serde_json::from_str(answer.trim()).unwrap();
     assert_eq!(v["result"]["isError"], false, "{tool}: {v}");
     v
 }
