@@ -14,6 +14,7 @@ mod radarr;
 mod readarr;
 pub mod redact;
 mod repair;
+mod service_config;
 mod settings;
 mod sonarr;
 
@@ -21,7 +22,6 @@ use domain::Secret;
 
 use crate::core::Core;
 pub use crate::{
-    common::CONFIG_BOUND,
     core::SEARCH_TIMEOUT,
     error::Error,
     manual_import::{Candidate, ImportMapping},
@@ -32,6 +32,7 @@ pub use crate::{
     },
     readarr::BookHit,
     repair::{Release, ReleaseScope, Removal},
+    service_config::CONFIG_BOUND,
     settings::{FieldChange, FormatSpec, ProfileEdit, SettingsDraft, SettingsRef, SpecInput},
 };
 
@@ -115,7 +116,7 @@ impl LibraryClient {
     /// Indexers, download clients, delay and release profiles, remote path mappings: bounded
     /// and secret-free.
     pub async fn service_config(&self) -> Result<ServiceConfig, Error> {
-        common::service_config(&self.core).await
+        service_config::service_config(&self.core).await
     }
 
     /// The top level of the library: movies, series, artists or authors.
