@@ -150,7 +150,8 @@ for _ in $(seq 100); do [ -e "$W/locked" ] && break; sleep 0.05; done
 env MARQUEE_LISTEN="127.0.0.1:$PA" "$BIN" serve --data-dir "$DA" >"$W/a2.out" 2>"$W/a2.err" &
 A2=$!; PIDS+=($A2)
 for _ in $(seq 100); do [ "$(curl -s -o /dev/null -w '%{http_code}' "$A/healthz")" = 200 ] && break; sleep 0.05; done
-check "503 while the store is not ready" "$(code "$A/mcp")" 503
+# (GET /mcp is 405 whether or not the store is ready: the edge itself answers a POST 503.)
+check "503 while the store is not ready" "$(code "${AUTH[@]}" -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' "$A/mcp")" 503
 contains "503 says Retry-After: 5" "$(tr -d '\r' < "$W/headers")" "retry-after: 5"
 wait "$LOCKER" 2>/dev/null
 for _ in $(seq 100); do [ "$(curl -s -o /dev/null -w '%{http_code}' "$A/readyz")" = 200 ] && break; sleep 0.1; done
