@@ -221,6 +221,19 @@ pub fn page_limit(limit: Option<u32>) -> Result<u32, ToolError> {
     }
 }
 
+/// A keyset page read with `limit + 1` rows: the first `limit` rows and, when there were more,
+/// the id to pass as `before_id` for the next page.
+pub fn keyset_page<T>(
+    mut rows: Vec<T>,
+    limit: u32,
+    id: impl Fn(&T) -> i64,
+) -> (Vec<T>, Option<i64>) {
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    let next = if more { rows.last().map(id) } else { None };
+    (rows, next)
+}
+
 /// Parses arguments into the tool's input type, naming the offending field on failure.
 pub fn parse_input<I: DeserializeOwned>(arguments: Map<String, Value>) -> Result<I, ToolError> {
     let value = Value::Object(arguments);

@@ -102,13 +102,7 @@ async fn page(ctx: &Ctx, input: Input, limit: u32, all: bool) -> Result<Output, 
             limit: limit + 1,
         })
         .await?;
-    let more = rows.len() > limit as usize;
-    let rows: Vec<_> = rows.into_iter().take(limit as usize).collect();
-    let next_before_id = if more {
-        rows.last().map(|r| r.id)
-    } else {
-        None
-    };
+    let (rows, next_before_id) = crate::contract::keyset_page(rows, limit, |r| r.id);
     let status = input
         .status
         .map(|s| format!("{} ", s.store().as_str()))
@@ -125,7 +119,7 @@ async fn page(ctx: &Ctx, input: Input, limit: u32, all: bool) -> Result<Output, 
         n => format!(
             "{n} {status}request{} {whose}, newest first{}.",
             if n == 1 { "" } else { "s" },
-            if more {
+            if next_before_id.is_some() {
                 "; more with next_before_id"
             } else {
                 ""

@@ -114,13 +114,7 @@ async fn page(ctx: &Ctx, input: Input, limit: u32, sees_all: bool) -> Result<Out
             limit: limit + 1,
         })
         .await?;
-    let more = rows.len() > limit as usize;
-    let rows: Vec<_> = rows.into_iter().take(limit as usize).collect();
-    let next_before_id = if more {
-        rows.last().map(|r| r.id)
-    } else {
-        None
-    };
+    let (rows, next_before_id) = crate::contract::keyset_page(rows, limit, |r| r.id);
     let entries: Vec<Entry> = rows.iter().map(Entry::of).collect();
     let scope = if person.is_none() { "everyone's" } else { "" };
     let summary = match entries.len() {
@@ -129,7 +123,7 @@ async fn page(ctx: &Ctx, input: Input, limit: u32, sees_all: bool) -> Result<Out
         n => format!(
             "{n} {scope} activity entr{} , newest first{}.",
             if n == 1 { "y" } else { "ies" },
-            if more {
+            if next_before_id.is_some() {
                 "; more with next_before_id"
             } else {
                 ""
