@@ -40,13 +40,16 @@ impl Tool for Diagnose {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        // The answer is the same for every caller allowed to ask; the settings it shows are
-        // part of the key, since a changed config file changes them without a commit.
+        // Kept per caller (fail closed: no answer crosses authorities); the settings it shows
+        // are part of the key, since a changed config file changes them without a commit.
         let settings = ctx.settings();
-        let view = format!(
-            "{input:?}|{}|{:?}",
-            settings.allow_destructive(),
-            settings.warnings()
+        let view = crate::stored::view(
+            ctx,
+            format!(
+                "{input:?}|{}|{:?}",
+                settings.allow_destructive(),
+                settings.warnings()
+            ),
         );
         ctx.stored()
             .answer(ctx.store(), Self::META.name, view, || diagnose(ctx, input))
