@@ -92,15 +92,16 @@ pub(crate) fn history_page(state: &State, r: &ArrRequest) -> Answer {
 /// `history/episode?episodeId=`. A history record names its episode, not its season: the season
 /// is the episode's.
 pub(crate) fn history_of(state: &State, r: &ArrRequest) -> Answer {
-    let season = r
+    let season: Option<i64> = r
         .param("seasonNumber")
-        .filter(|_| state.kind == ArrKind::Sonarr);
+        .filter(|_| state.kind == ArrKind::Sonarr)
+        .and_then(|s| s.parse().ok());
     let in_season = |v: &Value| {
         season.is_none_or(|s| {
             v["episodeId"]
                 .as_i64()
                 .and_then(|id| state.get(Resource::Episode, id))
-                .is_some_and(|e| e["seasonNumber"].to_string() == s)
+                .is_some_and(|e| e["seasonNumber"].as_i64() == Some(s))
         })
     };
     let mut rows: Vec<Value> = state
