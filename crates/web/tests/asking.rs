@@ -288,6 +288,51 @@ async fn a_modern_client_answers_on_a_retry_and_asking_creates_nothing() {
 }
 
 #[tokio::test]
+async fn a_tv_title_several_shows_share_asks_which_show_then_which_seasons_over_two_rounds() {
+    let (s, _fake) = server().await;
+    let ana = s.key_for("ana", Role::User, "requester").await;
+    let args = json!({"title": "The Office", "media_type": "tv"});
+    let first = modern_call(&s, &ana, args.clone(), json!({})).await;
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let which = &first["inputRequests"]["title"];
+    let shows = offered(which);
+    for show in ["tmdb:2316", "tmdb:2996"] {
+        assert!(shows.contains(&show.to_string()), "{shows:?}");
+    }
+    assert!(first["inputRequests"].get("seasons").is_none(), "{first}");
+
+    // The show answered, the seasons are asked next; the first answer rides in requestState.
+    let second = modern_call(
+        &s,
+        &ana,
+        args.clone(),
+        json!({"inputResponses": {"title": choice("tmdb:2996")}}),
+    )
+    .await;
+    assert_eq!(second["resultType"], "input_required", "{second}");
+    assert!(second["inputRequests"]["seasons"].is_object(), "{second}");
+    let state = second["requestState"].clone();
+    assert!(state.is_string() || state.is_object(), "{second}");
+    assert!(requests(&s).await.is_empty(), "asking created nothing");
+
+    let done = modern_call(
+        &s,
+        &ana,
+        args,
+        json!({"requestState": state, "inputResponses": {"seasons": choice("2")}}),
+    )
+    .await;
+    assert_eq!(done["resultType"], "complete", "{done}");
+    let (err, summary, _) = outcome(&done);
+    assert!(!err && summary.contains("season 2"), "{summary}");
+    let made = requests(&s).await;
+    assert_eq!(made.len(), 1);
+    assert_eq!(made[0].media.media_id, "2996", "the show chosen: {made:?}");
+    assert_eq!(made[0].year, Some(2001));
+    assert_eq!(made[0].seasons, [2]);
+}
+
+#[tokio::test]
 async fn a_modern_client_without_elicitation_gets_the_choices() {
     let (s, _fake) = server().await;
     let ana = s.key_for("ana", Role::User, "requester").await;

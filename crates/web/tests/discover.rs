@@ -407,7 +407,7 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
     let (err, _, all) = outcome(&s.call(&s.owner_key, "get_trending", json!({})).await);
     assert!(!err, "{all}");
     assert_eq!(all["instance_id"], "tmdb");
-    assert_eq!(rows(&all).len(), 6);
+    assert_eq!(rows(&all).len(), 8);
     assert!(
         rows(&all).iter().all(|r| r.get("rating").is_none()),
         "lists carry no rating"
@@ -416,8 +416,8 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
     let (err, summary, data) = outcome(&s.call(&kid, "get_trending", json!({})).await);
     assert!(!err, "{data}");
     assert_eq!(ids(&rows(&data)), ["tmdb:862", "tmdb:12", "tmdb:82728"]);
-    assert_eq!(data["hidden_by_limits"], 3);
-    assert!(summary.contains("3 titles were hidden"), "{summary}");
+    assert_eq!(data["hidden_by_limits"], 5);
+    assert!(summary.contains("5 titles were hidden"), "{summary}");
     let shown: Vec<String> = rows(&data)
         .iter()
         .map(|r| {
@@ -454,13 +454,15 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
             "/movie/862",
             "/movie/949",
             "/tv/1399",
+            "/tv/2316",
+            "/tv/2996",
             "/tv/82728"
         ]
     );
     // Read once: the same list again costs no details call.
     fake.clear();
     let (_, _, again) = outcome(&s.call(&kid, "get_trending", json!({})).await);
-    assert_eq!(again["hidden_by_limits"], 3);
+    assert_eq!(again["hidden_by_limits"], 5);
     assert!(
         fake.requests()
             .iter()
@@ -512,7 +514,7 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
     // TV discovery cannot filter by certification upstream: the rows are checked here.
     let (data, _) = browse_tmdb(&s, &fake, &kid, json!({"media_type": "tv"})).await;
     assert_eq!(ids(&rows(&data)), ["tmdb:82728"]);
-    assert_eq!(data["hidden_by_limits"], 1);
+    assert_eq!(data["hidden_by_limits"], 3);
 
     // Details of a TMDB title the limits forbid; a show with seasons for the owner.
     let r = s

@@ -201,6 +201,8 @@ async fn multi_search_and_trending_leave_people_out() {
             "tmdb:12 Movie Finding Nemo",
             "tmdb:1399 Tv Game of Thrones",
             "tmdb:82728 Tv Bluey",
+            "tmdb:2316 Tv The Office",
+            "tmdb:2996 Tv The Office",
         ]
     "#]]
     .assert_debug_eq(&rows);
