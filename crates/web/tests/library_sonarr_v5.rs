@@ -154,7 +154,10 @@ async fn a_v3_and_a_v5_instance_answer_every_library_tool_alike() {
         } else {
             (v3, v5)
         };
-        assert!(v3.to_string().contains("Bluey"), "{tool} read nothing: {v3}");
+        assert!(
+            v3.to_string().contains("Bluey"),
+            "{tool} read nothing: {v3}"
+        );
         assert_eq!(v3, v5, "{tool} {args}");
     }
     assert!(!t.v5.requests_to("GET", "/history/season").is_empty());
