@@ -72,12 +72,24 @@ pub(crate) fn answer(state: &mut State, r: &ArrRequest) -> Answer {
     (status, body)
 }
 
+/// Query parameters only v3 reads: v5 ignores them, as the real v5 does.
+const V3_ONLY: [&str; 7] = [
+    "includeSeries",
+    "includeEpisode",
+    "includeEpisodeFile",
+    "includeImages",
+    "includeEpisodeImages",
+    "downloadId",
+    "unmonitored",
+];
+
 /// The request as the v3 routes read it.
 fn as_v3(r: &ArrRequest) -> ArrRequest {
     let mut v3 = r.clone();
     v3.request.query = r
         .query
         .iter()
+        .filter(|(k, _)| !V3_ONLY.contains(&k.as_str()))
         .map(|(k, v)| match (k.as_str(), v.as_str()) {
             ("includeSubresources", "series") => ("includeSeries".into(), "true".into()),
             ("includeSubresources", "episode" | "episodes") => {
