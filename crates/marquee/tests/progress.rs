@@ -1,7 +1,7 @@
 //! Product tools stream progress and log messages to a real client: the official Python SDK
 //! (scripts/mcp_features.py --long) calls `get_queue` over Radarr and Sonarr fakes and a dead
-//! Lidarr, on the real binary over HTTP (`marquee serve`) and over stdio (`marquee stdio`); and
-//! `marquee bridge` forwards prompts and completions from that server to the same client.
+//! Lidarr, on the real binary over HTTP (`marquee serve`), over stdio (`marquee stdio`) and
+//! through `marquee bridge` to that server, which also forwards prompts and completions.
 //! A full refresh of real qBittorrent and Transmission daemons (`downloads_overview` with
 //! `refresh`) streams the torrents read so far of the total.
 
@@ -130,6 +130,35 @@ async fn get_queue_streams_progress_and_logs_to_the_python_sdk_over_http_and_std
     );
     assert_eq!(bridged["media_type_completion"], serde_json::json!(["tv"]));
     assert_eq!(bridged["topic_completion"], serde_json::json!(["setup"]));
+    // The bridge relays the remote's progress (under the stdio client's own token) and log
+    // messages (at the level the stdio client asked for) during a long call, then the answer.
+    let relayed = tokio::task::spawn_blocking({
+        let bridge =
+            format!("env MARQUEE_KEY={key} MARQUEE_LOG=error {BIN} bridge --url {base}/mcp");
+        move || long_call(&["--stdio", &bridge])
+    })
+    .await
+    .unwrap();
+    check(&relayed, &keys);
+    let warned = tokio::task::spawn_blocking({
+        let bridge =
+            format!("env MARQUEE_KEY={key} MARQUEE_LOG=error {BIN} bridge --url {base}/mcp");
+        move || {
+            features(&[
+                "--stdio",
+                &bridge,
+                "--long",
+                "get_queue",
+                "--long-level",
+                "warning",
+            ])
+        }
+    })
+    .await
+    .unwrap();
+    let logs = warned["logs"].as_array().unwrap();
+    assert_eq!(logs.len(), 1, "only the warning is relayed: {warned}");
+    assert!(logs[0].as_str().unwrap().contains("lidarr"), "{warned}");
     drop(serving);
 
     let command = format!(
