@@ -138,7 +138,13 @@ impl Output {
 
     /// Marks a finished answer that a tool keeps and hands out again (a memo of a read):
     /// its clones share one rendered form, so the host renders it once, not once per call.
+    /// A tree is written out once here, so a clone handed out again copies no tree.
     pub fn shared(mut self) -> Output {
+        if let Data::Tree(v) = &self.data
+            && let Ok(raw) = to_raw_value(v)
+        {
+            self.data = Data::Raw(raw.into());
+        }
         self.rendered = Some(Arc::new(OnceLock::new()));
         self
     }

@@ -6,12 +6,15 @@
 //! which every commit changes, by this process or any other on the same file (the CLI), and
 //! which is read before the data: a commit racing the read can only cause a miss. An answer
 //! that also reads the clock (a quota window) says until when it holds; one that read a live
-//! backend is not kept. Without a version (an in-memory store) nothing is kept.
+//! backend is not kept. Without a version (an in-memory store) nothing is kept. Callers that
+//! ask the same question under the same state while its answer is computed wait for that one
+//! computation (single flight) instead of starting their own.
 
-use std::{fmt::Debug, future::Future};
+use std::{fmt::Debug, future::Future, sync::Arc};
 
 use parking_lot::Mutex;
 use store::{Store, Version};
+use tokio::sync::OnceCell;
 
 use crate::{Ctx, Output, ToolError};
 
@@ -39,7 +42,7 @@ pub(crate) fn view(ctx: &Ctx, question: impl Debug) -> String {
     format!("{:?}|{:?}|{question:?}", authority.person, authority.grant)
 }
 
-#[derive(PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 struct Key {
     tool: &'static str,
     /// The caller's view and the whole parsed input, written out (see the tools).
@@ -54,14 +57,21 @@ struct Entry {
     answer: Output,
 }
 
-/// Kept answers, most recently used first.
+/// What one computation of an answer gave, for every caller that waited for it.
+type Computed = Result<(Output, Keep), ToolError>;
+
+/// Kept answers, most recently used first, and the computations under way.
 #[derive(Default)]
 pub(crate) struct Stored {
     entries: Mutex<Vec<Entry>>,
+    /// One computation per question and database state at a time (single flight): callers
+    /// asking the same while it runs wait for it and get its answer, even one not kept.
+    flights: Mutex<Vec<(Key, Version, Arc<OnceCell<Computed>>)>>,
 }
 
 impl Stored {
     /// The kept answer of `tool` for `view`, or `compute`'s, kept as it says (failures are not).
+    /// Callers asking the same question while `compute` runs share its answer.
     pub async fn answer<F, Fut>(
         &self,
         store: &Store,
@@ -71,7 +81,7 @@ impl Stored {
     ) -> Result<Output, ToolError>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<(Output, Keep), ToolError>>,
+        Fut: Future<Output = Computed>,
     {
         let Some(version) = store.version() else {
             return compute().await.map(|(answer, _)| answer);
@@ -80,27 +90,58 @@ impl Stored {
         if let Some(hit) = self.get(&key, version, chrono::Utc::now().timestamp_millis()) {
             return Ok(hit);
         }
-        let (answer, keep) = compute().await?;
+        let flight = {
+            let mut flights = self.flights.lock();
+            match flights.iter().find(|(k, v, _)| *k == key && *v == version) {
+                Some((.., f)) => f.clone(),
+                None => {
+                    // A flight of an older state that every caller left is of no more use.
+                    flights.retain(|(_, v, _)| *v == version);
+                    let f = Arc::new(OnceCell::new());
+                    flights.push((key.clone(), version, f.clone()));
+                    f
+                }
+            }
+        };
+        let computed = flight
+            .get_or_init(|| async {
+                let computed = compute().await;
+                match computed {
+                    Ok((answer, keep)) => Ok((self.keep(&key, version, answer, keep), keep)),
+                    Err(e) => Err(e),
+                }
+            })
+            .await
+            .clone();
+        // Kept (or not) before the flight ends, so a caller coming later finds the answer.
+        self.flights
+            .lock()
+            .retain(|(.., f)| !Arc::ptr_eq(f, &flight));
+        computed.map(|(answer, _)| answer)
+    }
+
+    /// Keeps `answer` as `keep` says; returns the answer to hand out.
+    fn keep(&self, key: &Key, version: Version, answer: Output, keep: Keep) -> Output {
         let before = match keep {
-            Keep::Never => return Ok(answer),
+            Keep::Never => return answer,
             Keep::WhileUnchanged => None,
             Keep::Before(at) => Some(at),
         };
         let answer = answer.shared();
         let mut entries = self.entries.lock();
         // Answers of an older state can never be handed out again: let them go now.
-        entries.retain(|e| e.key != key && e.version == version);
+        entries.retain(|e| e.key != *key && e.version == version);
         entries.insert(
             0,
             Entry {
-                key,
+                key: key.clone(),
                 version,
                 before,
                 answer: answer.clone(),
             },
         );
         entries.truncate(KEPT);
-        Ok(answer)
+        answer
     }
 
     /// The answer kept for `key` under `version`, still good at `now`; a stale one is dropped.
@@ -228,6 +269,36 @@ mod tests {
                 .iter()
                 .all(|e| e.key.view != "failing")
         );
+    }
+
+    #[tokio::test]
+    async fn callers_asking_at_once_share_one_computation_even_of_an_answer_not_kept() {
+        let (store, _dir) = file_store().await;
+        let (stored, n) = (Stored::default(), AtomicUsize::new(0));
+        let slow = || async {
+            n.fetch_add(1, Ordering::SeqCst);
+            // Lets the second caller arrive while this computation is under way.
+            for _ in 0..8 {
+                tokio::task::yield_now().await;
+            }
+            Ok((Output::new("live", json!(1)), Keep::Never))
+        };
+        let (a, b) = tokio::join!(
+            stored.answer(&store, "tool", "view".into(), slow),
+            stored.answer(&store, "tool", "view".into(), slow)
+        );
+        assert_eq!(
+            (a.unwrap().summary, b.unwrap().summary),
+            ("live".into(), "live".into())
+        );
+        assert_eq!(n.load(Ordering::SeqCst), 1);
+        ask(&stored, &store, &n, Keep::Never).await;
+        assert_eq!(
+            n.load(Ordering::SeqCst),
+            2,
+            "once it is over, the next caller computes"
+        );
+        assert!(stored.flights.lock().is_empty());
     }
 
     #[tokio::test]

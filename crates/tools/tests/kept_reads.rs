@@ -20,7 +20,11 @@ struct Fixture {
 }
 
 async fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
+    fixture_with(Instances::default(), tempfile::tempdir().unwrap()).await
+}
+
+/// The fixture over these instances, its database in `dir`.
+async fn fixture_with(instances: Instances, dir: tempfile::TempDir) -> Fixture {
     let store = Store::open(dir.path()).await.unwrap();
     let (_, owner_key) = store.bootstrap_owner("owner").await.unwrap().unwrap();
     let kid = store.add_person("kid", Role::Kid).await.unwrap();
@@ -35,7 +39,7 @@ async fn fixture() -> Fixture {
     let app = App::new(
         store,
         Arc::new(Settings::new(false, None)),
-        Arc::new(Instances::default()),
+        Arc::new(instances),
     );
     let owner = app
         .authenticate(owner_key.secret.expose())
@@ -170,5 +174,44 @@ async fn an_audit_entry_written_through_another_handle_shows_in_the_next_activit
         kids.data()["entries"][0]["tool"],
         "pause_torrents",
         "the kid's own entry"
+    );
+}
+
+#[tokio::test]
+async fn a_diagnosis_with_a_problem_is_handed_out_again_briefly_and_a_commit_checks_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("library");
+    let folder = tools::InstanceSpec {
+        id: "library".into(),
+        kind: domain::InstanceKind::Folder,
+        url: None,
+        path: Some(library.display().to_string()),
+        username: None,
+        password: None,
+        api_key: None,
+        default: false,
+    };
+    let f = fixture_with(Instances::new(vec![folder]).unwrap(), dir).await;
+    let started = std::time::Instant::now();
+    let first = call(&f.app, &f.owner, "diagnose", json!({})).await;
+    assert!(
+        first.summary.contains("1 with problems (library)")
+            && first.summary.contains("reused for up to 1 s"),
+        "{}",
+        first.summary
+    );
+    std::fs::create_dir(&library).unwrap();
+    let again = call(&f.app, &f.owner, "diagnose", json!({})).await;
+    // Only within the second the answer is kept for (a stalled machine may take longer).
+    if started.elapsed() < std::time::Duration::from_millis(500) {
+        assert_eq!(again.observed_at, first.observed_at, "kept for a moment");
+    }
+    f.other.set_tool_switch("whoami", false).await.unwrap();
+    let after = call(&f.app, &f.owner, "diagnose", json!({})).await;
+    assert_eq!(
+        after.data()["instances"][0]["ok"],
+        true,
+        "{}",
+        after.summary
     );
 }

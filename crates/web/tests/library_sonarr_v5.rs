@@ -41,12 +41,23 @@ fn seed(fake: &FakeArr) {
                    "title": format!("S{season}E{episode}"), "airDateUtc": day(aired)}),
         ));
     }
+    fake.insert(
+        Resource::ReleaseProfile,
+        json!({"name": "Bluey only", "enabled": true, "required": ["Bluey"], "ignored": ["CAM"], "indexerId": 1, "tags": []}),
+    );
     fake.start_download(ids[0], "Bluey.S01E01.1080p.WEB", 1_000_000_000);
     fake.start_download(ids[3], "Bluey.S02E01.1080p.WEB", 1_000_000_000);
     fake.advance(Duration::from_secs(30 * 60));
     fake.advance(Duration::from_secs(60));
     fake.start_download(ids[1], "Bluey.S01E02.1080p.WEB", 2_000_000_000);
     fake.advance(Duration::from_secs(60));
+    fake.seed_manual_import(
+        ids[2],
+        "/downloads/complete/Bluey.S01E03/bluey.s01e03.mkv",
+        700_000_000,
+        "dl-bluey-103",
+        &["Not an upgrade for existing episode file(s)"],
+    );
     fake.seed_release(
         ids[2],
         json!({"title": "Bluey.S01E03.1080p.WEB-DL", "guid": "https://idx/details/1?apikey=idx-secret-1", "customFormatScore": 25}),
@@ -85,10 +96,15 @@ async fn setup() -> Setup {
 async fn call(t: &Setup, tool: &str, args: Value) -> (bool, String, Value) {
     let result = t.s.call(&t.s.owner_key, tool, args).await;
     let text = result.to_string();
-    assert!(
-        !text.contains(t.v5.api_key()) && !text.contains("idx-secret-1"),
-        "{tool} leaked a secret: {text}"
-    );
+    // The fakes' releases carry download and magnet links with the indexer's key.
+    for secret in [
+        t.v5.api_key(),
+        "idx-secret-1",
+        "fake-indexer-apikey-7f6e5d4c",
+        "magnet:",
+    ] {
+        assert!(!text.contains(secret), "{tool} leaked {secret}: {text}");
+    }
     outcome(&result)
 }
 
@@ -135,6 +151,11 @@ async fn a_v3_and_a_v5_instance_answer_every_library_tool_alike() {
         ),
         ("search_releases", bluey(json!({"season": 1, "episode": 3}))),
         ("get_media_file_details", bluey(json!({"season": 1}))),
+        ("get_service_config", json!({})),
+        (
+            "get_manual_import_candidates",
+            json!({"folder": "/downloads/complete/Bluey.S01E03"}),
+        ),
     ];
     for (tool, args) in cases {
         let mut answers = Vec::new();
@@ -149,10 +170,11 @@ async fn a_v3_and_a_v5_instance_answer_every_library_tool_alike() {
         let v3 = answers.pop().unwrap();
         // A v5 file describes each of its streams; the flat fields and the stream languages
         // read the same.
-        let (v3, v5) = if tool == "get_media_file_details" {
-            (streams_as_languages(v3), streams_as_languages(v5))
-        } else {
-            (v3, v5)
+        // A v5 release profile also restricts by air date and excludes tags.
+        let (v3, v5) = match tool {
+            "get_media_file_details" => (streams_as_languages(v3), streams_as_languages(v5)),
+            "get_service_config" => (v3, without_v5_release_profile_fields(v5)),
+            _ => (v3, v5),
         };
         assert!(
             v3.to_string().contains("Bluey"),
@@ -168,6 +190,17 @@ async fn a_v3_and_a_v5_instance_answer_every_library_tool_alike() {
         assert!(report.errors.is_empty(), "{:#?}", report.errors);
         assert!(report.undocumented.is_empty(), "{:#?}", report.undocumented);
     }
+}
+
+fn without_v5_release_profile_fields(mut v: Value) -> Value {
+    let profiles = &mut v["data"]["config"]["release_profiles"];
+    for p in profiles.as_array_mut().into_iter().flatten() {
+        let p = p.as_object_mut().unwrap();
+        for key in ["airDateRestriction", "airDateGracePeriod", "excludedTags"] {
+            assert!(p.remove(key).is_some(), "v5 release profiles carry {key}");
+        }
+    }
+    v
 }
 
 /// Each stream reduced to its language.

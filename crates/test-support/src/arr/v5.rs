@@ -8,7 +8,7 @@
 //! - a release nests what the indexer said (`release`), the parse (`parsedInfo`) and the decision
 //!   (`decision`, whose rejections carry a reason code, a message and a type);
 //! - a file's media info lists its audio and subtitle streams;
-//! - a series has no `languageProfileId`;
+//! - a series has no `languageProfileId`, and a release profile lists `indexerIds`;
 //! - an import rejection carries a reason code and a message;
 //! - `system/status` reports version 5, and `episode/monitor` answers the episodes it changed.
 //!
@@ -49,6 +49,20 @@ pub(crate) fn answer(state: &mut State, r: &ArrRequest) -> Answer {
                 .filter_map(|id| state.get(Resource::Episode, id.as_i64()?))
                 .collect();
         }
+        ("GET", ["releaseprofile"]) => each(&mut body, |p| {
+            if let Some(map) = p.as_object_mut() {
+                let one = map.remove("indexerId").and_then(|i| i.as_i64());
+                let ids: Vec<i64> = one.into_iter().filter(|i| *i > 0).collect();
+                map.insert("indexerIds".into(), json!(ids));
+                for (k, v) in [
+                    ("airDateRestriction", json!(false)),
+                    ("airDateGracePeriod", json!(0)),
+                    ("excludedTags", json!([])),
+                ] {
+                    map.entry(k).or_insert(v);
+                }
+            }
+        }),
         ("GET", ["manualimport"]) => each(&mut body, |c| {
             each(&mut c["rejections"], import_rejection);
         }),
@@ -58,12 +72,24 @@ pub(crate) fn answer(state: &mut State, r: &ArrRequest) -> Answer {
     (status, body)
 }
 
+/// Query parameters only v3 reads: v5 ignores them, as the real v5 does.
+const V3_ONLY: [&str; 7] = [
+    "includeSeries",
+    "includeEpisode",
+    "includeEpisodeFile",
+    "includeImages",
+    "includeEpisodeImages",
+    "downloadId",
+    "unmonitored",
+];
+
 /// The request as the v3 routes read it.
 fn as_v3(r: &ArrRequest) -> ArrRequest {
     let mut v3 = r.clone();
     v3.request.query = r
         .query
         .iter()
+        .filter(|(k, _)| !V3_ONLY.contains(&k.as_str()))
         .map(|(k, v)| match (k.as_str(), v.as_str()) {
             ("includeSubresources", "series") => ("includeSeries".into(), "true".into()),
             ("includeSubresources", "episode" | "episodes") => {

@@ -64,10 +64,11 @@ struct Inner {
     /// The answers of the reads that count every torrent (`downloads_overview`,
     /// `list_categories`, `tracker_errors`), by tool and instance asked, likewise.
     count_memo: memo::Memo<(&'static str, Option<String>)>,
-    /// `torrent_detail`'s live reads (the torrent and its trackers), shared for a moment.
-    detail_reads: live::LiveMemo<torrent_detail::Fetched>,
-    /// `torrent_files`' live reads, likewise.
-    file_reads: live::LiveMemo<Vec<adapters_downloads::TorrentFile>>,
+    /// `torrent_detail`'s live reads (the torrent and its trackers) as built answers, shared
+    /// for a moment.
+    detail_reads: live::LiveMemo<crate::Output>,
+    /// `torrent_files`' live reads with the pages built from them, likewise.
+    file_reads: live::LiveMemo<torrent_files::FilesRead>,
 }
 
 impl Downloads {
@@ -109,11 +110,11 @@ impl Downloads {
         &self.inner.count_memo
     }
 
-    pub(crate) fn detail_reads(&self) -> &live::LiveMemo<torrent_detail::Fetched> {
+    pub(crate) fn detail_reads(&self) -> &live::LiveMemo<crate::Output> {
         &self.inner.detail_reads
     }
 
-    pub(crate) fn file_reads(&self) -> &live::LiveMemo<Vec<adapters_downloads::TorrentFile>> {
+    pub(crate) fn file_reads(&self) -> &live::LiveMemo<torrent_files::FilesRead> {
         &self.inner.file_reads
     }
 

@@ -2,7 +2,7 @@
 //! trackers (URLs redacted), falling back to the cached row when the instance does not answer.
 
 use adapters_downloads::{Error, TrackerEntry};
-use domain::Capability;
+use domain::{Capability, InfoHash};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -50,22 +50,18 @@ impl Tool for TorrentDetail {
                     b.reads().torrent_detail(hash),
                     b.reads().torrent_trackers(hash)
                 );
-                Ok(Fetched {
-                    detail: detail?,
-                    trackers,
-                })
+                Ok(answer(id, hash, &detail?, trackers))
             })
             .await;
-        let fetched = match read.value {
-            Ok(f) => f,
-            Err(Error::NotFound { .. }) => {
-                return Err(ToolError::new(
-                    ErrorCode::NotFound,
-                    format!(
-                        "instance {id} has no torrent with info hash {hash}; find_torrents lists what there is"
-                    ),
-                ));
-            }
+        match read.value {
+            // Built once per live read: every caller it answers gets the same rendered bytes.
+            Ok(out) => Ok((*out).clone()),
+            Err(Error::NotFound { .. }) => Err(ToolError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "instance {id} has no torrent with info hash {hash}; find_torrents lists what there is"
+                ),
+            )),
             Err(e) => {
                 // The cached row is better than nothing, said plainly.
                 let Some(t) = b.catalogue.get(&hash) else {
@@ -84,52 +80,55 @@ impl Tool for TorrentDetail {
                 .warn(format!(
                     "instance {id} could not be asked live ({e}); this is the cached row"
                 ));
-                return Ok(freshness::stamp(out, &[source]));
+                Ok(freshness::stamp(out, &[source]))
             }
-        };
-        let Fetched { detail, trackers } = &*fetched;
-        let t = &detail.torrent;
-        let tracker_list: Value = match trackers {
-            Ok(list) => json!(list.iter().map(tracker).collect::<Vec<_>>()),
-            Err(_) => Value::Null,
-        };
-        let data = json!({
-            "torrent": rows::full_row(id, t),
-            "comment": detail.comment.as_deref().map(httpx::redact),
-            "created_by": detail.created_by,
-            "created_at": detail.created_at.and_then(freshness::unix_rfc3339),
-            "piece_size": detail.piece_size,
-            "pieces": detail.pieces,
-            "private": detail.private,
-            "seeding_seconds": detail.seeding_time,
-            "file_count": detail.file_count,
-            "trackers": tracker_list,
-            "live": true,
-        });
-        let summary = format!(
-            "{} on {id}: {}, {:.1}% of {} bytes, ratio {:.2}{}.",
-            t.name,
-            t.state.as_str(),
-            t.progress * 100.0,
-            t.size,
-            t.ratio,
-            t.tracker_error
-                .map(|c| format!(", tracker error ({})", c.as_str()))
-                .unwrap_or_default()
-        );
-        let mut out = Output::new(summary, data).next("torrent_files");
-        if let Err(e) = trackers {
-            out = out.warn(format!("the trackers of {hash} could not be read: {e}"));
         }
-        out.observed_at = read.observed_at.into();
-        Ok(out)
     }
 }
 
-/// One live read of a torrent: its detail, and its trackers or why they could not be read.
-pub(crate) struct Fetched {
-    detail: adapters_downloads::TorrentDetail,
+/// The answer to one live read of a torrent (its detail, and its trackers or why they could
+/// not be read), observed now and marked to be handed out again.
+fn answer(
+    id: &str,
+    hash: InfoHash,
+    detail: &adapters_downloads::TorrentDetail,
     trackers: Result<Vec<TrackerEntry>, Error>,
+) -> Output {
+    let t = &detail.torrent;
+    let tracker_list: Value = match &trackers {
+        Ok(list) => json!(list.iter().map(tracker).collect::<Vec<_>>()),
+        Err(_) => Value::Null,
+    };
+    let data = json!({
+        "torrent": rows::full_row(id, t),
+        "comment": detail.comment.as_deref().map(httpx::redact),
+        "created_by": detail.created_by,
+        "created_at": detail.created_at.and_then(freshness::unix_rfc3339),
+        "piece_size": detail.piece_size,
+        "pieces": detail.pieces,
+        "private": detail.private,
+        "seeding_seconds": detail.seeding_time,
+        "file_count": detail.file_count,
+        "trackers": tracker_list,
+        "live": true,
+    });
+    let summary = format!(
+        "{} on {id}: {}, {:.1}% of {} bytes, ratio {:.2}{}.",
+        t.name,
+        t.state.as_str(),
+        t.progress * 100.0,
+        t.size,
+        t.ratio,
+        t.tracker_error
+            .map(|c| format!(", tracker error ({})", c.as_str()))
+            .unwrap_or_default()
+    );
+    let mut out = Output::new(summary, data).next("torrent_files");
+    if let Err(e) = trackers {
+        out = out.warn(format!("the trackers of {hash} could not be read: {e}"));
+    }
+    out.observed_at = chrono::Utc::now();
+    out.shared()
 }
 
 fn tracker(t: &TrackerEntry) -> Value {

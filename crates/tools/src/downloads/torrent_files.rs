@@ -1,7 +1,10 @@
 //! `torrent_files`: the files of one torrent, read live from its instance, in pages.
 
-use adapters_downloads::Error;
-use domain::Capability;
+use std::time::SystemTime;
+
+use adapters_downloads::{Error, TorrentFile};
+use domain::{Capability, InfoHash};
+use parking_lot::Mutex;
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -58,8 +61,11 @@ impl Tool for TorrentFiles {
         let read = ctx
             .downloads()
             .file_reads()
-            .read(id, hash, Some(b.catalogue.version()), || {
-                b.reads().torrent_files(hash)
+            .read(id, hash, Some(b.catalogue.version()), || async {
+                Ok(FilesRead {
+                    files: b.reads().torrent_files(hash).await?,
+                    pages: Mutex::new(Vec::new()),
+                })
             })
             .await;
         let files = match read.value {
@@ -79,35 +85,133 @@ impl Tool for TorrentFiles {
                 ));
             }
         };
-        let total = files.len();
-        let start = (input.offset as usize).min(total);
-        let end = start.saturating_add(limit as usize).min(total);
-        let next_offset = (end < total).then_some(end);
-        let page = &files[start..end];
-        let summary = match (total, page.len()) {
-            (0, _) => format!(
-                "The torrent {hash} on {id} lists no files yet (its metadata may still be loading)."
-            ),
-            (_, 0) => format!("The torrent has {total} files; none at offset {start}."),
-            (_, n) => format!(
-                "Files {}-{} of {total} of the torrent {hash} on {id}{}.",
-                start + 1,
-                start + n,
-                next_offset
-                    .map(|o| format!("; offset {o} gives the next page"))
-                    .unwrap_or_default()
-            ),
-        };
-        let data = json!({
-            "instance_id": id,
-            "info_hash": hash,
-            "files": page,
-            "total": total,
-            "offset": start,
-            "next_offset": next_offset,
-        });
-        let mut out = Output::new(summary, data);
-        out.observed_at = read.observed_at.into();
-        Ok(out)
+        Ok(files.page(id, hash, limit, input.offset, read.observed_at))
+    }
+}
+
+/// One live read of a torrent's files, and the pages built from it so far (by limit and
+/// offset): every caller the read answers gets a page rendered once.
+pub(crate) struct FilesRead {
+    files: Vec<TorrentFile>,
+    pages: Mutex<Vec<(u32, u32, Output)>>,
+}
+
+/// Pages kept per read: an assistant walks a few pages of one torrent, not hundreds.
+const PAGES_KEPT: usize = 8;
+
+impl FilesRead {
+    /// The page at `offset`: built once per read, then handed out again.
+    fn page(
+        &self,
+        id: &str,
+        hash: InfoHash,
+        limit: u32,
+        offset: u32,
+        observed_at: SystemTime,
+    ) -> Output {
+        let mut pages = self.pages.lock();
+        if let Some((.., out)) = pages.iter().find(|(l, o, _)| (*l, *o) == (limit, offset)) {
+            return out.clone();
+        }
+        let out = page(id, hash, &self.files, limit, offset, observed_at);
+        if pages.len() >= PAGES_KEPT {
+            pages.remove(0);
+        }
+        pages.push((limit, offset, out.clone()));
+        out
+    }
+}
+
+/// The page of `files` at `offset`, observed at `observed_at`, marked to be handed out again.
+fn page(
+    id: &str,
+    hash: InfoHash,
+    files: &[TorrentFile],
+    limit: u32,
+    offset: u32,
+    observed_at: SystemTime,
+) -> Output {
+    let total = files.len();
+    let start = (offset as usize).min(total);
+    let end = start.saturating_add(limit as usize).min(total);
+    let next_offset = (end < total).then_some(end);
+    let page = &files[start..end];
+    let summary = match (total, page.len()) {
+        (0, _) => format!(
+            "The torrent {hash} on {id} lists no files yet (its metadata may still be loading)."
+        ),
+        (_, 0) => format!("The torrent has {total} files; none at offset {start}."),
+        (_, n) => format!(
+            "Files {}-{} of {total} of the torrent {hash} on {id}{}.",
+            start + 1,
+            start + n,
+            next_offset
+                .map(|o| format!("; offset {o} gives the next page"))
+                .unwrap_or_default()
+        ),
+    };
+    let data = json!({
+        "instance_id": id,
+        "info_hash": hash,
+        "files": page,
+        "total": total,
+        "offset": start,
+        "next_offset": next_offset,
+    });
+    let mut out = Output::new(summary, data);
+    out.observed_at = observed_at.into();
+    out.shared()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(sizes: &[u64]) -> FilesRead {
+        let files = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| TorrentFile {
+                index: i as u32,
+                name: format!("f{i}"),
+                size,
+                progress: 0.0,
+                wanted: true,
+                priority: adapters_downloads::FilePriority::Normal,
+            })
+            .collect();
+        FilesRead {
+            files,
+            pages: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn sizes(out: &Output) -> Vec<u64> {
+        out.data()["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["size"].as_u64().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn each_page_of_a_read_is_built_once_and_a_new_read_shows_what_changed() {
+        let hash = InfoHash::from_bytes([7; 20]);
+        let at = SystemTime::UNIX_EPOCH;
+        let first = read(&[10, 20, 30]);
+        let a = first.page("qb", hash, 2, 0, at);
+        let b = first.page("qb", hash, 2, 2, at);
+        assert_eq!((sizes(&a), sizes(&b)), (vec![10, 20], vec![30]));
+        assert_eq!(a.data()["next_offset"], 2);
+        let _ = first.page("qb", hash, 2, 0, at);
+        assert_eq!(
+            first.pages.lock().len(),
+            2,
+            "the same page is not built again"
+        );
+        // The daemon's next read (a file grew) builds its pages anew.
+        let next = read(&[10, 25, 30]);
+        assert_eq!(sizes(&next.page("qb", hash, 2, 0, at)), vec![10, 25]);
     }
 }

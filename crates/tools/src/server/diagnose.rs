@@ -13,9 +13,16 @@ use crate::{Ctx, ErrorCode, InstanceSpec, Meta, Output, Tool, ToolError, stored:
 
 /// How long a healthy answer is handed out again (its `observed_at` says when it was checked).
 const HEALTHY_FOR_MS: i64 = 2_000;
+/// How long an answer with a problem is handed out again: long enough that a burst of calls
+/// does not knock on a failing backend once per call, short enough that a fixed backend shows
+/// as fixed within a second.
+const PROBLEM_FOR_MS: i64 = 1_000;
 /// What a healthy answer's summary adds, so the reader knows it may be that old.
 const HEALTHY_NOTE: &str =
     " A healthy answer is reused for up to 2 s: observed_at says when these checks ran.";
+/// Likewise for an answer with a problem.
+const PROBLEM_NOTE: &str =
+    " An answer with a problem is reused for up to 1 s: observed_at says when these checks ran.";
 
 pub struct Diagnose;
 
@@ -57,9 +64,10 @@ impl Tool for Diagnose {
     }
 }
 
-/// Every check, now. A healthy answer is kept for [`HEALTHY_FOR_MS`] (while the database is
-/// unchanged), so an assistant asking again and again does not knock on every backend each
-/// time; an answer with a problem is never kept, so a fixed backend shows as fixed at once.
+/// Every check, now. A healthy answer is kept for [`HEALTHY_FOR_MS`] and one with a problem
+/// for [`PROBLEM_FOR_MS`] (while the database is unchanged), so an assistant asking again and
+/// again does not knock on every backend each time, and callers asking at once share one run
+/// (see `stored`); a fixed backend shows as fixed within a second.
 async fn diagnose(ctx: &Ctx, input: Input) -> Result<(Output, Keep), ToolError> {
     let all = ctx.instances().all();
     let chosen: Vec<&InstanceSpec> = match input.instance_id.as_deref() {
@@ -119,18 +127,19 @@ async fn diagnose(ctx: &Ctx, input: Input) -> Result<(Output, Keep), ToolError> 
             } else {
                 format!(" ({})", bad.join(", "))
             },
-            if healthy { HEALTHY_NOTE } else { "" }
+            if healthy { HEALTHY_NOTE } else { PROBLEM_NOTE }
         ),
         json!({ "store": store, "config": config, "instances": checks, "notes": notes }),
     );
     for w in settings.warnings() {
         out = out.warn(w);
     }
-    let keep = if healthy {
-        Keep::Before(out.observed_at.timestamp_millis() + HEALTHY_FOR_MS)
+    let kept_for = if healthy {
+        HEALTHY_FOR_MS
     } else {
-        Keep::Never
+        PROBLEM_FOR_MS
     };
+    let keep = Keep::Before(out.observed_at.timestamp_millis() + kept_for);
     Ok((out, keep))
 }
 
