@@ -87,6 +87,40 @@ impl Relay {
 struct Relaying<T> {
     inner: T,
     relay: Relay,
+    /// A relay under way and the message it belongs to: rmcp polls `receive` in a `select!`
+    /// and may drop it mid-relay, so the next `receive` finishes both instead of losing them.
+    pending: Option<(Relayed, RxJsonRpcMessage<RoleClient>)>,
+}
+
+type Relayed = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+
+impl<T> Relaying<T> {
+    fn new(inner: T, relay: Relay) -> Relaying<T> {
+        Relaying {
+            inner,
+            relay,
+            pending: None,
+        }
+    }
+
+    /// The relay of `message`, when it is a progress or log message.
+    fn relay_of(&self, message: &RxJsonRpcMessage<RoleClient>) -> Option<Relayed> {
+        let JsonRpcMessage::Notification(n) = message else {
+            return None;
+        };
+        let relay = self.relay.clone();
+        match &n.notification {
+            ServerNotification::ProgressNotification(p) => {
+                let params = p.params.clone();
+                Some(Box::pin(async move { relay.progress(params).await }))
+            }
+            ServerNotification::LoggingMessageNotification(l) => {
+                let params = l.params.clone();
+                Some(Box::pin(async move { relay.log(params).await }))
+            }
+            _ => None,
+        }
+    }
 }
 
 impl<T: Transport<RoleClient>> Transport<RoleClient> for Relaying<T> {
@@ -100,19 +134,17 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Relaying<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let message = self.inner.receive().await?;
-        if let JsonRpcMessage::Notification(n) = &message {
-            match &n.notification {
-                ServerNotification::ProgressNotification(p) => {
-                    self.relay.progress(p.params.clone()).await
-                }
-                ServerNotification::LoggingMessageNotification(l) => {
-                    self.relay.log(l.params.clone()).await
-                }
-                _ => {}
+        if self.pending.is_none() {
+            let message = self.inner.receive().await?;
+            match self.relay_of(&message) {
+                None => return Some(message),
+                Some(relayed) => self.pending = Some((relayed, message)),
             }
         }
-        Some(message)
+        if let Some((relayed, _)) = self.pending.as_mut() {
+            relayed.await;
+        }
+        self.pending.take().map(|(_, message)| message)
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
@@ -280,10 +312,7 @@ pub async fn run(url: &str, key: &str) -> Result<(), std::io::Error> {
         StreamableHttpClientTransportConfig::with_uri(url.to_string()).auth_header(key.to_string());
     let transport = StreamableHttpClientTransport::from_config(config);
     let relay = Relay::default();
-    let transport = Relaying {
-        inner: transport,
-        relay: relay.clone(),
-    };
+    let transport = Relaying::new(transport, relay.clone());
     let remote = ().serve(transport).await.map_err(|e| {
         std::io::Error::other(format!(
             "cannot connect to {url}: {}",
