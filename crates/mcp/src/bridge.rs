@@ -152,6 +152,26 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Relaying<T> {
     }
 }
 
+/// Tells the remote a call was given up (the stdio client cancelled it, or left) when dropped
+/// before the answer came, as rmcp's own `call_tool` does.
+struct Abandoned(Option<(Peer<RoleClient>, rmcp::model::RequestId)>);
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some((peer, id)) = self.0.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let why = "the stdio client gave the call up".to_string();
+            let cancel = rmcp::model::CancelledNotificationParam::new(Some(id), Some(why));
+            let _ = peer.notify_cancelled(cancel).await;
+        });
+    }
+}
+
 /// The order of MCP's (syslog's) levels, least severe first.
 fn rank(level: LoggingLevel) -> u8 {
     match level {
@@ -206,7 +226,9 @@ impl ServerHandler for Forward {
             calls.insert(upstream_token.clone(), (context.peer.clone(), token));
         }
         drop(calls);
+        let mut abandoned = Abandoned(Some((self.remote.peer().clone(), handle.id.clone())));
         let answer = handle.await_response().await;
+        abandoned.0 = None;
         self.relay.0.calls.lock().await.remove(&upstream_token);
         match answer.map_err(upstream)? {
             ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
