@@ -6,8 +6,8 @@ Python SDK (the kit's venv) and prints one JSON document for scripts/e2e.sh to c
   mcp_features.py --stdio 'env MARQUEE_KEY=KEY marquee stdio --data-dir D' [--fixtures]
 --fixtures also calls the conformance fixtures (a server with [mcp] conformance_fixtures on):
 test_tool_with_progress, test_tool_with_logging and test_elicitation.
---long TOOL [--long-args JSON] only calls that product tool at log level info with a progress
-callback and prints {progress: [[progress, total, message]...], logs: [...], is_error, summary}.
+--long TOOL [--long-args JSON] [--long-level LEVEL] only calls that product tool at log level LEVEL
+(info unless given) with a progress callback and prints {progress: [[progress, total, message]...], logs: [...], is_error, summary}.
 --ask TOOL [--ask-args JSON] --pick VALUE [--mode legacy|2026-07-28] only calls that tool, answers
 every elicitation by picking VALUE from the form's single-select field (nothing when VALUE is
 "decline") and prints {asked: [message...], offered: [[value...]...], is_error, summary, data}.
@@ -61,7 +61,7 @@ async def run(a):
             async def on_long_progress(progress, total, message):
                 seen.append([progress, total, message])
 
-            await c.set_logging_level("info")
+            await c.set_logging_level(a.long_level)
             res = await c.call_tool(a.long, json.loads(a.long_args), progress_callback=on_long_progress)
             return {"progress": seen, "logs": logs, "is_error": res.is_error,
                     "summary": res.content[0].text if res.content else None}
@@ -119,6 +119,7 @@ def main():
     ap.add_argument("--fixtures", action="store_true")
     ap.add_argument("--long")
     ap.add_argument("--long-args", default="{}")
+    ap.add_argument("--long-level", default="info")
     ap.add_argument("--ask")
     ap.add_argument("--ask-args", default="{}")
     ap.add_argument("--pick", default="decline")

@@ -20,7 +20,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("domain", &[]),
     ("httpx", &[]),
     ("policy", &["domain"]),
-    ("store", &["domain"]),
+    ("walindex", &[]),
+    ("store", &["domain", "walindex"]),
     // The protocol edge knows nothing about media: no crate of ours.
     ("mcp", &[]),
     ("adapters-downloads", ADAPTER),

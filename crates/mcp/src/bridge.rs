@@ -1,18 +1,31 @@
 //! `marquee bridge --url URL`: a stdio MCP server that forwards every request to a remote
 //! Marquee over Streamable HTTP, for clients that only speak stdio. rmcp on both sides.
+//! The remote's progress and log messages on a call's stream are relayed to the stdio client:
+//! progress under the token the stdio client gave that call (none given, none relayed), log
+//! messages at or above the level the stdio client asked for (none asked, none relayed).
+
+#![allow(deprecated)] // logging is deprecated in rmcp (SEP-2577) but still part of both eras
+
+use std::{collections::HashMap, sync::Arc};
 
 use rmcp::{
     ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-        GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult,
-        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-        PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig,
+        CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest,
+        CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+        Implementation, InitializeResult, JsonRpcMessage, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+        LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+        ProgressToken, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+        ServerConfig, ServerNotification, ServerResult,
     },
-    service::{RequestContext, RunningService, ServiceError},
+    service::{
+        Peer, PeerRequestOptions, RequestContext, RunningService, RxJsonRpcMessage, ServiceError,
+        TxJsonRpcMessage,
+    },
     transport::{
-        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
+        StreamableHttpClientTransport, Transport,
+        streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
 
@@ -20,6 +33,105 @@ use rmcp::{
 struct Forward {
     remote: RunningService<RoleClient, ()>,
     info: ServerConfig,
+    relay: Relay,
+}
+
+/// Where the remote's notifications go: shared by the stdio side, which records routes and the
+/// level, and the remote's transport, which relays.
+#[derive(Clone, Default)]
+struct Relay(Arc<Routes>);
+
+#[derive(Default)]
+struct Routes {
+    /// Per call under way whose stdio client asked for progress, by the progress token the
+    /// bridge gave it upstream: the stdio client's line and its own token. Held while a call
+    /// is sent, so a notification never arrives before its route.
+    calls: tokio::sync::Mutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>,
+    /// The stdio client's line and the level it asked for with `logging/setLevel`.
+    logs: parking_lot::Mutex<Option<(Peer<RoleServer>, LoggingLevel)>>,
+}
+
+impl Relay {
+    async fn progress(&self, mut params: ProgressNotificationParam) {
+        let route = self
+            .0
+            .calls
+            .lock()
+            .await
+            .get(&params.progress_token)
+            .cloned();
+        let Some((peer, token)) = route else {
+            return;
+        };
+        params.progress_token = token;
+        if let Err(e) = peer.notify_progress(params).await {
+            tracing::debug!(error = %e, "the stdio client did not take a progress message");
+        }
+    }
+
+    async fn log(&self, params: LoggingMessageNotificationParam) {
+        let to = self.0.logs.lock().clone();
+        let Some((peer, _)) = to.filter(|(_, at)| rank(params.level) >= rank(*at)) else {
+            return;
+        };
+        if let Err(e) = peer.notify_logging_message(params).await {
+            tracing::debug!(error = %e, "the stdio client did not take a log message");
+        }
+    }
+}
+
+/// The remote's transport, relaying its progress and log messages to the stdio client as they
+/// are received: in order, and each written before anything received after it, so a call's
+/// progress always reaches the stdio client before its answer. (rmcp would hand each
+/// notification to a task of its own, whose order nothing keeps.)
+struct Relaying<T> {
+    inner: T,
+    relay: Relay,
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Relaying<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(n) = &message {
+            match &n.notification {
+                ServerNotification::ProgressNotification(p) => {
+                    self.relay.progress(p.params.clone()).await
+                }
+                ServerNotification::LoggingMessageNotification(l) => {
+                    self.relay.log(l.params.clone()).await
+                }
+                _ => {}
+            }
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+/// The order of MCP's (syslog's) levels, least severe first.
+fn rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
 }
 
 fn upstream(e: ServiceError) -> ErrorData {
@@ -44,16 +156,34 @@ impl ServerHandler for Forward {
         self.remote.list_tools(request).await.map_err(upstream)
     }
 
+    /// Sent upstream under a progress token of the bridge's own, routed back to this call.
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.remote
-            .call_tool(request)
+        let call = ClientRequest::CallToolRequest(CallToolRequest::new(request));
+        let mut calls = self.relay.0.calls.lock().await;
+        let handle = self
+            .remote
+            .send_cancellable_request(call, PeerRequestOptions::no_options())
             .await
-            .map(Into::into)
-            .map_err(upstream)
+            .map_err(upstream)?;
+        let upstream_token = handle.progress_token.clone();
+        if let Some(token) = context.meta.get_progress_token() {
+            calls.insert(upstream_token.clone(), (context.peer.clone(), token));
+        }
+        drop(calls);
+        let answer = handle.await_response().await;
+        self.relay.0.calls.lock().await.remove(&upstream_token);
+        match answer.map_err(upstream)? {
+            ServerResult::CallToolResult(r) => Ok(CallToolResponse::Complete(r)),
+            ServerResult::InputRequiredResult(r) => Ok(CallToolResponse::InputRequired(r)),
+            _ => Err(ErrorData::internal_error(
+                "the remote marquee answered a tool call with something else; check that its version matches the bridge's",
+                None,
+            )),
+        }
     }
 
     async fn list_resources(
@@ -115,14 +245,18 @@ impl ServerHandler for Forward {
         self.remote.complete(request).await.map_err(upstream)
     }
 
-    /// The remote keeps the level for this key and sends log messages on the calls it streams.
-    #[allow(deprecated)]
+    /// The remote keeps the level for this key and sends log messages on the calls it streams;
+    /// the bridge relays those at or above this client's level (another client of the same key
+    /// may have asked the remote for more).
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.remote.set_level(request).await.map_err(upstream)
+        let level = request.level;
+        self.remote.set_level(request).await.map_err(upstream)?;
+        *self.relay.0.logs.lock() = Some((context.peer, level));
+        Ok(())
     }
 }
 
@@ -145,6 +279,11 @@ pub async fn run(url: &str, key: &str) -> Result<(), std::io::Error> {
     let config =
         StreamableHttpClientTransportConfig::with_uri(url.to_string()).auth_header(key.to_string());
     let transport = StreamableHttpClientTransport::from_config(config);
+    let relay = Relay::default();
+    let transport = Relaying {
+        inner: transport,
+        relay: relay.clone(),
+    };
     let remote = ().serve(transport).await.map_err(|e| {
         std::io::Error::other(format!(
             "cannot connect to {url}: {}",
@@ -161,10 +300,14 @@ pub async fn run(url: &str, key: &str) -> Result<(), std::io::Error> {
         }
         None => server_config("marquee", "Marquee", env!("CARGO_PKG_VERSION"), ""),
     };
-    let running = Forward { remote, info }
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let running = Forward {
+        remote,
+        info,
+        relay,
+    }
+    .serve(rmcp::transport::stdio())
+    .await
+    .map_err(|e| std::io::Error::other(e.to_string()))?;
     running
         .waiting()
         .await

@@ -11,7 +11,7 @@ use axum::{
     Router,
     body::{Body, Bytes},
     extract::{ConnectInfo, Request, State},
-    http::{HeaderMap, HeaderValue, StatusCode, header},
+    http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
     routing::post,
 };
@@ -23,6 +23,12 @@ use crate::{
     dispatch::{self, Headers, Link, Reply},
     throttle::Throttle,
 };
+
+/// The MCP headers the edge reads, named once (a `&str` name is parsed at every lookup).
+const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+const X_API_KEY: HeaderName = HeaderName::from_static("x-api-key");
 
 /// Settings of the edge, fixed at start.
 #[derive(Clone, Debug)]
@@ -232,9 +238,9 @@ fn stream<H: ToolHost>(
     headers: &HeaderMap,
 ) -> Response {
     let malformed = read_headers(headers).malformed;
-    let protocol_version = header_text(headers, "mcp-protocol-version");
-    let mcp_method = header_text(headers, "mcp-method");
-    let mcp_name = header_text(headers, "mcp-name");
+    let protocol_version = header_text(headers, MCP_PROTOCOL_VERSION);
+    let mcp_method = header_text(headers, MCP_METHOD);
+    let mcp_name = header_text(headers, MCP_NAME);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
     tokio::spawn(async move {
         let mut headers = Headers {
@@ -277,7 +283,7 @@ fn stream<H: ToolHost>(
 }
 
 /// A header's text when it is sent once; the dispatcher's own checks see the rest.
-fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+fn header_text(headers: &HeaderMap, name: HeaderName) -> Option<String> {
     let mut values = headers.get_all(name).iter();
     let first = values.next()?.to_str().ok()?;
     values
@@ -411,7 +417,7 @@ pub fn credential(headers: &HeaderMap, query: Option<&str>) -> Option<Presented>
             None
         };
     }
-    if let Some(v) = headers.get("x-api-key").and_then(|v| v.to_str().ok()) {
+    if let Some(v) = headers.get(X_API_KEY).and_then(|v| v.to_str().ok()) {
         return presented(v.trim().to_string(), Via::ApiKeyHeader);
     }
     url::form_urlencoded::parse(query?.as_bytes())
@@ -491,7 +497,7 @@ fn strip_port(authority: &str) -> &str {
 
 fn read_headers(headers: &HeaderMap) -> Headers<'_> {
     let mut malformed = None;
-    let mut single = |name: &'static str, why: &'static str| {
+    let mut single = |name: HeaderName, why: &'static str| {
         let mut values = headers.get_all(name).iter();
         let first = values.next()?;
         if values.next().is_some() {
@@ -507,11 +513,11 @@ fn read_headers(headers: &HeaderMap) -> Headers<'_> {
         }
     };
     let protocol_version = single(
-        "mcp-protocol-version",
+        MCP_PROTOCOL_VERSION,
         "duplicate or unreadable MCP-Protocol-Version header",
     );
-    let mcp_method = single("mcp-method", "duplicate or unreadable Mcp-Method header");
-    let mcp_name = single("mcp-name", "duplicate or unreadable Mcp-Name header");
+    let mcp_method = single(MCP_METHOD, "duplicate or unreadable Mcp-Method header");
+    let mcp_name = single(MCP_NAME, "duplicate or unreadable Mcp-Name header");
     Headers {
         protocol_version,
         mcp_method,

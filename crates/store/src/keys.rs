@@ -95,10 +95,18 @@ fn parse_key_id(presented: &str) -> Option<&str> {
 
 /// What the store keeps instead of the key: hex SHA-256 of the versioned context and the whole key.
 fn verifier(full_key: &str) -> String {
+    String::from_utf8_lossy(&verifier_hex(full_key)).into_owned()
+}
+
+/// [`verifier`] as bytes on the stack: what every authentication compares, with no allocation.
+fn verifier_hex(full_key: &str) -> [u8; 64] {
     let mut hash = Sha256::new();
     hash.update(VERIFIER_CONTEXT.as_bytes());
     hash.update(full_key.as_bytes());
-    hex::encode(hash.finalize())
+    let mut out = [0u8; 64];
+    // 32 bytes of digest always fit 64 hex digits.
+    let _ = hex::encode_to_slice(hash.finalize(), &mut out);
+    out
 }
 
 /// Issues a key for `person` under `grant_id` on the given connection (pool or transaction).
@@ -260,7 +268,7 @@ impl Store {
                 row
             }
         };
-        Ok(row.check(&verifier(presented), now_ms()))
+        Ok(row.check(&verifier_hex(presented), now_ms()))
     }
 
     /// The live authority behind the key `key_id`, for the owner's tools (`marquee tools list
@@ -322,11 +330,8 @@ pub(crate) struct KeyRow {
 impl KeyRow {
     /// The authority behind the credential, if the verifier of what was presented matches and
     /// nothing has expired by `now`.
-    pub(crate) fn check(&self, presented_verifier: &str, now: i64) -> Option<Arc<Authority>> {
-        let matches: bool = presented_verifier
-            .as_bytes()
-            .ct_eq(self.verifier.as_bytes())
-            .into();
+    pub(crate) fn check(&self, presented_verifier: &[u8], now: i64) -> Option<Arc<Authority>> {
+        let matches: bool = presented_verifier.ct_eq(self.verifier.as_bytes()).into();
         let key_dead = self.revoked_at.is_some() || self.expires_at.is_some_and(|at| at <= now);
         if !matches || key_dead || self.authority.grant.is_expired(now) {
             return None;
@@ -372,5 +377,6 @@ mod tests {
         let v = verifier("mq_x");
         assert_eq!(v.len(), 64);
         assert_ne!(v, hex::encode(Sha256::digest(b"mq_x")));
+        assert_eq!(v.as_bytes(), verifier_hex("mq_x"), "both forms agree");
     }
 }

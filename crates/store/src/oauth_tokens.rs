@@ -419,7 +419,7 @@ impl Store {
         if row.audience.as_deref() != Some(resource) {
             return Ok(None);
         }
-        let Some(authority) = row.check(&token_verifier, now_ms()) else {
+        let Some(authority) = row.check(token_verifier.as_bytes(), now_ms()) else {
             return Ok(None);
         };
         Ok(Some((authority, self.tool_switches_under(token).await?)))

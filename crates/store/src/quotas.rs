@@ -9,7 +9,7 @@ use domain::{MediaType, PersonId, Role};
 use serde::Serialize;
 use sqlx::{Row, SqliteConnection, sqlite::SqliteRow};
 
-use crate::{Error, Store, error::corrupt, now_ms};
+use crate::{Error, Store, error::corrupt, fresh::Token, now_ms};
 
 /// The media types a quota may count, in the order they are shown.
 pub const QUOTA_MEDIA_TYPES: [MediaType; 4] = [
@@ -420,21 +420,22 @@ impl Store {
         media_type: MediaType,
         units: u32,
     ) -> Result<QuotaCheck, Error> {
-        self.quota_check_at(person, media_type, units, now_ms())
+        self.quota_check_at(person, media_type, units, now_ms(), self.fresh().token())
             .await
     }
 
     /// [`Store::quota_check`] at `now` (unix ms). Answered from memory while the database is
     /// unchanged since the person's quotas and charges were last read (at or before `now`).
+    /// `token` is the database's state, read before the database: a commit in between only
+    /// causes a re-read.
     async fn quota_check_at(
         &self,
         person: PersonId,
         media_type: MediaType,
         units: u32,
         now: i64,
+        token: Option<Token>,
     ) -> Result<QuotaCheck, Error> {
-        // The token is read before the database: a commit in between only causes a re-read.
-        let token = self.fresh().token();
         let cached = token
             .and_then(|t| self.fresh().quota(t, (person, media_type)))
             .filter(|read| read.read_at <= now);
@@ -461,9 +462,14 @@ impl Store {
     /// is unchanged (see [`Store::quota_check`]), so whoami reads nothing per call.
     pub async fn quotas_now(&self, person: PersonId) -> Result<Vec<QuotaCheck>, Error> {
         let now = now_ms();
+        // One state for every media type: the answer is one picture of the database.
+        let token = self.fresh().token();
         let mut out = Vec::with_capacity(QUOTA_MEDIA_TYPES.len());
         for media_type in QUOTA_MEDIA_TYPES {
-            out.push(self.quota_check_at(person, media_type, 0, now).await?);
+            out.push(
+                self.quota_check_at(person, media_type, 0, now, token)
+                    .await?,
+            );
         }
         Ok(out)
     }

@@ -9,7 +9,7 @@ use test_support::arr::{ArrKind, FakeArr, Resource, Verdict, spec::Spec};
 
 async fn call(fake: &FakeArr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
     httpx::client(httpx::Timeouts::default()).expect("installs the TLS provider");
-    let url = format!("{}{}{path}", fake.url(), fake.kind().api_prefix());
+    let url = format!("{}{}{path}", fake.url(), fake.api_prefix());
     let mut request = reqwest::Client::new()
         .request(method.parse().unwrap(), url)
         .header("X-Api-Key", fake.api_key());
@@ -120,9 +120,9 @@ async fn radarr_answers_match_its_document() {
     read_common_and_check(&fake, &reads, 30).await;
 }
 
-#[tokio::test]
-async fn sonarr_answers_match_its_document() {
-    let fake = FakeArr::start(ArrKind::Sonarr).await;
+/// A series with two seasons added and searched, a season's releases grabbed, stuck downloads of
+/// every verdict, a monitoring change and a season search.
+async fn sonarr_scenario(fake: &FakeArr) {
     let episodes = (1..=2)
         .flat_map(|s| {
             (1..=3).map(move |e| {
@@ -139,15 +139,15 @@ async fn sonarr_answers_match_its_document() {
     let body = json!({ "tvdbId": 353546, "title": "Bluey", "qualityProfileId": 1, "rootFolderPath": "/data/media/tv", "monitored": true,
         "seasons": [{ "seasonNumber": 1, "monitored": true }, { "seasonNumber": 2, "monitored": false }],
         "addOptions": { "monitor": "all", "searchForMissingEpisodes": true } });
-    assert_eq!(call(&fake, "POST", "/series", Some(body)).await.0, 201);
+    assert_eq!(call(fake, "POST", "/series", Some(body)).await.0, 201);
     fake.advance(Duration::from_secs(700));
     fake.seed_release(
         4,
         json!({ "title": "Bluey.S02E01.1080p.WEB-DL", "guid": "g-s" }),
     );
-    call(&fake, "GET", "/release?seriesId=1&seasonNumber=2", None).await;
+    call(fake, "GET", "/release?seriesId=1&seasonNumber=2", None).await;
     call(
-        &fake,
+        fake,
         "POST",
         "/release",
         Some(json!({ "guid": "g-s", "indexerId": 1 })),
@@ -157,19 +157,25 @@ async fn sonarr_answers_match_its_document() {
         fake.seed_stuck(5, verdict);
     }
     call(
-        &fake,
+        fake,
         "PUT",
         "/episode/monitor",
         Some(json!({ "episodeIds": [4], "monitored": true })),
     )
     .await;
     call(
-        &fake,
+        fake,
         "POST",
         "/command",
         Some(json!({ "name": "SeasonSearch", "seriesId": 1, "seasonNumber": 2 })),
     )
     .await;
+}
+
+#[tokio::test]
+async fn sonarr_answers_match_its_document() {
+    let fake = FakeArr::start(ArrKind::Sonarr).await;
+    sonarr_scenario(&fake).await;
     let reads = [
         "/series",
         "/series/1",
@@ -186,6 +192,70 @@ async fn sonarr_answers_match_its_document() {
         "/manualimport?folder=/downloads",
     ];
     read_common_and_check(&fake, &reads, 30).await;
+    assert_eq!(
+        call(
+            &fake,
+            "GET",
+            "/history/season?seriesId=1&seasonNumber=1",
+            None
+        )
+        .await
+        .0,
+        404
+    );
+}
+
+#[tokio::test]
+async fn sonarr_v5_answers_match_its_own_document() {
+    let fake = FakeArr::start_sonarr_v5().await;
+    sonarr_scenario(&fake).await;
+    fake.seed_release(
+        5,
+        json!({ "title": "Bluey.S02E02.720p.HDTV", "guid": "g-r", "approved": false, "rejected": true,
+            "rejections": ["Quality HDTV-720p is not wanted in profile"] }),
+    );
+    fake.seed_manual_import(
+        6,
+        "/downloads/Bluey.S02E03/b.mkv",
+        9,
+        "dl-v5",
+        &["Not an upgrade"],
+    );
+    let (_, grab) = call(
+        &fake,
+        "POST",
+        "/release",
+        Some(json!({ "guid": "g-s", "indexerId": 1, "searchInfo": { "seriesId": 1, "seasonNumber": 2 } })),
+    )
+    .await;
+    assert_eq!(grab, json!({ "guid": "g-s", "indexerId": 1 }));
+    let reads = [
+        "/series",
+        "/series/1",
+        "/series/lookup?term=tvdb:353546",
+        "/episode?seriesId=1&seasonNumber=1",
+        "/episodefile?seriesId=1",
+        "/episodefile/1",
+        "/history/series?seriesId=1",
+        "/history/season?seriesId=1&seasonNumber=2",
+        "/history/episode?episodeId=4",
+        "/queue?includeSubresources=series&includeSubresources=episodes&pageSize=50",
+        "/release?episodeId=5",
+        "/calendar?start=2026-11-01&end=2026-12-31&includeSubresources=series",
+        "/manualimport?downloadIds=dl-v5",
+    ];
+    read_common_and_check(&fake, &reads, 30).await;
+    let (_, status) = call(&fake, "GET", "/system/status", None).await;
+    assert!(status["version"].as_str().unwrap().starts_with("5."));
+    let (_, releases) = call(&fake, "GET", "/release?episodeId=5", None).await;
+    assert_eq!(
+        releases[0]["decision"]["rejections"][0]["reason"],
+        "qualityNotWanted"
+    );
+    let (_, queue) = call(&fake, "GET", "/queue?pageSize=50", None).await;
+    assert!(queue["records"][0]["episodeIds"].is_array());
+    let (_, files) = call(&fake, "GET", "/episodefile?seriesId=1", None).await;
+    assert!(files[0]["mediaInfo"]["audioStreams"].is_array());
 }
 
 #[tokio::test]

@@ -35,18 +35,28 @@ const METHODS: [&str; 14] = [
     "notifications/roots/list_changed",
 ];
 
-/// The label a method is counted under: itself when known, else `other`.
-fn method_label(method: &str) -> &'static str {
+/// The label a method is counted under ([`METHODS`], or `other` past its end), by index.
+fn method_label(method: &str) -> usize {
     METHODS
         .iter()
-        .find(|m| **m == method)
-        .copied()
-        .unwrap_or("other")
+        .position(|m| *m == method)
+        .unwrap_or(METHODS.len())
 }
+
+fn label_name(i: usize) -> &'static str {
+    METHODS.get(i).copied().unwrap_or("other")
+}
+
+/// The HTTP statuses the edge answers, each counted in its own cell; any other is counted
+/// under a lock.
+const STATUSES: [u16; 12] = [200, 202, 400, 401, 403, 404, 405, 413, 415, 429, 500, 503];
 
 #[derive(Debug, Default)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<String, BTreeMap<u16, u64>>>,
+    /// Requests by method label (the last row is `other`) and status: one atomic add each.
+    requests: [[AtomicU64; STATUSES.len()]; METHODS.len() + 1],
+    /// Requests with a status outside [`STATUSES`].
+    rare: Mutex<BTreeMap<(&'static str, u16), u64>>,
     tool_calls: Mutex<BTreeMap<String, BTreeMap<&'static str, u64>>>,
     /// Requests whose latency fell in each bucket alone; cumulated when rendered, so a
     /// request touches one counter.
@@ -66,7 +76,19 @@ fn bump<K: Ord>(counts: &mut BTreeMap<String, BTreeMap<K, u64>>, name: &str, key
 
 impl Metrics {
     pub fn request(&self, method: &str, status: u16, elapsed: Duration) {
-        bump(&mut self.requests.lock(), method_label(method), status);
+        let label = method_label(method);
+        match STATUSES.iter().position(|s| *s == status) {
+            Some(i) => {
+                self.requests[label][i].fetch_add(1, Ordering::Relaxed);
+            }
+            None => {
+                *self
+                    .rare
+                    .lock()
+                    .entry((label_name(label), status))
+                    .or_default() += 1;
+            }
+        }
         let secs = elapsed.as_secs_f64();
         if let Some(i) = BUCKETS.iter().position(|bound| secs <= *bound) {
             self.buckets[i].fetch_add(1, Ordering::Relaxed);
@@ -84,16 +106,20 @@ impl Metrics {
         let mut out = String::new();
         out.push_str("# HELP marquee_mcp_requests_total MCP HTTP requests by JSON-RPC method and HTTP status.\n");
         out.push_str("# TYPE marquee_mcp_requests_total counter\n");
-        for (method, status, n) in self
-            .requests
-            .lock()
-            .iter()
-            .flat_map(|(m, by)| by.iter().map(move |(s, n)| (m, s, n)))
-        {
+        // Sorted by label, then status; cells never counted are left out.
+        let mut requests = self.rare.lock().clone();
+        for (label, by_status) in self.requests.iter().enumerate() {
+            for (cell, status) in by_status.iter().zip(STATUSES) {
+                let n = cell.load(Ordering::Relaxed);
+                if n > 0 {
+                    requests.insert((label_name(label), status), n);
+                }
+            }
+        }
+        for ((method, status), n) in requests {
             let _ = writeln!(
                 out,
-                "marquee_mcp_requests_total{{method=\"{}\",status=\"{status}\"}} {n}",
-                escape(method)
+                "marquee_mcp_requests_total{{method=\"{method}\",status=\"{status}\"}} {n}"
             );
         }
         out.push_str("# HELP marquee_tool_calls_total Tool calls by tool and outcome.\n");
@@ -188,6 +214,30 @@ mod tests {
         assert!(
             text.contains("marquee_mcp_request_duration_seconds_count 3"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn every_status_is_counted_in_label_then_status_order() {
+        let m = Metrics::default();
+        m.request("tools/call", 418, Duration::from_millis(1));
+        m.request("tools/call", 200, Duration::from_millis(1));
+        m.request("tools/call", 200, Duration::from_millis(1));
+        m.request("made/up", 599, Duration::from_millis(1));
+        m.request("-", 401, Duration::from_millis(1));
+        let text = m.render();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("marquee_mcp_requests_total"))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "marquee_mcp_requests_total{method=\"-\",status=\"401\"} 1",
+                "marquee_mcp_requests_total{method=\"other\",status=\"599\"} 1",
+                "marquee_mcp_requests_total{method=\"tools/call\",status=\"200\"} 2",
+                "marquee_mcp_requests_total{method=\"tools/call\",status=\"418\"} 1",
+            ]
         );
     }
 

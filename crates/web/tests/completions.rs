@@ -1,12 +1,14 @@
-//! Completion of prompt arguments through the real MCP endpoint: genres from the catalogues,
+//! Completion of prompt arguments through the real MCP endpoint: genres from the catalogues
+//! (TMDB's lists read once, not per completion),
 //! the US film and TV certification ladders, and people's names for admins only.
 
 mod support;
 
-use domain::Role;
+use domain::{InstanceKind, Role};
 use serde_json::json;
 use store::ContentLimits;
-use support::{Server, server};
+use support::{Server, builtin, instance, server, server_with_instances};
+use test_support::TmdbFake;
 
 async fn complete(s: &Server, key: &str, prompt: &str, argument: &str, typed: &str) -> Vec<String> {
     let (status, body) = s
@@ -31,6 +33,27 @@ async fn genres_come_from_the_builtin_catalogue() {
         all.len() > 10 && all.contains(&"Animation".to_string()),
         "{all:?}"
     );
+}
+
+#[tokio::test]
+async fn tmdb_genres_complete_from_a_list_read_once_not_per_completion() {
+    let fake = TmdbFake::start().await;
+    let tmdb = instance(
+        "tmdb",
+        InstanceKind::Tmdb,
+        Some(fake.base_url()),
+        Some(TmdbFake::API_KEY),
+    );
+    let s = server_with_instances(vec![builtin(), tmdb]).await;
+    for _ in 0..3 {
+        let genres = complete(&s, &s.owner_key, "kids-setup", "blocked_genre", "sci").await;
+        assert!(
+            genres.contains(&"Sci-Fi & Fantasy".to_string()),
+            "TMDB's tv genres are offered: {genres:?}"
+        );
+    }
+    assert_eq!(fake.requests_to("/genre/movie/list").len(), 1);
+    assert_eq!(fake.requests_to("/genre/tv/list").len(), 1);
 }
 
 #[tokio::test]

@@ -136,8 +136,22 @@ async fn a_kids_pg_film_request_lands_in_radarr_with_the_chosen_profile_and_fold
 
 #[tokio::test]
 async fn a_season_scoped_series_request_monitors_exactly_those_seasons() {
+    season_scoped_request(FakeArr::start(ArrKind::Sonarr).await).await;
+}
+
+#[tokio::test]
+async fn a_season_scoped_series_request_to_sonarr_v5_monitors_exactly_those_seasons() {
+    let sonarr = season_scoped_request(FakeArr::start_sonarr_v5().await).await;
+    assert!(!sonarr.requests_to("POST", "/series").is_empty());
+    let report = sonarr.check_answers();
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    assert!(report.undocumented.is_empty(), "{:#?}", report.undocumented);
+}
+
+/// Seasons 2 and 3 of a series with eight are requested and added to `sonarr`, with only their
+/// episodes monitored and a series search started, then followed to available.
+async fn season_scoped_request(sonarr: FakeArr) -> FakeArr {
     let tmdb = TmdbFake::start().await;
-    let sonarr = FakeArr::start(ArrKind::Sonarr).await;
     let seasons: Vec<Value> = (0..=8)
         .map(|n| json!({"seasonNumber": n, "monitored": true}))
         .collect();
@@ -160,7 +174,7 @@ async fn a_season_scoped_series_request_monitors_exactly_those_seasons() {
         library("sonarr", InstanceKind::Sonarr, &sonarr),
     ])
     .await;
-    let (err, summary, _) = outcome(
+    let (err, summary, data) = outcome(
         &s.call(
             &s.owner_key,
             "request_media",
@@ -169,6 +183,7 @@ async fn a_season_scoped_series_request_monitors_exactly_those_seasons() {
         .await,
     );
     assert!(!err && summary.contains("added to sonarr"), "{summary}");
+    let id = data["request"]["request_id"].as_i64().unwrap();
     let series = sonarr.all(Resource::Series);
     assert_eq!(series.len(), 1);
     let monitored: Vec<i64> = series[0]["seasons"]
@@ -190,6 +205,16 @@ async fn a_season_scoped_series_request_monitors_exactly_those_seasons() {
         sonarr.requests_to("POST", "/command")[0].body["name"],
         "SeriesSearch"
     );
+    let (state, row) = state_of(&s, &s.owner_key, id).await;
+    assert_eq!(state, "searching", "{row}");
+    sonarr.advance(Duration::from_secs(1));
+    let (state, row) = state_of(&s, &s.owner_key, id).await;
+    assert_eq!(state, "downloading", "{row}");
+    sonarr.advance(Duration::from_secs(6 * 3600));
+    sonarr.advance(Duration::from_secs(60));
+    let (state, row) = state_of(&s, &s.owner_key, id).await;
+    assert_eq!(state, "available", "{row}");
+    sonarr
 }
 
 /// A Radarr fake holding one movie with a download in its queue.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use adapters_catalogue::{
     BrowseFilters, Catalogue, Certification, CertificationCeiling, Error, TimeWindow, TitleKind,
-    TitleSearch, Tmdb, TmdbAuth, TmdbConfig,
+    TitleSearch, Tmdb, TmdbAuth, TmdbConfig, tmdb::GENRE_LIST_LIFETIME,
 };
 use domain::{MediaId, MediaSource, MediaType, Secret};
 use expect_test::expect;
@@ -517,4 +517,30 @@ async fn recommendations_lists_and_refusals() {
             .await,
         Err(Error::InvalidArgument { .. })
     ));
+}
+
+/// Moves tokio's clock by `by` between two reads (paused only while it moves, so the HTTP
+/// client's own timers run on the real clock).
+async fn later(by: Duration) {
+    tokio::time::pause();
+    tokio::time::advance(by).await;
+    tokio::time::resume();
+}
+
+#[tokio::test]
+async fn the_genre_list_is_kept_for_a_day_then_read_again() {
+    let fake = TmdbFake::start().await;
+    let tmdb = with_key(&fake);
+    let first = tmdb.genres(MediaType::Movie).await.unwrap();
+    assert!(first.contains(&"Crime".to_string()), "{first:?}");
+    later(GENRE_LIST_LIFETIME - Duration::from_secs(1)).await;
+    assert_eq!(tmdb.genres(MediaType::Movie).await.unwrap(), first);
+    assert_eq!(fake.requests_to("/genre/movie/list").len(), 1, "kept");
+    later(Duration::from_secs(2)).await;
+    assert_eq!(tmdb.genres(MediaType::Movie).await.unwrap(), first);
+    assert_eq!(
+        fake.requests_to("/genre/movie/list").len(),
+        2,
+        "read again once a day old"
+    );
 }

@@ -17,8 +17,8 @@ mod tracker_class;
 pub mod transmission;
 
 pub use catalogue::{
-    InstanceTorrent, MergedPage, Overview, RefreshError, RefreshReport, ServerStats, SourceStatus,
-    TorrentCatalogue, TrackerErrorGroup, query_merged, query_merged_map,
+    FULL_REFRESH_GAP, InstanceTorrent, MergedPage, OnRead, Overview, RefreshError, RefreshReport,
+    ServerStats, SourceStatus, TorrentCatalogue, TrackerErrorGroup, query_merged, query_merged_map,
 };
 pub use client::{ClientConfig, DownloadClient};
 pub use error::{Error, ErrorClass, Result};

@@ -259,6 +259,19 @@ pub async fn item_history(
     Ok(rows.into_iter().map(history_event).collect())
 }
 
+/// Every event of the paged `history` the query keeps (newest first), read completely.
+pub async fn paged_history(
+    core: &Core,
+    what: &'static str,
+    query: &[(&str, String)],
+) -> Result<Vec<HistoryEvent>, Error> {
+    let mut q = query.to_vec();
+    q.push(("sortKey", "date".to_string()));
+    q.push(("sortDirection", "descending".to_string()));
+    let rows: Vec<VHistory> = core.paged(what, "history", &q).await?;
+    Ok(rows.into_iter().map(history_event).collect())
+}
+
 pub async fn health(core: &Core) -> Result<Vec<Health>, Error> {
     redacted! {
     #[derive(Deserialize)]

@@ -84,17 +84,24 @@ impl Core {
     }
 
     /// Interactive release search: a GET with the longer timeout whose answer is handed back
-    /// *before* redaction, because grabbing needs each release's GUID verbatim. Only `repair.rs`
-    /// calls it, and it redacts every release itself after taking the GUID out.
-    pub async fn get_slow_unredacted(
+    /// *before* redaction, because grabbing needs each release's GUID verbatim. Only
+    /// `releases.rs` calls it, and it redacts every release itself after taking the GUID out.
+    pub async fn get_slow_unredacted<T: DeserializeOwned>(
         &self,
         path: &str,
         query: &[(&str, String)],
-    ) -> Result<Value, Error> {
+    ) -> Result<T, Error> {
         let bytes = self
             .send_raw(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
             .await?;
         self.decode("GET", path, &bytes)
+    }
+
+    /// Whether the instance speaks Sonarr's v5 API (its root is found on first use; any other
+    /// service answers `false` without a request).
+    pub async fn v5(&self) -> Result<bool, Error> {
+        self.root().await?;
+        Ok(matches!(&self.api, Root::Sonarr(found) if found.get() == Some(&"/api/v5")))
     }
 
     /// The instance's API key, as the secret that keys release references.

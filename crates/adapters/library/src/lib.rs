@@ -9,10 +9,12 @@ mod custom_format;
 mod error;
 mod lidarr;
 mod manual_import;
+mod media_info;
 mod model;
 mod radarr;
 mod readarr;
 pub mod redact;
+mod releases;
 mod repair;
 mod service_config;
 mod settings;
@@ -26,9 +28,10 @@ pub use crate::{
     error::Error,
     manual_import::{Candidate, ImportMapping},
     model::{
-        AddOptions, CalendarEntry, Command, ConfigEntry, CustomFormat, Disk, Episode, ExternalIds,
-        Found, Health, HistoryEvent, ItemKind, LibraryItem, MediaFile, MediaInfo, MediaRef,
-        Profile, QueueItem, RootFolder, SearchTarget, Season, Service, ServiceConfig, Tag,
+        AddOptions, AudioStream, CalendarEntry, Command, ConfigEntry, CustomFormat, Disk, Episode,
+        ExternalIds, Found, Health, HistoryEvent, ItemKind, LibraryItem, MediaFile, MediaInfo,
+        MediaRef, Profile, QueueItem, RootFolder, SearchTarget, Season, Service, ServiceConfig,
+        SubtitleStream, Tag,
     },
     readarr::BookHit,
     repair::{Release, ReleaseScope, Removal},
@@ -72,6 +75,24 @@ impl LibraryClient {
             Service::Sonarr => sonarr::history(&self.core, item.id).await,
             Service::Lidarr => lidarr::history(&self.core, item.id, parent).await,
             Service::Readarr => readarr::history(&self.core, item.id, parent).await,
+        }
+    }
+
+    /// Sonarr: one season's history, or one episode's (`episode_id`, an episode of that season).
+    pub async fn episode_history(
+        &self,
+        series_id: i64,
+        season: u32,
+        episode_id: Option<i64>,
+    ) -> Result<Vec<HistoryEvent>, Error> {
+        match self.service {
+            Service::Sonarr => {
+                sonarr::episode_history(&self.core, series_id, season, episode_id).await
+            }
+            other => Err(Error::Unsupported(format!(
+                "{} has no seasons or episodes",
+                other.as_str()
+            ))),
         }
     }
 
@@ -264,7 +285,7 @@ impl LibraryClient {
     /// Interactive release search of one scope (the longer timeout). The releases carry no GUID
     /// or URL; [`LibraryClient::release_ref`] names one.
     pub async fn releases(&self, scope: &ReleaseScope) -> Result<Vec<Release>, Error> {
-        repair::search(&self.core, self.service, scope).await
+        releases::search(&self.core, self.service, scope).await
     }
 
     /// The one-way reference of a release this instance (`instance`) found in `scope`.
@@ -316,7 +337,7 @@ impl Writer<'_> {
 
     /// Grabs a release found by [`LibraryClient::releases`].
     pub async fn grab(&self, release: &Release) -> Result<(), Error> {
-        repair::grab(&self.client.core, release).await
+        releases::grab(&self.client.core, release).await
     }
 
     /// Removes a queue item as `how` says.

@@ -37,8 +37,11 @@ pub(crate) async fn candidates(
     download_id: Option<&str>,
     folder: Option<&str>,
 ) -> Result<Vec<Candidate>, Error> {
+    let v5 = core.v5().await?;
     let mut query = vec![("filterExistingFiles", "false".to_string())];
     match (download_id, folder) {
+        // Sonarr v5 takes a list of downloads.
+        (Some(id), _) if v5 => query.push(("downloadIds", id.to_string())),
         (Some(id), _) => query.push(("downloadId", id.to_string())),
         (None, Some(folder)) => query.push(("folder", folder.to_string())),
         (None, None) => {
@@ -87,7 +90,12 @@ fn candidate(service: Service, row: Value) -> Candidate {
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|r| text(&r["reason"]))
+            // Sonarr v5: `reason` is a code and `message` the sentence; elsewhere `reason` is.
+            .filter_map(|r| {
+                text(&r["message"])
+                    .filter(|m| !m.is_empty())
+                    .or_else(|| text(&r["reason"]))
+            })
             .collect(),
         raw_quality: row["quality"].clone(),
         raw_languages: row["languages"].clone(),

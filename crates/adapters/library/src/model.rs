@@ -281,6 +281,32 @@ pub struct MediaInfo {
     pub subtitles: Option<String>,
     pub run_time: Option<String>,
     pub dynamic_range: Option<String>,
+    /// Every audio stream. Sonarr v5 describes each (codec, channels, bitrate, title); the
+    /// others list only each stream's language, and describe the main stream in the fields above.
+    pub audio_streams: Vec<AudioStream>,
+    /// Every subtitle stream: its language, and in Sonarr v5 its format and whether it is forced
+    /// or for the hearing impaired.
+    pub subtitle_streams: Vec<SubtitleStream>,
+}
+
+/// One audio stream of a file; what the service did not say is `None`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AudioStream {
+    pub language: Option<String>,
+    pub codec: Option<String>,
+    pub channels: Option<f64>,
+    pub bitrate: Option<i64>,
+    pub title: Option<String>,
+}
+
+/// One subtitle stream of a file; what the service did not say is `None`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SubtitleStream {
+    pub language: Option<String>,
+    pub format: Option<String>,
+    pub title: Option<String>,
+    pub forced: Option<bool>,
+    pub hearing_impaired: Option<bool>,
 }
 
 /// A title found by the service's own lookup, ready to be added.

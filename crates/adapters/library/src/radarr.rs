@@ -10,9 +10,10 @@ use crate::{
     Error,
     common::{self, QualityWrap, quality_name},
     core::Core,
+    media_info::VMediaInfo,
     model::{
         AddOptions, CalendarEntry, ExternalIds, Found, HistoryEvent, ItemKind, LibraryItem,
-        MediaFile, MediaInfo, MediaRef, SearchTarget,
+        MediaFile, MediaRef, SearchTarget,
     },
 };
 
@@ -182,44 +183,6 @@ pub fn rescan_command(id: i64) -> Value {
 
 pub async fn history(core: &Core, id: i64) -> Result<Vec<HistoryEvent>, Error> {
     common::item_history(core, "history/movie", &[("movieId", id.to_string())]).await
-}
-
-redacted! {
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct VMediaInfo {
-    #[serde(default)]
-    resolution: Option<String>,
-    #[serde(default)]
-    video_codec: Option<String>,
-    #[serde(default)]
-    audio_codec: Option<String>,
-    #[serde(default)]
-    audio_channels: Option<f64>,
-    #[serde(default)]
-    audio_languages: Option<String>,
-    #[serde(default)]
-    subtitles: Option<String>,
-    #[serde(default)]
-    run_time: Option<String>,
-    #[serde(default)]
-    video_dynamic_range_type: Option<String>,
-}
-}
-
-impl VMediaInfo {
-    pub(crate) fn info(self) -> MediaInfo {
-        MediaInfo {
-            resolution: self.resolution,
-            video_codec: self.video_codec,
-            audio_codec: self.audio_codec,
-            audio_channels: self.audio_channels,
-            audio_languages: self.audio_languages,
-            subtitles: self.subtitles,
-            run_time: self.run_time,
-            dynamic_range: self.video_dynamic_range_type.filter(|s| !s.is_empty()),
-        }
-    }
 }
 
 redacted! {

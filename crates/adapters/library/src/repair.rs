@@ -1,17 +1,16 @@
 //! Library repair: interactive release search and grab by reference, and queue removal.
 //!
 //! A release's GUID is what grabbing needs, and it (like the download URL, magnet link and info
-//! URL) must never leave Marquee. The search answer is read unredacted only here: each release's
-//! GUID goes into a [`Release`] field that does not serialize and whose `Debug` hides it, then
-//! the rest is redacted like every other answer, and the URL fields are dropped. What leaves is
+//! URL) must never leave Marquee. The search answer is read unredacted only in `releases.rs`: each
+//! release's GUID goes into a [`Release`] field that does not serialize and whose `Debug` hides
+//! it, then the rest is redacted like every other answer; URL fields are never decoded. What leaves is
 //! a reference: a keyed SHA-256 (HMAC, keyed by the instance's API key) of the instance, the
 //! scope, the indexer and the GUID.
 
 use serde::Serialize;
-use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::{Error, Service, core::Core, redact};
+use crate::{Error, Service, core::Core};
 
 /// What one interactive search covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +34,7 @@ impl ReleaseScope {
         }
     }
 
-    fn query(&self, service: Service) -> Result<Vec<(&'static str, String)>, Error> {
+    pub(crate) fn query(&self, service: Service) -> Result<Vec<(&'static str, String)>, Error> {
         let q = match (self, service) {
             (ReleaseScope::Movie(id), Service::Radarr) => vec![("movieId", id.to_string())],
             (ReleaseScope::Episode(id), Service::Sonarr) => vec![("episodeId", id.to_string())],
@@ -78,7 +77,10 @@ pub struct Release {
     /// Why not, in the service's words.
     pub rejections: Vec<String>,
     #[serde(skip)]
-    guid: String,
+    pub(crate) guid: String,
+    /// The search it was found by (Sonarr v5 is told it again when grabbing).
+    #[serde(skip)]
+    pub(crate) scope: ReleaseScope,
 }
 
 impl std::fmt::Debug for Release {
@@ -125,78 +127,6 @@ fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
         .into()
 }
 
-/// `GET release?…` for one scope.
-pub(crate) async fn search(
-    core: &Core,
-    service: Service,
-    scope: &ReleaseScope,
-) -> Result<Vec<Release>, Error> {
-    let query = scope.query(service)?;
-    let raw = core.get_slow_unredacted("release", &query).await?;
-    let Value::Array(rows) = raw else {
-        return Err(Error::Unsupported(format!(
-            "{} answered its release search with something other than a list",
-            service.as_str()
-        )));
-    };
-    Ok(rows.into_iter().map(release).collect())
-}
-
-fn release(mut row: Value) -> Release {
-    let guid = row["guid"].as_str().unwrap_or_default().to_string();
-    if let Some(fields) = row.as_object_mut() {
-        for field in [
-            "guid",
-            "downloadUrl",
-            "magnetUrl",
-            "infoUrl",
-            "commentUrl",
-            "infoHash",
-        ] {
-            fields.remove(field);
-        }
-    }
-    redact::value(&mut row);
-    let text = |k: &str| row[k].as_str().unwrap_or_default().to_string();
-    Release {
-        title: text("title"),
-        indexer: text("indexer"),
-        indexer_id: row["indexerId"].as_i64().unwrap_or_default(),
-        size: row["size"].as_i64().unwrap_or_default(),
-        age_days: row["age"].as_i64().unwrap_or_default(),
-        seeders: row["seeders"].as_i64(),
-        leechers: row["leechers"].as_i64(),
-        protocol: row["protocol"].as_str().map(String::from),
-        quality: row["quality"]["quality"]["name"].as_str().map(String::from),
-        custom_format_score: row["customFormatScore"].as_i64().unwrap_or_default(),
-        languages: row["languages"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|l| l["name"].as_str().map(String::from))
-            .collect(),
-        approved: row["approved"].as_bool().unwrap_or(false),
-        rejections: row["rejections"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.as_str().map(String::from))
-            .collect(),
-        guid,
-    }
-}
-
-/// `POST release {guid, indexerId}`.
-pub(crate) async fn grab(core: &Core, release: &Release) -> Result<(), Error> {
-    let _: Value = core
-        .post(
-            "release",
-            &json!({ "guid": release.guid, "indexerId": release.indexer_id }),
-        )
-        .await?;
-    Ok(())
-}
-
 /// How a queue item leaves the queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Removal {
@@ -229,12 +159,5 @@ mod tests {
             hex,
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
-    }
-
-    #[test]
-    fn a_release_debug_hides_its_guid() {
-        let r = release(json!({ "guid": "https://x/secret-guid", "title": "T", "indexerId": 1 }));
-        assert!(!format!("{r:?}").contains("secret-guid"));
-        assert!(!serde_json::to_string(&r).unwrap().contains("secret-guid"));
     }
 }

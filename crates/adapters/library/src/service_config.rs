@@ -72,7 +72,11 @@ pub async fn service_config(core: &Core) -> Result<ServiceConfig, Error> {
     let n = cut(delay.len());
     let delay_profiles = delay.into_iter().take(n).map(keep_plain).collect();
     let n = cut(release.len());
-    let release_profiles = release.into_iter().take(n).map(keep_plain).collect();
+    let release_profiles = release
+        .into_iter()
+        .take(n)
+        .map(|v| indexer_ids(keep_plain(v)))
+        .collect();
     let n = cut(mappings.len());
     let remote_path_mappings = mappings.into_iter().take(n).map(keep_plain).collect();
     Ok(ServiceConfig {
@@ -83,6 +87,21 @@ pub async fn service_config(core: &Core) -> Result<ServiceConfig, Error> {
         remote_path_mappings,
         truncated,
     })
+}
+
+/// A release profile's indexers as a list, whichever way the service names them: Sonarr v5
+/// lists `indexerIds`; the others name one `indexerId`, 0 for every indexer (an empty list).
+fn indexer_ids(mut v: Value) -> Value {
+    if let Some(map) = v.as_object_mut()
+        && let Some(one) = map.remove("indexerId")
+    {
+        let ids = match one.as_i64() {
+            Some(id) if id > 0 => json!([id]),
+            _ => json!([]),
+        };
+        map.insert("indexerIds".into(), ids);
+    }
+    v
 }
 
 /// A settings row with only its scalar fields and short lists of scalars: nested provider
@@ -100,4 +119,18 @@ fn keep_plain(v: Value) -> Value {
         })
         .collect();
     Value::Object(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_release_profiles_indexers_read_as_a_list_in_every_version() {
+        let v3 = indexer_ids(json!({"id": 1, "indexerId": 4}));
+        let any = indexer_ids(json!({"id": 1, "indexerId": 0}));
+        let v5 = indexer_ids(json!({"id": 1, "indexerIds": [4]}));
+        assert_eq!(v3, v5);
+        assert_eq!(any, json!({"id": 1, "indexerIds": []}));
+    }
 }

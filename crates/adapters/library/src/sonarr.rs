@@ -1,5 +1,6 @@
-//! Sonarr v3 (Sonarr v4 speaks it): series, named by TVDB id (TMDB and IMDb through Sonarr's
-//! lookup), seasons and episodes.
+//! Sonarr v3 (Sonarr v4 speaks it) and v5: series, named by TVDB id (TMDB and IMDb through
+//! Sonarr's lookup), seasons and episodes. Where v5 reads differently (season and episode history,
+//! the calendar's embedded series) the instance's root decides; the answers read the same.
 
 use std::collections::BTreeSet;
 
@@ -231,6 +232,36 @@ pub async fn history(core: &Core, id: i64) -> Result<Vec<HistoryEvent>, Error> {
     common::item_history(core, "history/series", &[("seriesId", id.to_string())]).await
 }
 
+/// One season's history, or one episode's: Sonarr v5 answers them at `history/season` and
+/// `history/episode`; up to v4, `history/series` takes the season, and an episode's history is
+/// the paged `history` filtered by it, read completely.
+pub async fn episode_history(
+    core: &Core,
+    series_id: i64,
+    season: u32,
+    episode_id: Option<i64>,
+) -> Result<Vec<HistoryEvent>, Error> {
+    let season_query = [
+        ("seriesId", series_id.to_string()),
+        ("seasonNumber", season.to_string()),
+    ];
+    match (episode_id, core.v5().await?) {
+        (Some(id), true) => {
+            common::item_history(core, "history/episode", &[("episodeId", id.to_string())]).await
+        }
+        (Some(id), false) => {
+            common::paged_history(
+                core,
+                "the episode's history",
+                &[("episodeId", id.to_string())],
+            )
+            .await
+        }
+        (None, true) => common::item_history(core, "history/season", &season_query).await,
+        (None, false) => common::item_history(core, "history/series", &season_query).await,
+    }
+}
+
 redacted! {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -301,10 +332,16 @@ pub async fn files(core: &Core, series_id: i64) -> Result<Vec<MediaFile>, Error>
 }
 
 pub async fn calendar(core: &Core, start: &str, end: &str) -> Result<Vec<CalendarEntry>, Error> {
+    // The series title is embedded on request: `includeSeries` up to v4, a subresource in v5.
+    let embed = if core.v5().await? {
+        ("includeSubresources", "series".to_string())
+    } else {
+        ("includeSeries", "true".to_string())
+    };
     let q = [
         ("start", common::calendar_bound(start)),
         ("end", common::calendar_bound(end)),
-        ("includeSeries", "true".to_string()),
+        embed,
     ];
     let rows: Vec<VEpisode> = core.get("calendar", &q).await?;
     Ok(rows

@@ -140,6 +140,14 @@ async fn sonarr(var: &str) {
     common_reads(&c).await;
     let item = need("sonarr series", c.item(1).await);
     ok("sonarr series history", c.item_history(&item).await);
+    ok("sonarr season history", c.episode_history(1, 1, None).await);
+    // v5: `history/episode`; up to v4: the paged `history` filtered by the episode, which Prism's
+    // one-record page with a placeholder total leaves incomplete.
+    decoded(
+        "sonarr episode history",
+        c.episode_history(1, 1, Some(1)).await,
+        true,
+    );
     ok("sonarr episodes", c.episodes(1, Some(1)).await);
     ok("sonarr files", c.files(1).await);
     ok(
@@ -154,6 +162,13 @@ async fn sonarr(var: &str) {
         })
         .await,
     );
+    if let Some(releases) = ok(
+        "sonarr episode releases",
+        c.releases(&ReleaseScope::Episode(1)).await,
+    ) {
+        assert!(!releases.is_empty(), "prism answers one example release");
+        ok("sonarr grab", c.unchecked_writer().grab(&releases[0]).await);
+    }
     let found = need(
         "sonarr lookup by tvdb",
         c.find(&media(MediaSource::Tvdb, "81189", MediaType::Tv))

@@ -87,12 +87,27 @@ pub(crate) fn history_page(state: &State, r: &ArrRequest) -> Answer {
     page(r, records, 0)
 }
 
-/// `GET history/movie?movieId=`, `history/series?seriesId=&seasonNumber=`, `history/artist`, `history/author`.
+/// `GET history/movie?movieId=`, `history/series?seriesId=&seasonNumber=`, `history/artist`,
+/// `history/author`; Sonarr v5's `history/season?seriesId=&seasonNumber=` and
+/// `history/episode?episodeId=`. A history record names its episode, not its season: the season
+/// is the episode's.
 pub(crate) fn history_of(state: &State, r: &ArrRequest) -> Answer {
+    let season: Option<i64> = r
+        .param("seasonNumber")
+        .filter(|_| state.kind == ArrKind::Sonarr)
+        .and_then(|s| s.parse().ok());
+    let in_season = |v: &Value| {
+        season.is_none_or(|s| {
+            v["episodeId"]
+                .as_i64()
+                .and_then(|id| state.get(Resource::Episode, id))
+                .is_some_and(|e| e["seasonNumber"].as_i64() == Some(s))
+        })
+    };
     let mut rows: Vec<Value> = state
         .all(Resource::History)
         .into_iter()
-        .filter(|v| history_keeps(state, v, r))
+        .filter(|v| history_keeps(state, v, r) && in_season(v))
         .collect();
     rows.reverse();
     ok(json!(rows))

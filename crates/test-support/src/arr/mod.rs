@@ -1,4 +1,5 @@
-//! Stateful contract fakes of Radarr v3, Sonarr v3, Lidarr v1 and Readarr v1.
+//! Stateful contract fakes of Radarr v3, Sonarr v3 (and v5: [`FakeArr::start_sonarr_v5`]), Lidarr
+//! v1 and Readarr v1.
 //!
 //! One fake per service kind, each an axum server on `127.0.0.1:0` that keeps its library, queue,
 //! history and commands in memory and answers in the vendor's documented JSON shapes (checked by
@@ -29,6 +30,7 @@ mod settings;
 mod shapes;
 pub mod spec;
 mod state;
+mod v5;
 
 use std::time::Duration;
 
@@ -116,8 +118,27 @@ impl FakeArr {
     /// client and disk space of a fresh install (see `defaults.rs`) and an empty library.
     pub async fn start(kind: ArrKind) -> FakeArr {
         FakeArr {
-            server: server::Server::start(kind).await,
+            server: server::Server::start(kind, false).await,
         }
+    }
+
+    /// Starts a Sonarr fake that speaks API v5 (Sonarr v5, `sonarr-v5-prerelease.openapi.json`):
+    /// the same memory and controls, answered at `/api/v5` in v5's shapes; `/api/v3` is not
+    /// served.
+    pub async fn start_sonarr_v5() -> FakeArr {
+        FakeArr {
+            server: server::Server::start(ArrKind::Sonarr, true).await,
+        }
+    }
+
+    /// The API base path this fake serves, e.g. `/api/v3` (`/api/v5` for a v5 Sonarr).
+    pub fn api_prefix(&self) -> &'static str {
+        self.server.shared.prefix()
+    }
+
+    /// The vendor document this fake answers by, in `../shared/specs/`.
+    pub fn spec_file(&self) -> &'static str {
+        self.server.shared.spec_file()
     }
 
     pub fn kind(&self) -> ArrKind {

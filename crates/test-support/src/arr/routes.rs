@@ -33,7 +33,7 @@ pub(crate) fn answer(state: &mut State, r: &ArrRequest) -> Answer {
     let library = [kind.item(), kind.unit(), kind.file()];
     let library = |name: &str| library.iter().copied().find(|c| c.path() == name);
     match (r.method.as_str(), segments.as_slice()) {
-        ("GET", ["system", "status"]) => ok(system_status(kind)),
+        ("GET", ["system", "status"]) => ok(system_status(kind, state.v5)),
         (method, _) if settings::handles(method, &segments) => {
             settings::answer(state, &segments, &r.body)
         }
@@ -49,6 +49,7 @@ pub(crate) fn answer(state: &mut State, r: &ArrRequest) -> Answer {
         ("DELETE", ["queue", "bulk"]) => releases::remove_queue_bulk(state, r),
         ("DELETE", ["queue", id]) => releases::remove_queue(state, r, id),
         ("GET", ["history"]) => history::history_page(state, r),
+        ("GET", ["history", "season" | "episode"]) if !state.v5 => not_found(),
         ("GET", ["history", _]) => history::history_of(state, r),
         ("GET", ["blocklist"]) => releases::blocklist_page(state, r),
         ("DELETE", ["blocklist", id]) => {
@@ -151,9 +152,10 @@ pub(crate) fn page(r: &ArrRequest, mut records: Vec<Value>, extra_total: i64) ->
     }))
 }
 
-fn system_status(kind: ArrKind) -> Value {
+fn system_status(kind: ArrKind, v5: bool) -> Value {
     let version = match kind {
         ArrKind::Radarr => "5.26.2.10099",
+        ArrKind::Sonarr if v5 => super::v5::VERSION,
         ArrKind::Sonarr => "4.0.15.2941",
         ArrKind::Lidarr => "2.13.3.4711",
         ArrKind::Readarr => "0.4.18.2805",

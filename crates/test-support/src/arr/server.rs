@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::{sync::oneshot, task::JoinHandle};
 
-use super::{ArrKind, routes, state::State};
+use super::{ArrKind, routes, state::State, v5};
 
 /// How the fake answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,10 +55,30 @@ impl std::ops::Deref for ArrRequest {
 
 pub(crate) struct Shared {
     pub kind: ArrKind,
+    /// Sonarr v5's dialect: `/api/v5`, answered through `v5.rs`.
+    pub v5: bool,
     pub api_key: String,
     pub state: Mutex<State>,
     pub log: Mutex<Vec<ArrRequest>>,
     unavailable: AtomicBool,
+}
+
+impl Shared {
+    pub fn prefix(&self) -> &'static str {
+        if self.v5 {
+            "/api/v5"
+        } else {
+            self.kind.api_prefix()
+        }
+    }
+
+    pub fn spec_file(&self) -> &'static str {
+        if self.v5 {
+            "sonarr-v5-prerelease.openapi.json"
+        } else {
+            self.kind.spec_file()
+        }
+    }
 }
 
 pub(crate) struct Server {
@@ -68,11 +88,14 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub async fn start(kind: ArrKind) -> Server {
+    pub async fn start(kind: ArrKind, v5: bool) -> Server {
+        let mut state = State::new(kind);
+        state.v5 = v5;
         let shared = Arc::new(Shared {
             kind,
+            v5,
             api_key: format!("fake-{}-key-5e4d3c2b1a", kind.name().to_lowercase()),
-            state: Mutex::new(State::new(kind)),
+            state: Mutex::new(state),
             log: Mutex::new(Vec::new()),
             unavailable: AtomicBool::new(false),
         });
@@ -147,7 +170,7 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let prefix = shared.kind.api_prefix();
+    let prefix = shared.prefix();
     let path = uri
         .path()
         .strip_prefix(prefix)
@@ -183,7 +206,11 @@ async fn handle(
         (StatusCode::NOT_FOUND, Value::Null)
     } else {
         let mut state = shared.state.lock();
-        routes::answer(&mut state, &request)
+        if shared.v5 {
+            v5::answer(&mut state, &request)
+        } else {
+            routes::answer(&mut state, &request)
+        }
     };
     request.status = status.as_u16();
     let body = (!answer.is_null()).then(|| answer.to_string());

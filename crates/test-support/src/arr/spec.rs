@@ -59,7 +59,12 @@ pub struct Report {
 impl Spec {
     /// Reads the document of `kind`; panics with the path and the override when it is missing.
     pub fn load(kind: ArrKind) -> Spec {
-        let path = shared_dir().join("specs").join(kind.spec_file());
+        Spec::load_file(kind.spec_file())
+    }
+
+    /// Reads one document of `../shared/specs` by its file name.
+    pub fn load_file(file: &str) -> Spec {
+        let path = shared_dir().join("specs").join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!(
                 "cannot read {} ({e}); set MARQUEE_SHARED to the shared folder",
@@ -255,10 +260,14 @@ fn describe(schema: &Value) -> String {
 
 /// Checks every successful answer in a log against the kind's document.
 pub fn check_log(kind: ArrKind, log: &[ArrRequest]) -> Report {
-    let spec = Spec::load(kind);
+    check_log_in(&Spec::load(kind), kind.api_prefix(), log)
+}
+
+/// Checks every successful answer in a log (paths below `prefix`) against `spec`.
+pub fn check_log_in(spec: &Spec, prefix: &str, log: &[ArrRequest]) -> Report {
     let mut report = Report::default();
     for r in log.iter().filter(|r| (200..300).contains(&r.status)) {
-        let path = format!("{}{}", kind.api_prefix(), r.path);
+        let path = format!("{prefix}{}", r.path);
         match spec.check(&r.method, &path, r.status, &r.answer) {
             Ok(Some(checked)) => report.checked.push(checked),
             Ok(None) => report.undocumented.push(format!("{} {path}", r.method)),
@@ -271,6 +280,10 @@ pub fn check_log(kind: ArrKind, log: &[ArrRequest]) -> Report {
 impl FakeArr {
     /// Checks every successful answer this fake gave so far against the vendor's document.
     pub fn check_answers(&self) -> Report {
-        check_log(self.kind(), &self.requests())
+        check_log_in(
+            &Spec::load_file(self.spec_file()),
+            self.api_prefix(),
+            &self.requests(),
+        )
     }
 }

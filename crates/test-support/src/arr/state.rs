@@ -107,6 +107,8 @@ pub(crate) struct State {
     pub downloads: HashMap<i64, Download>,
     pub queue_total_extra: i64,
     pub search_finds: bool,
+    /// Sonarr v5's dialect (`v5.rs`): answered at `/api/v5`.
+    pub v5: bool,
 }
 
 impl State {
@@ -124,6 +126,7 @@ impl State {
             downloads: HashMap::new(),
             queue_total_extra: 0,
             search_finds: true,
+            v5: false,
         };
         defaults::install(&mut state);
         state

@@ -1,13 +1,17 @@
 //! `downloads_overview`: per download instance, torrents by state, speeds, free space and
-//! tracker trouble, from the cached catalogues.
+//! tracker trouble, from the cached catalogues; with `refresh`, after reading each instance's
+//! whole list again (progress as it goes, to a client that asked with a progress token).
 
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::{Source, chosen, freshness, refresher};
+use super::{
+    Source, chosen, freshness,
+    refresher::{self, Full},
+};
 use crate::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct DownloadsOverview;
@@ -18,6 +22,11 @@ pub struct Input {
     /// Only this download instance (default: every download instance your grant covers).
     #[serde(default)]
     pub instance_id: Option<String>,
+    /// Read each instance's whole torrent list again first, instead of answering from the
+    /// cache (slow on large instances; a full read under 10 seconds old stands). A client that
+    /// sends a progress token hears how many torrents are read so far of the total.
+    #[serde(default)]
+    pub refresh: bool,
 }
 
 impl Tool for DownloadsOverview {
@@ -25,7 +34,7 @@ impl Tool for DownloadsOverview {
     const META: Meta = Meta {
         name: "downloads_overview",
         title: "Downloads overview",
-        description: "Per download instance (qBittorrent, Transmission): how many torrents are in each state, total download and upload speed, free space, total size and tracker errors by class, with how fresh the figures are. Start here when checking on downloads.",
+        description: "Per download instance (qBittorrent, Transmission): how many torrents are in each state, total download and upload speed, free space, total size and tracker errors by class, with how fresh the figures are. Start here when checking on downloads. refresh: true reads every instance's whole list again first (with progress notifications when the request has a progress token).",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         needs_plan: false,
@@ -34,16 +43,21 @@ impl Tool for DownloadsOverview {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let sources = chosen(ctx, input.instance_id.as_deref())?;
+        if input.refresh {
+            let fulls = refresher::full(ctx, &sources).await;
+            return overview(&sources, Some(refreshed(&sources, &fulls)));
+        }
         refresher::ensure_loaded(&sources).await;
         let memo = ctx.downloads().count_memo();
         memo.answer(&sources, (Self::META.name, input.instance_id), || {
-            overview(&sources)
+            overview(&sources, None)
         })
     }
 }
 
-/// The overview of `sources`, counted over every torrent.
-fn overview(sources: &[&Source]) -> Result<Output, ToolError> {
+/// The overview of `sources`, counted over every torrent, after the full refresh's sentence
+/// and rows when there was one.
+fn overview(sources: &[&Source], full: Option<(String, Value)>) -> Result<Output, ToolError> {
     let mut sections = Vec::new();
     let mut lines = Vec::new();
     for s in sources {
@@ -84,9 +98,47 @@ fn overview(sources: &[&Source]) -> Result<Output, ToolError> {
             "size": o.size,
         }));
     }
-    let summary = format!("{}.", lines.join("; "));
-    let out = Output::new(summary, json!({ "instances": sections }));
+    let mut summary = format!("{}.", lines.join("; "));
+    let mut data = json!({ "instances": sections });
+    if let Some((said, rows)) = full {
+        summary = format!("{said}. {summary}");
+        data["full_refresh"] = rows;
+    }
+    let out = Output::new(summary, data);
     Ok(freshness::stamp(out, sources).next("find_torrents"))
+}
+
+/// What each instance's full read came to: a sentence for the summary, and `full_refresh` rows.
+fn refreshed(sources: &[&Source], fulls: &[Full]) -> (String, Value) {
+    let mut rows = Vec::new();
+    let mut lines = Vec::new();
+    for (s, full) in sources.iter().zip(fulls) {
+        let (outcome, torrents, error) = match full {
+            Full::Read(n) => {
+                lines.push(format!("read {} in full ({n} torrents)", s.id));
+                ("read", Some(*n), None)
+            }
+            Full::Recent => {
+                lines.push(format!("{} was read in full seconds ago", s.id));
+                ("recent", None, None)
+            }
+            Full::Failed(why) => {
+                lines.push(format!("could not read {} in full", s.id));
+                ("failed", None, Some(why.as_str()))
+            }
+        };
+        rows.push(json!({
+            "instance_id": s.id, "outcome": outcome, "torrents": torrents, "error": error,
+        }));
+    }
+    (capitalized(&lines.join("; ")), json!(rows))
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 fn states(

@@ -31,6 +31,12 @@ pub struct Input {
     /// movie, tv or music; with media_source and media_id.
     #[serde(default)]
     pub media_type: Option<MediaType>,
+    /// TV: only this season's history (with a title).
+    #[serde(default)]
+    pub season: Option<u32>,
+    /// TV: only this episode's history (with season).
+    #[serde(default)]
+    pub episode: Option<u32>,
     /// Events per instance, 1 to 200 (default 20).
     #[serde(default)]
     pub limit: Option<u32>,
@@ -41,7 +47,7 @@ impl Tool for GetHistory {
     const META: Meta = Meta {
         name: "get_history",
         title: "Library history",
-        description: "History events of the library services (grabbed, imported, download failed, file deleted or renamed) with date, release title, quality and download id. Without a title: the latest events of every instance. With media_source + media_id + media_type: that title's own history, read from the service's per-item history.",
+        description: "History events of the library services (grabbed, imported, download failed, file deleted or renamed) with date, release title, quality and download id. Without a title: the latest events of every instance. With media_source + media_id + media_type: that title's own history, read from the service's per-item history; for a series, season (and episode) narrow it to one season or one episode.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
         needs_plan: false,
@@ -50,6 +56,16 @@ impl Tool for GetHistory {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let limit = page_limit(input.limit)?;
+        if input.episode.is_some() && input.season.is_none() {
+            return Err(ToolError::invalid("give season with episode"));
+        }
+        if input.season.is_some()
+            && (input.media_type != Some(MediaType::Tv) || input.media_id.is_none())
+        {
+            return Err(ToolError::invalid(
+                "season and episode narrow one tv title's history: give media_source, media_id and media_type tv with them",
+            ));
+        }
         match (
             input.media_source,
             input.media_id.as_deref(),
@@ -60,20 +76,29 @@ impl Tool for GetHistory {
                 let media = media_ref(source, id, mt)?;
                 let src = one(ctx, input.instance_id.as_deref(), Some(mt))?;
                 let item = held(src, &media).await?;
-                let mut events = src
-                    .client()?
-                    .item_history(&item)
-                    .await
-                    .map_err(|e| src.error(e))?;
+                let client = src.client()?;
+                let mut events = match input.season {
+                    None => client.item_history(&item).await,
+                    Some(season) => {
+                        let episode = episode_of(src, &item, season, input.episode).await?;
+                        client.episode_history(item.id, season, episode).await
+                    }
+                }
+                .map_err(|e| src.error(e))?;
                 events.truncate(limit as usize);
+                let scope = match (input.season, input.episode) {
+                    (Some(s), Some(e)) => format!(" season {s} episode {e}"),
+                    (Some(s), None) => format!(" season {s}"),
+                    _ => String::new(),
+                };
                 return Ok(Output::new(
                     format!(
-                        "{} for {} in {}.",
+                        "{} for {}{scope} in {}.",
                         count(events.len(), "history event", "history events"),
                         item.title,
                         src.id
                     ),
-                    json!({ "instance_id": src.id, "item": item, "events": events }),
+                    json!({ "instance_id": src.id, "item": item, "season": input.season, "episode": input.episode, "events": events }),
                 ));
             }
             _ => {
@@ -105,5 +130,45 @@ impl Tool for GetHistory {
             out = out.warn(w);
         }
         Ok(out)
+    }
+}
+
+/// Checks that the series has `season` and, when one is named, finds the episode's id.
+async fn episode_of(
+    src: &super::source::Source,
+    item: &adapters_library::LibraryItem,
+    season: u32,
+    episode: Option<u32>,
+) -> Result<Option<i64>, ToolError> {
+    if !item.seasons.iter().any(|s| s.season == season) {
+        let valid: Vec<String> = item.seasons.iter().map(|s| s.season.to_string()).collect();
+        return Err(ToolError::invalid(format!(
+            "{} has no season {season}; its seasons: {}",
+            item.title,
+            valid.join(", ")
+        )));
+    }
+    let Some(number) = episode else {
+        return Ok(None);
+    };
+    let episodes = src
+        .client()?
+        .episodes(item.id, Some(season))
+        .await
+        .map_err(|e| src.error(e))?;
+    match episodes.iter().find(|e| e.episode == i64::from(number)) {
+        Some(e) => Ok(Some(e.id)),
+        None => {
+            let valid: Vec<String> = episodes.iter().map(|e| e.episode.to_string()).collect();
+            Err(ToolError::invalid(format!(
+                "{} season {season} has no episode {number}; its episodes: {}",
+                item.title,
+                if valid.is_empty() {
+                    "none".to_string()
+                } else {
+                    valid.join(", ")
+                }
+            )))
+        }
     }
 }

@@ -36,6 +36,15 @@ impl<'a> Reader<'a> {
         self.0.item_history(item).await
     }
 
+    pub async fn episode_history(
+        self,
+        series_id: i64,
+        season: u32,
+        episode_id: Option<i64>,
+    ) -> Result<Vec<HistoryEvent>, Error> {
+        self.0.episode_history(series_id, season, episode_id).await
+    }
+
     pub async fn health(self) -> Result<Vec<Health>, Error> {
         self.0.health().await
     }

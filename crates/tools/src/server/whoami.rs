@@ -22,7 +22,7 @@ pub struct Input {}
 #[derive(Serialize)]
 struct Data<'a> {
     /// `null` when nothing is limited.
-    content_limits: Option<Value>,
+    content_limits: Option<Limits<'a>>,
     grant: Grant<'a>,
     key_id: &'a str,
     person: Person<'a>,
@@ -40,6 +40,28 @@ struct Grant<'a> {
     name: &'a str,
     revision: i64,
     tools: Option<&'a [String]>,
+}
+
+/// The person's content limits, keys in sorted order (as a JSON tree of them had them).
+#[derive(Serialize)]
+struct Limits<'a> {
+    block_unrated: bool,
+    blocked_genres: &'a [String],
+    max_movie_cert: Option<&'a str>,
+    max_tv_rating: Option<&'a str>,
+    rating_region: Option<&'a str>,
+}
+
+impl<'a> Limits<'a> {
+    fn of(l: &'a store::ContentLimits) -> Limits<'a> {
+        Limits {
+            block_unrated: l.block_unrated,
+            blocked_genres: &l.blocked_genres,
+            max_movie_cert: l.max_movie_cert.as_deref(),
+            max_tv_rating: l.max_tv_rating.as_deref(),
+            rating_region: l.rating_region.as_deref(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -103,16 +125,7 @@ impl Tool for Whoami {
         }
         summary.push('.');
         let data = Data {
-            content_limits: limited
-                .then(|| serde_json::to_value(limits))
-                .transpose()
-                .map_err(|e| {
-                    tracing::error!(error = %e, "content limits could not be written");
-                    ToolError::new(
-                        crate::ErrorCode::Internal,
-                        "the answer could not be written; the server log has the details",
-                    )
-                })?,
+            content_limits: limited.then(|| Limits::of(limits)),
             grant: Grant {
                 allowances: allowances.iter().map(crate::allowance::data).collect(),
                 capabilities: &a.grant.capabilities,
@@ -130,5 +143,23 @@ impl Tool for Whoami {
             request_quotas,
         };
         Ok(Output::typed(summary, &data)?.next("get_guide {\"topic\":\"setup\"}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_limits_view_writes_what_a_tree_of_the_limits_wrote() {
+        let limits = store::ContentLimits {
+            max_movie_cert: Some("PG-13".into()),
+            max_tv_rating: None,
+            rating_region: Some("US".into()),
+            block_unrated: true,
+            blocked_genres: vec!["Horror".into(), "say \"boo\"".into()],
+        };
+        let tree = serde_json::to_string(&serde_json::to_value(&limits).unwrap()).unwrap();
+        assert_eq!(serde_json::to_string(&Limits::of(&limits)).unwrap(), tree);
     }
 }

@@ -9,11 +9,15 @@ use serde::de::DeserializeOwned;
 use super::{Tmdb, TmdbAuth, wire};
 use crate::{Error, Result};
 
-/// Lists that change rarely, read once per client.
+/// How long a genre list is kept: genre names resolve every search row and every genre
+/// completion, so they are not asked for each time, yet a list TMDB changes is seen within a day.
+pub const GENRE_LIST_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+
+/// Lists that change rarely, read once per client (genres once per [`GENRE_LIST_LIFETIME`]).
 #[derive(Default)]
 pub(crate) struct Cache {
-    /// Keyed by "movie" / "tv".
-    genres: HashMap<&'static str, Arc<Vec<wire::WGenre>>>,
+    /// Keyed by "movie" / "tv", with when it was read (tokio's clock, so tests can move it).
+    genres: HashMap<&'static str, (tokio::time::Instant, Arc<Vec<wire::WGenre>>)>,
     certifications: HashMap<&'static str, Arc<HashMap<String, Vec<wire::WCertification>>>>,
     /// Keyed by ("movie" | "tv", region).
     providers: HashMap<(&'static str, String), Arc<Vec<wire::WProvider>>>,
@@ -74,14 +78,18 @@ impl Tmdb {
         })
     }
 
-    /// TMDB's genres for "movie" or "tv".
+    /// TMDB's genres for "movie" or "tv", kept for [`GENRE_LIST_LIFETIME`]. A failed read is
+    /// not kept: the next asker tries again.
     pub(crate) async fn genre_list(&self, kind: &'static str) -> Result<Arc<Vec<wire::WGenre>>> {
-        if let Some(g) = self.cache.lock().genres.get(kind) {
+        if let Some((at, g)) = self.cache.lock().genres.get(kind)
+            && at.elapsed() < GENRE_LIST_LIFETIME
+        {
             return Ok(g.clone());
         }
         let list: wire::WGenres = self.get(&format!("genre/{kind}/list"), &[]).await?;
         let list = Arc::new(list.genres);
-        self.cache.lock().genres.insert(kind, list.clone());
+        let now = tokio::time::Instant::now();
+        self.cache.lock().genres.insert(kind, (now, list.clone()));
         Ok(list)
     }
 

@@ -10,6 +10,8 @@ mod map;
 mod resolve;
 mod wire;
 
+pub use client::GENRE_LIST_LIFETIME;
+
 use domain::{MediaId, MediaSource, MediaType, Secret};
 use parking_lot::Mutex;
 use url::Url;

@@ -4,6 +4,7 @@
 //! [`TorrentCatalogue::refresh`] asks the client for what changed (qBittorrent `rid`, Transmission
 //! `recently-active`); when it fails the rows stay as the last good refresh left them and the
 //! error is kept beside them, so an answer can say how old it is and why.
+//! [`TorrentCatalogue::refresh_full`] reads the whole list again, saying how far it is.
 
 mod recent;
 pub(crate) mod state;
@@ -39,6 +40,12 @@ use state::CatalogueState;
 const TRACKER_PROBES_PER_REFRESH: usize = 16;
 /// How long a probed tracker message is trusted before it is fetched again.
 const TRACKER_PROBE_AGE: Duration = Duration::from_secs(300);
+/// A full read younger than this stands: asking again sooner reads nothing, so no caller can
+/// keep a daemon busy sending its whole list.
+pub const FULL_REFRESH_GAP: Duration = Duration::from_secs(10);
+
+/// Hears how far a full refresh is: torrents read so far, and the total when it is known.
+pub type OnRead<'a> = &'a (dyn Fn(usize, Option<usize>) + Send + Sync);
 
 /// What one refresh did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -66,6 +73,8 @@ pub struct TorrentCatalogue {
     state: RwLock<CatalogueState>,
     /// What recent queries matched, until the rows change.
     recent: RecentMatches,
+    /// When the last full refresh succeeded (tokio's clock, so tests can move it).
+    full_at: parking_lot::Mutex<Option<tokio::time::Instant>>,
 }
 
 impl TorrentCatalogue {
@@ -80,6 +89,7 @@ impl TorrentCatalogue {
             cursor: tokio::sync::Mutex::new(cursor),
             state: RwLock::new(CatalogueState::default()),
             recent: RecentMatches::default(),
+            full_at: parking_lot::Mutex::new(None),
         }
     }
 
@@ -134,6 +144,52 @@ impl TorrentCatalogue {
         let result = self.refresh_locked(&mut cursor).await;
         self.record(&result);
         result
+    }
+
+    /// Reads the whole list again, not just what changed (qBittorrent `rid=0`, Transmission's
+    /// every id in batches), telling `on_read` how many torrents are read so far of the total.
+    /// The total is exact for Transmission (its ids are listed first); for qBittorrent, which
+    /// cannot count without sending everything, it is the rows held before, grown to what was
+    /// read if more arrive, and unknown before the first load. `None` when a full refresh
+    /// succeeded less than [`FULL_REFRESH_GAP`] ago (it stands, nothing is read).
+    pub async fn refresh_full(&self, on_read: OnRead<'_>) -> Result<Option<RefreshReport>> {
+        let mut cursor = self.cursor.lock().await;
+        let recent =
+            |at: &Option<tokio::time::Instant>| at.is_some_and(|t| t.elapsed() < FULL_REFRESH_GAP);
+        if recent(&self.full_at.lock()) {
+            return Ok(None);
+        }
+        let expected = {
+            let mut s = self.state.write();
+            s.last_attempt = Some(Instant::now());
+            s.observed_at.map(|_| s.rows().len())
+        };
+        let result = match (&*self.client, &mut *cursor) {
+            (DownloadClient::Qbittorrent(c), Cursor::Qb(cur)) => {
+                on_read(0, expected);
+                let tell = |n: usize| on_read(n, expected.map(|e| e.max(n)));
+                match c.maindata_counted(0, Some(&tell)).await {
+                    Ok(md) => {
+                        let report = self.apply_qb(cur, md);
+                        self.probe_trackers(c, cur).await;
+                        Ok(report)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            (DownloadClient::Transmission(c), Cursor::Tr(cur)) => {
+                match transmission::fetch_full(c, on_read).await {
+                    Ok(delta) => Ok(self.apply_tr(cur, delta)),
+                    Err(e) => Err(e),
+                }
+            }
+            _ => Err(Error::invalid("catalogue cursor does not match its client")),
+        };
+        self.record(&result);
+        if result.is_ok() {
+            *self.full_at.lock() = Some(tokio::time::Instant::now());
+        }
+        result.map(Some)
     }
 
     async fn refresh_locked(&self, cursor: &mut Cursor) -> Result<RefreshReport> {

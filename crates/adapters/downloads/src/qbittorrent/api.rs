@@ -44,10 +44,19 @@ impl QbClient {
 
     /// One `sync/maindata` answer after `rid` (0 = everything), parsed as it arrives.
     pub async fn maindata(&self, rid: u64) -> Result<MainData> {
+        self.maindata_counted(rid, None).await
+    }
+
+    /// [`QbClient::maindata`], telling `on_read` how many torrents are parsed so far.
+    pub(crate) async fn maindata_counted(
+        &self,
+        rid: u64,
+        on_read: Option<&(dyn Fn(usize) + Send + Sync)>,
+    ) -> Result<MainData> {
         let resp = self
             .send_streamed(|c| c.get(self.url("sync/maindata")).query(&[("rid", rid)]))
             .await?;
-        super::stream::parse_response(resp).await
+        super::stream::parse_response(resp, on_read).await
     }
 
     /// One page of `torrents/info`, sorted by hash. Beware: on some versions an offset past the

@@ -2,9 +2,18 @@
 //! about 70 MB of JSON: instead of holding that text and a map of every parsed torrent, the
 //! body is fed in chunks to a parser on a blocking thread, and each torrent of a full update
 //! goes straight into a staged catalogue (compact rows, interned strings) that replaces the
-//! old rows in one step when the answer is complete.
+//! old rows in one step when the answer is complete. The torrents read so far are counted as
+//! they are parsed, so a full refresh can tell how far it is.
 
-use std::{collections::HashMap, fmt, io::Read};
+use std::{
+    collections::HashMap,
+    fmt,
+    io::Read,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+};
 
 use bytes::Bytes;
 use domain::InfoHash;
@@ -33,23 +42,36 @@ const CHUNKS_IN_FLIGHT: usize = 4;
 /// Parses `body` (a whole answer in memory: tests, benchmarks).
 pub(crate) fn parse_slice(body: &[u8]) -> Result<MainData> {
     let mut de = serde_json::Deserializer::from_slice(body);
-    let md = MainDataSeed
+    let md = MainDataSeed::default()
         .deserialize(&mut de)
         .and_then(|md| de.end().map(|()| md))
         .map_err(|e| Error::decode("sync/maindata", e))?;
     Ok(md)
 }
 
-/// Reads and parses a successful answer chunk by chunk.
-pub(crate) async fn parse_response(mut resp: reqwest::Response) -> Result<MainData> {
+/// Reads and parses a successful answer chunk by chunk; `on_read`, when given, hears the
+/// number of torrents parsed so far whenever it grew while a chunk was handed over.
+pub(crate) async fn parse_response(
+    mut resp: reqwest::Response,
+    on_read: Option<&(dyn Fn(usize) + Send + Sync)>,
+) -> Result<MainData> {
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
+    let seed = MainDataSeed::default();
+    let read = seed.read.clone();
     let parser = tokio::task::spawn_blocking(move || {
         let reader = std::io::BufReader::with_capacity(64 * 1024, ChannelReader::new(rx));
         let mut de = serde_json::Deserializer::from_reader(reader);
-        MainDataSeed
-            .deserialize(&mut de)
+        seed.deserialize(&mut de)
             .and_then(|md| de.end().map(|()| md))
     });
+    let mut told = 0;
+    let mut tell = |on_read: Option<&(dyn Fn(usize) + Send + Sync)>| {
+        let now = read.load(Ordering::Relaxed);
+        if let Some(f) = on_read.filter(|_| now > told) {
+            told = now;
+            f(now);
+        }
+    };
     let feed = async {
         loop {
             match resp.chunk().await {
@@ -57,6 +79,7 @@ pub(crate) async fn parse_response(mut resp: reqwest::Response) -> Result<MainDa
                     if tx.send(chunk).await.is_err() {
                         return Ok(()); // the parser stopped early: its error says why
                     }
+                    tell(on_read);
                 }
                 Ok(None) => return Ok(()),
                 Err(e) => return Err(Error::transport(&e)),
@@ -69,6 +92,9 @@ pub(crate) async fn parse_response(mut resp: reqwest::Response) -> Result<MainDa
         .await
         .map_err(|e| Error::decode("sync/maindata", e))?;
     fed?;
+    if parsed.is_ok() {
+        tell(on_read);
+    }
     parsed.map_err(|e| Error::decode("sync/maindata", e))
 }
 
@@ -108,7 +134,11 @@ impl Read for ChannelReader {
 }
 
 /// The whole answer, field by field; `torrents` through [`TorrentsSeed`].
-struct MainDataSeed;
+#[derive(Default)]
+struct MainDataSeed {
+    /// Torrents parsed so far, read by the async side while the answer arrives.
+    read: Arc<AtomicUsize>,
+}
 
 impl<'de> DeserializeSeed<'de> for MainDataSeed {
     type Value = MainData;
@@ -139,7 +169,8 @@ impl<'de> Visitor<'de> for MainDataSeed {
                     // full update's torrents go straight into staged rows; otherwise they are
                     // kept as patches, as a partial update's are.
                     let staged = md.full_update.then(Staged::default);
-                    let (patches, staged) = map.next_value_seed(TorrentsSeed { staged })?;
+                    let read = self.read.clone();
+                    let (patches, staged) = map.next_value_seed(TorrentsSeed { staged, read })?;
                     md.torrents = patches;
                     md.staged = staged;
                 }
@@ -161,6 +192,7 @@ impl<'de> Visitor<'de> for MainDataSeed {
 /// The `torrents` map, one entry at a time: into staged rows, or kept as patches.
 struct TorrentsSeed {
     staged: Option<Staged>,
+    read: Arc<AtomicUsize>,
 }
 
 type Torrents = (HashMap<String, QbTorrent>, Option<Staged>);
@@ -188,10 +220,12 @@ impl<'de> Visitor<'de> for TorrentsSeed {
         let Some(mut staged) = self.staged else {
             while let Some((key, patch)) = map.next_entry::<String, QbTorrent>()? {
                 patches.insert(key, patch);
+                self.read.fetch_add(1, Ordering::Relaxed);
             }
             return Ok((patches, None));
         };
         while let Some((key, patch)) = map.next_entry::<String, QbTorrent>()? {
+            self.read.fetch_add(1, Ordering::Relaxed);
             let Ok(hash) = key.parse::<InfoHash>() else {
                 staged.skipped += 1;
                 continue;

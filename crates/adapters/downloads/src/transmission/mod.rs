@@ -28,4 +28,4 @@ mod write;
 pub use fields::{TrTorrent, category_of, map_status};
 pub use rpc::TrClient;
 pub use sync::{FULL_EVERY, INCREMENTAL_WINDOW, TrDelta, delta_from_body};
-pub(crate) use sync::{TrCursor, apply, fetch, fetch_hashes};
+pub(crate) use sync::{TrCursor, apply, fetch, fetch_full, fetch_hashes};

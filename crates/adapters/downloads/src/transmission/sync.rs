@@ -77,6 +77,42 @@ pub(crate) async fn fetch(client: &TrClient, cursor: &TrCursor) -> Result<TrDelt
     Ok(delta)
 }
 
+/// Torrents per `torrent-get` of a full read with progress: a request or two per thousand.
+const FULL_BATCH: usize = 500;
+
+/// Reads the whole list, in batches of [`FULL_BATCH`] ids, telling `on_read` how many torrents
+/// are read so far of the total (the ids the daemon listed first). A torrent added between the
+/// two steps is left to the next refresh; one removed meanwhile is simply not returned.
+pub(crate) async fn fetch_full(
+    client: &TrClient,
+    on_read: &(dyn Fn(usize, Option<usize>) + Send + Sync),
+) -> Result<TrDelta> {
+    #[derive(Debug, Default, serde::Deserialize)]
+    struct Id {
+        id: Option<i64>,
+    }
+    let base = client.download_dir().await?;
+    let listed = client
+        .torrent_get_as::<Id>(serde_json::Value::Null, &["id"])
+        .await?;
+    let ids: Vec<i64> = listed.torrents.iter().filter_map(|t| t.id).collect();
+    on_read(0, Some(ids.len()));
+    let mut torrents = Vec::with_capacity(ids.len());
+    for batch in ids.chunks(FULL_BATCH) {
+        let got = client.torrent_get(json!(batch), LIST_FIELDS).await?;
+        torrents.extend(got.torrents);
+        on_read(torrents.len(), Some(ids.len().max(torrents.len())));
+    }
+    let mut delta = TrDelta {
+        full: true,
+        torrents,
+        base,
+        ..TrDelta::default()
+    };
+    side_figures(client, &mut delta).await;
+    Ok(delta)
+}
+
 /// Re-reads only these torrents (after a write); the ones not returned are removed.
 pub(crate) async fn fetch_hashes(client: &TrClient, hashes: &[InfoHash]) -> Result<TrDelta> {
     let base = client.download_dir().await?;
