@@ -60,13 +60,16 @@ struct Entry {
 /// What one computation of an answer gave, for every caller that waited for it.
 type Computed = Result<(Output, Keep), ToolError>;
 
+/// A computation under way: its question, the database state it reads, and its answer to be.
+type Flight = (Key, Version, Arc<OnceCell<Computed>>);
+
 /// Kept answers, most recently used first, and the computations under way.
 #[derive(Default)]
 pub(crate) struct Stored {
     entries: Mutex<Vec<Entry>>,
     /// One computation per question and database state at a time (single flight): callers
     /// asking the same while it runs wait for it and get its answer, even one not kept.
-    flights: Mutex<Vec<(Key, Version, Arc<OnceCell<Computed>>)>>,
+    flights: Mutex<Vec<Flight>>,
 }
 
 impl Stored {
