@@ -53,13 +53,7 @@ pub(super) fn start(inner: &Arc<Inner>) {
 /// catalogues that have never been read nor failed; the refreshers are already on it.
 /// Loaded catalogues are not touched.
 pub(crate) async fn ensure_loaded(sources: &[&Source]) {
-    let settled = |s: &Source| {
-        s.working().is_none()
-            || s.working().is_some_and(|b| {
-                let st = b.catalogue.status();
-                st.observed_at.is_some() || st.last_error.is_some()
-            })
-    };
+    let settled = |s: &Source| s.working().is_none_or(|b| b.catalogue.settled());
     if sources.iter().all(|s| settled(s)) {
         return;
     }

@@ -366,6 +366,13 @@ impl TorrentCatalogue {
         self.len() == 0
     }
 
+    /// Whether a refresh has ever answered or failed (what a first read waits for), without
+    /// copying the status.
+    pub fn settled(&self) -> bool {
+        let s = self.state.read();
+        s.observed_at.is_some() || s.last_error.is_some()
+    }
+
     pub fn status(&self) -> SourceStatus {
         let s = self.state.read();
         SourceStatus {
