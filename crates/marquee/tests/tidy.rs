@@ -20,8 +20,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("domain", &[]),
     ("httpx", &[]),
     ("policy", &["domain"]),
-    ("walindex", &[]),
-    ("store", &["domain", "walindex"]),
+    ("store", &["domain"]),
     // The protocol edge knows nothing about media: no crate of ours.
     ("mcp", &[]),
     ("adapters-downloads", ADAPTER),

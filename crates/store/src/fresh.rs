@@ -7,20 +7,24 @@
 //! iVersion, unused, iChange, isInit, bigEndCksum, szPage, mxFrame, nPage, aFrameCksum,
 //! aSalt, aCksum; 48 bytes). A cached answer is kept with the header it was read under and
 //! used only while the header (and the file's identity) is byte-for-byte the same. The header
-//! is read before the database, so a commit racing the read can only cause a re-read. It is
-//! read from a shared mapping by SQLite's own rule (crates/walindex: both copies match and the
-//! checksum holds), so a read costs one `fstat` (is the file still the one named) and no
-//! `pread`. Without a readable WAL index (an in-memory store), or while a header cannot be
-//! trusted, nothing is cached.
+//! is read before the database, so a commit racing the read can only cause a re-read. Without
+//! a readable WAL index (an in-memory store) nothing is cached.
 
-use std::{collections::HashMap, path::PathBuf, sync::Arc};
+use std::{
+    collections::HashMap,
+    fs::File,
+    os::unix::fs::{FileExt, MetadataExt},
+    path::PathBuf,
+    sync::Arc,
+};
 
 use domain::{AllowanceKind, MediaType, PersonId};
 use parking_lot::Mutex;
-use walindex::{HEADER, WalIndex};
 
 use crate::quotas::QuotaRead;
 
+/// Bytes of the WAL-index header that identify the database's state.
+const HEADER: usize = 48;
 /// Cached keys (and charge reads) at most; past this that cache starts over (unknown keys are
 /// never cached).
 const MAX_KEYS: usize = 4096;
@@ -36,8 +40,8 @@ pub(crate) struct Token {
 pub(crate) struct Fresh<K> {
     /// `marquee.db-shm`, or `None` when nothing may be cached.
     shm: Option<PathBuf>,
-    /// The WAL index, kept mapped; mapped anew when the file was deleted or replaced.
-    open: Mutex<Option<WalIndex>>,
+    /// The WAL index, kept open with its inode; reopened when the file was deleted or replaced.
+    open: Mutex<Option<(File, u64)>>,
     state: Mutex<State<K>>,
 }
 
@@ -89,15 +93,23 @@ impl<K> Fresh<K> {
         let path = self.shm.as_ref()?;
         let mut open = self.open.lock();
         // A deleted or replaced file has no links left: then the path names another file, so
-        // map that one. `fstat` on the held file is a fraction of a `stat` of the path.
-        if open.as_ref().is_none_or(WalIndex::unlinked) {
-            *open = None;
-            *open = Some(WalIndex::open(path).ok()?);
+        // reopen. `fstat` on the held file is a fraction of a `stat` of the path.
+        let held = match open.as_ref() {
+            Some((file, _)) => file.metadata().ok()?.nlink() > 0,
+            None => false,
+        };
+        if !held {
+            let file = File::open(path).ok()?;
+            let ino = file.metadata().ok()?.ino();
+            *open = Some((file, ino));
         }
-        let index = open.as_ref()?;
-        Some(Token {
-            inode: index.inode(),
-            header: index.header()?,
+        let (file, inode) = open.as_ref()?;
+        let mut header = [0u8; HEADER];
+        file.read_exact_at(&mut header, 0).ok()?;
+        // isInit (byte 12) is 1 once SQLite has written a valid header.
+        (header[12] == 1).then_some(Token {
+            inode: *inode,
+            header,
         })
     }
 
@@ -181,19 +193,17 @@ mod tests {
             b,
             "every commit that changes a page changes it"
         );
-        // A replaced WAL index (deleted and written anew) is read again, not through the old
-        // mapping: here it is replaced by a copy of an earlier state (a valid header, both
-        // copies and checksum as SQLite wrote them).
+        // A replaced WAL index (deleted and written anew) is read again, not through the old handle.
         let shm = dir.path().join("marquee.db-shm");
-        let earlier = std::fs::read(&shm).unwrap();
-        store.set_tool_switch("whoami", false).await.unwrap();
         let before = store.fresh().token().unwrap();
         let copy = std::fs::read(&shm).unwrap();
         std::fs::remove_file(&shm).unwrap();
-        std::fs::write(&shm, &earlier).unwrap();
+        let mut changed = copy.clone();
+        changed[8] ^= 0xff; // iChange
+        std::fs::write(&shm, &changed).unwrap();
         let after = store.fresh().token().unwrap();
         assert_ne!(after, before, "the new file is read");
-        assert_eq!(after.header[..], earlier[..48]);
+        assert_eq!(after.header[8], changed[8]);
         std::fs::remove_file(&shm).unwrap();
         std::fs::write(&shm, &copy).unwrap();
         let memory = Store::open_in_memory().await.unwrap();
