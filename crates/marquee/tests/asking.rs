@@ -5,7 +5,7 @@
 
 mod kit;
 
-use kit::{cli, features};
+use kit::features;
 use serde_json::{Value, json};
 
 /// `mcp_features.py --ask request_media` for a film by title, picking `pick`.
@@ -34,14 +34,7 @@ async fn the_python_sdk_answers_which_title_in_both_eras() {
     let (config, data) = (dir.path().join("marquee.toml"), dir.path().join("data"));
     let port = kit::free_port();
     std::fs::write(&config, format!("listen = \"127.0.0.1:{port}\"\n")).unwrap();
-    cli(&config, &data, &["people", "add", "ana", "--role", "user"]);
-    let key = cli(
-        &config,
-        &data,
-        &["keys", "create", "--person", "ana", "--grant", "requester"],
-    )
-    .trim()
-    .to_string();
+    let key = kit::person_key(&config, &data, "ana", "user", "requester");
     let serving = kit::serve(&config, &data, port).await;
     let url = format!("http://127.0.0.1:{port}/mcp");
 

@@ -7,7 +7,7 @@
 
 mod kit;
 
-use kit::{BIN, cli, features};
+use kit::{BIN, features};
 use serde_json::Value;
 use test_support::{
     arr::{ArrKind, FakeArr},
@@ -87,14 +87,7 @@ async fn get_queue_streams_progress_and_logs_to_the_python_sdk_over_http_and_std
         ),
     )
     .unwrap();
-    cli(&config, &data, &["people", "add", "ops", "--role", "admin"]);
-    let key = cli(
-        &config,
-        &data,
-        &["keys", "create", "--person", "ops", "--grant", "admin"],
-    )
-    .trim()
-    .to_string();
+    let key = kit::person_key(&config, &data, "ops", "admin", "admin");
     let keys = [key.as_str(), radarr.api_key(), sonarr.api_key(), dead_key];
 
     let serving = kit::serve(&config, &data, port).await;
@@ -273,14 +266,7 @@ async fn a_full_refresh_streams_torrents_read_of_the_total_per_instance_to_the_p
         ),
     )
     .unwrap();
-    cli(&config, &data, &["people", "add", "ops", "--role", "admin"]);
-    let key = cli(
-        &config,
-        &data,
-        &["keys", "create", "--person", "ops", "--grant", "admin"],
-    )
-    .trim()
-    .to_string();
+    let key = kit::person_key(&config, &data, "ops", "admin", "admin");
     let _serving = kit::serve(&config, &data, port).await;
     let url = format!("http://127.0.0.1:{port}/mcp");
 

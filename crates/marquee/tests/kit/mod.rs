@@ -76,6 +76,18 @@ pub fn cli(config: &Path, data: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Adds a person with `role` through the CLI and creates a key for them with `grant`; the key.
+pub fn person_key(config: &Path, data: &Path, name: &str, role: &str, grant: &str) -> String {
+    cli(config, data, &["people", "add", name, "--role", role]);
+    cli(
+        config,
+        data,
+        &["keys", "create", "--person", name, "--grant", grant],
+    )
+    .trim()
+    .to_string()
+}
+
 /// `marquee serve` on `config` and `data`, once it listens on `port`.
 pub async fn serve(config: &Path, data: &Path, port: u16) -> Serving {
     let child = Command::new(BIN)
