@@ -175,3 +175,41 @@ async fn callers_do_not_share_kept_answers() {
         ann.data()["person"]["name"]
     );
 }
+
+fn movie_quota(out: &Output) -> Value {
+    let q = &out.data()["request_quotas"]["allowances"][0];
+    json!({ "units": q["units"], "used": q["used"], "remaining": q["remaining"] })
+}
+
+#[tokio::test]
+async fn a_request_quota_set_and_charged_through_another_handle_shows_at_the_next_call() {
+    let f = fixture().await;
+    let caller = f.app.authenticate(&f.key).await.unwrap().unwrap();
+    let before = whoami(&f, &caller).await;
+    assert_eq!(before.data()["request_quotas"]["allowances"], json!([]));
+    let user = store::QuotaScope::Role { role: Role::User };
+    let movie = domain::MediaType::Movie;
+    f.other.set_quota(&user, movie, 2, 7).await.unwrap();
+    let set = whoami(&f, &caller).await;
+    assert_eq!(
+        movie_quota(&set),
+        json!({ "units": 2, "used": 0, "remaining": 2 })
+    );
+    let ann = f.other.person_by_name("ann").await.unwrap().unwrap();
+    let request = store::NewRequest {
+        person: ann.id,
+        media: domain::MediaId::new(domain::MediaSource::Builtin, "tt0113277".to_owned()),
+        media_type: movie,
+        title: "Heat".into(),
+        year: Some(1995),
+        seasons: Vec::new(),
+        instance_id: Some("builtin".into()),
+        auto_approve: false,
+    };
+    f.other.create_request(&request).await.unwrap();
+    let charged = whoami(&f, &caller).await;
+    assert_eq!(
+        movie_quota(&charged),
+        json!({ "units": 2, "used": 1, "remaining": 1 })
+    );
+}
