@@ -5,8 +5,9 @@
 //! Why this is honest: a daemon's own view of a torrent moves on a second's scale (its speeds
 //! are one-second averages), the listings already answer from a catalogue up to 5 seconds old,
 //! and each answer carries `observed_at`, the moment of the read it shows. A read never outlives
-//! a change the catalogue saw: the key holds the catalogue's version, which a refresh and every
-//! write's re-read move on. A failed read is given to the callers that waited for it and then
+//! a change to the rows the catalogue saw: the key holds the catalogue's rows version, which a
+//! refresh that changed a row and every write's re-read move on (a refresh that found nothing
+//! new leaves it, so it makes no caller wait for a new read). A failed read is given to the callers that waited for it and then
 //! forgotten, so the next caller asks again.
 
 use std::{collections::HashMap, sync::Arc, time::SystemTime};
@@ -21,7 +22,7 @@ pub(crate) const SHARED_FOR: std::time::Duration = std::time::Duration::from_sec
 /// Past this many kept reads, the old ones are dropped before another is added.
 const KEPT: usize = 1024;
 
-/// The instance, the torrent and the catalogue version the read was made under.
+/// The instance, the torrent and the catalogue rows version the read was made under.
 type Key = (String, InfoHash, Option<u64>);
 
 /// A read and when it was made.
@@ -46,7 +47,7 @@ impl<T> Default for LiveMemo<T> {
 }
 
 impl<T> LiveMemo<T> {
-    /// The read of `hash` on `instance` under catalogue `version`: the one under way, or one
+    /// The read of `hash` on `instance` under catalogue rows `version`: the one under way, or one
     /// made less than [`SHARED_FOR`] ago, else `fetch`'s.
     pub(crate) async fn read<F, Fut>(
         &self,
