@@ -27,6 +27,10 @@ pub struct AllowanceLeft {
     pub left: u32,
     /// When the next spent unit comes back (unix ms); `None` when none is spent.
     pub refills_at: Option<i64>,
+    /// The first instant (unix ms) this reads differently without a new charge: when the
+    /// oldest charge it counts leaves the window. `None`: only a write changes it.
+    #[serde(skip)]
+    pub changes_at: Option<i64>,
 }
 
 /// What [`Store::audit_begin_reserving`] did.
@@ -75,6 +79,7 @@ fn left_from(kind: AllowanceKind, rule: AllowanceRule, charges: &[i64], now: i64
         used,
         left: rule.count.saturating_sub(used),
         refills_at: spent.get(next).map(|at| at + window),
+        changes_at: spent.first().map(|at| at + window),
     }
 }
 
@@ -307,6 +312,19 @@ mod tests {
         // With a count of one, all three charges must expire before a unit is free: the
         // newest of them decides.
         assert_eq!(left.refills_at, Some(T0 + 2 * HOUR_MS + 7 * 24 * HOUR_MS));
+        // But what it reads (`used`) changes when the oldest of them leaves the window.
+        assert_eq!(left.changes_at, Some(T0 + 7 * 24 * HOUR_MS));
+        let later = left_at(&store, entry.person, narrow, T0 + 7 * 24 * HOUR_MS).await;
+        assert_eq!(
+            (later.used, later.changes_at),
+            (2, Some(T0 + HOUR_MS + 7 * 24 * HOUR_MS))
+        );
+        let none = left_at(&store, entry.person, narrow, T0 + 10 * 24 * HOUR_MS).await;
+        assert_eq!(
+            (none.used, none.changes_at),
+            (0, None),
+            "nothing counted, nothing leaves"
+        );
     }
 
     #[tokio::test]

@@ -174,35 +174,55 @@ pub(crate) fn quota_sentence(q: &QuotaCheck) -> String {
     }
 }
 
+/// The caller's request quotas as whoami shows them.
+pub(crate) struct QuotasLeft {
+    pub(crate) data: Value,
+    pub(crate) sentence: String,
+    /// The first instant (unix ms) they read differently without a new charge.
+    pub(crate) changes_at: Option<i64>,
+}
+
 /// For whoami: the caller's request quotas as they stand: movies, TV seasons, albums and books,
 /// read in one go (`Store::quotas_now`). `None` when the
 /// grant cannot request; admins (exempt) cost no database read.
-pub(crate) async fn quotas_left(ctx: &Ctx) -> Result<Option<(Value, String)>, ToolError> {
+pub(crate) async fn quotas_left(ctx: &Ctx) -> Result<Option<QuotasLeft>, ToolError> {
     if !ctx.caller.can(domain::Capability::Request) {
         return Ok(None);
     }
     if ctx.caller.is_admin() {
-        return Ok(Some((
-            json!({ "exempt": true, "allowances": [] }),
-            "no request quota".into(),
-        )));
+        return Ok(Some(QuotasLeft {
+            data: json!({ "exempt": true, "allowances": [] }),
+            sentence: "no request quota".into(),
+            changes_at: None,
+        }));
     }
     let me = ctx.caller.authority.person.id;
     let mut allowances = Vec::new();
     let mut parts = Vec::new();
+    let mut changes_at: Option<i64> = None;
     for q in ctx.store().quotas_now(me).await? {
         allowances.extend(allowances_data(&q));
         parts.extend(allowances_left(&q));
+        changes_at = earliest(changes_at, q.changes_at);
     }
     let sentence = if parts.is_empty() {
         "no request quota set".to_string()
     } else {
         format!("request quota: {}", parts.join("; "))
     };
-    Ok(Some((
-        json!({ "exempt": false, "allowances": allowances }),
+    Ok(Some(QuotasLeft {
+        data: json!({ "exempt": false, "allowances": allowances }),
         sentence,
-    )))
+        changes_at,
+    }))
+}
+
+/// The earlier of two instants, either of which may be missing.
+pub(crate) fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// How to make a refused selection fit.
