@@ -28,7 +28,7 @@ static BUILTIN: OnceCell<Result<Arc<Builtin>, String>> = OnceCell::const_new();
 async fn builtin() -> Result<Arc<Builtin>, String> {
     BUILTIN
         .get_or_init(|| async {
-            match load_apart().await {
+            match tokio::task::spawn_blocking(Builtin::shared).await {
                 Ok(Ok(b)) => {
                     tracing::info!(films = b.len(), load_time = ?b.load_time(), "builtin catalogue loaded");
                     Ok(b)
@@ -39,26 +39,6 @@ async fn builtin() -> Result<Arc<Builtin>, String> {
         })
         .await
         .clone()
-}
-
-/// How long the loading thread outlives the load. mimalloc gives a thread's freed memory back
-/// to the system when the thread ends, if it has been free for mimalloc's purge delay (10 ms);
-/// a pool thread would keep the load's buffers resident until it retires (10 s idle).
-const LOAD_THREAD_LINGER: Duration = Duration::from_millis(50);
-
-/// Loads the builtin catalogue on a thread of its own that ends soon after, so the memory the
-/// load used and freed (the decompressed text, index and order temporaries) leaves with it.
-async fn load_apart() -> Result<adapters_catalogue::Result<Arc<Builtin>>, String> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("builtin-catalogue".into())
-        .spawn(move || {
-            let _ = tx.send(Builtin::shared());
-            std::thread::sleep(LOAD_THREAD_LINGER);
-        })
-        .map_err(|e| format!("cannot start a thread: {e}"))?;
-    rx.await
-        .map_err(|_| "the loading thread ended without an answer".to_owned())
 }
 
 enum Source {
