@@ -10,10 +10,15 @@
 //! ask the same question under the same state while its answer is computed wait for that one
 //! computation (single flight) instead of starting their own.
 
-use std::{fmt::Debug, future::Future, sync::Arc};
+use std::{
+    fmt::{Debug, Write},
+    future::Future,
+    hash::{Hash, Hasher},
+    sync::Arc,
+};
 
 use parking_lot::Mutex;
-use store::{Store, Version};
+use store::{Authority, Store, Version};
 use tokio::sync::OnceCell;
 
 use crate::{Ctx, Output, ToolError};
@@ -33,20 +38,65 @@ pub(crate) enum Keep {
     Never,
 }
 
-/// A kept answer's view: the caller's person and grant as this call's authority holds them,
-/// then `question` (the tool's parsed input and anything else its answer depends on). The
-/// whole authority is part of it because the authority may have been read under an older
-/// version than the data: an answer computed for it must never serve a newer one.
-pub(crate) fn view(ctx: &Ctx, question: impl Debug) -> String {
-    let authority = &ctx.caller.authority;
-    format!("{:?}|{:?}|{question:?}", authority.person, authority.grant)
+/// A kept answer's view: the caller's authority as this call holds it, then `question` (the
+/// tool's parsed input and anything else its answer depends on), written out. The whole
+/// person and grant count, because the authority may have been read under an older version
+/// than the data: an answer computed for it must never serve a newer one. They are compared
+/// as values (no text is written for them); the question's text is short.
+pub(crate) fn view(ctx: &Ctx, question: impl Debug) -> View {
+    View::new(&ctx.caller.authority, question)
 }
 
-#[derive(Clone, PartialEq, Eq)]
+/// See [`view`].
+#[derive(Clone)]
+pub(crate) struct View {
+    authority: Arc<Authority>,
+    question: String,
+    /// Of the person's and the grant's ids, the grant's revision and the question:
+    /// most entries that are not this view are passed over by it alone.
+    hash: u64,
+}
+
+impl View {
+    fn new(authority: &Arc<Authority>, question: impl Debug) -> View {
+        let mut text = String::with_capacity(128);
+        let _ = write!(text, "{question:?}");
+        let mut h = std::hash::DefaultHasher::new();
+        (
+            authority.person.id.0,
+            authority.grant.id,
+            authority.grant.revision,
+        )
+            .hash(&mut h);
+        text.hash(&mut h);
+        View {
+            authority: authority.clone(),
+            question: text,
+            hash: h.finish(),
+        }
+    }
+
+    /// The same view: same question, same person and grant (the same authority read, or one
+    /// equal in every field; the key a caller used does not change what it may see).
+    fn is(&self, other: &View) -> bool {
+        self.hash == other.hash
+            && self.question == other.question
+            && (Arc::ptr_eq(&self.authority, &other.authority)
+                || (self.authority.person == other.authority.person
+                    && self.authority.grant == other.authority.grant))
+    }
+}
+
+#[derive(Clone)]
 struct Key {
     tool: &'static str,
-    /// The caller's view and the whole parsed input, written out (see the tools).
-    view: String,
+    view: View,
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.view.is(&other.view) && self.tool == other.tool
+    }
 }
 
 struct Entry {
@@ -79,7 +129,7 @@ impl Stored {
         &self,
         store: &Store,
         tool: &'static str,
-        view: String,
+        view: View,
         compute: F,
     ) -> Result<Output, ToolError>
     where
@@ -165,14 +215,48 @@ impl Stored {
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    use std::collections::BTreeMap;
+
+    use domain::{Capability, PersonId, Role};
     use serde_json::json;
+    use store::{ContentLimits, Grant, Person};
 
     use super::*;
+
+    /// The owner's authority, as a key check reads it.
+    fn owner() -> Authority {
+        Authority {
+            person: Person {
+                id: PersonId(1),
+                name: "owner".into(),
+                role: Role::Owner,
+                created_at: 0,
+                limits: ContentLimits::default(),
+            },
+            key_id: "k1".into(),
+            grant: Grant {
+                id: 1,
+                name: "owner".into(),
+                capabilities: [Capability::Discover].into(),
+                instances: None,
+                allowances: BTreeMap::new(),
+                expires_at: None,
+                revision: 1,
+                builtin: true,
+                tools: None,
+            },
+        }
+    }
+
+    /// The owner's view of `question` (a fresh read of the authority each time).
+    fn v(question: &str) -> View {
+        View::new(&Arc::new(owner()), question)
+    }
 
     /// Asks `stored` for one answer that `keep` says how to keep; counts the computations.
     async fn ask(stored: &Stored, store: &Store, n: &AtomicUsize, keep: Keep) -> Output {
         stored
-            .answer(store, "tool", "view".into(), || async {
+            .answer(store, "tool", v("view"), || async {
                 n.fetch_add(1, Ordering::SeqCst);
                 Ok((Output::new("answer", json!(1)), keep))
             })
@@ -204,7 +288,7 @@ mod tests {
         let stored = Stored::default();
         for view in ["a", "b"] {
             stored
-                .answer(&store, "tool", view.into(), || async {
+                .answer(&store, "tool", v(view), || async {
                     Ok((Output::new(view, json!(1)), Keep::WhileUnchanged))
                 })
                 .await
@@ -213,7 +297,7 @@ mod tests {
         assert_eq!(stored.entries.lock().len(), 2);
         store.set_tool_switch("whoami", false).await.unwrap();
         stored
-            .answer(&store, "tool", "c".into(), || async {
+            .answer(&store, "tool", v("c"), || async {
                 Ok((Output::new("c", json!(1)), Keep::WhileUnchanged))
             })
             .await
@@ -222,9 +306,9 @@ mod tests {
             .entries
             .lock()
             .iter()
-            .map(|e| e.key.view.clone())
+            .map(|e| e.key.view.question.clone())
             .collect();
-        assert_eq!(views, ["c"]);
+        assert_eq!(views, ["\"c\""]);
     }
 
     #[tokio::test]
@@ -237,7 +321,7 @@ mod tests {
         assert_eq!(n.load(Ordering::SeqCst), 1, "an hour from now: kept");
         let key = Key {
             tool: "tool",
-            view: "view".into(),
+            view: v("view"),
         };
         let version = store.version().unwrap();
         assert!(stored.get(&key, version, now + 3_599_999).is_some());
@@ -260,7 +344,7 @@ mod tests {
         ask(&stored, &store, &n, Keep::Never).await;
         assert_eq!(n.load(Ordering::SeqCst), 2);
         let failed = stored
-            .answer(&store, "tool", "failing".into(), || async {
+            .answer(&store, "tool", v("failing"), || async {
                 Err::<(Output, Keep), _>(ToolError::invalid("no"))
             })
             .await;
@@ -270,7 +354,7 @@ mod tests {
                 .entries
                 .lock()
                 .iter()
-                .all(|e| e.key.view != "failing")
+                .all(|e| e.key.view.question != "\"failing\"")
         );
     }
 
@@ -287,8 +371,8 @@ mod tests {
             Ok((Output::new("live", json!(1)), Keep::Never))
         };
         let (a, b) = tokio::join!(
-            stored.answer(&store, "tool", "view".into(), slow),
-            stored.answer(&store, "tool", "view".into(), slow)
+            stored.answer(&store, "tool", v("view"), slow),
+            stored.answer(&store, "tool", v("view"), slow)
         );
         assert_eq!(
             (a.unwrap().summary, b.unwrap().summary),
@@ -310,14 +394,14 @@ mod tests {
         let stored = Stored::default();
         for (view, summary) in [("kid", "kid's"), ("owner", "owner's")] {
             stored
-                .answer(&store, "tool", view.into(), || async {
+                .answer(&store, "tool", v(view), || async {
                     Ok((Output::new(summary, json!(1)), Keep::WhileUnchanged))
                 })
                 .await
                 .unwrap();
         }
         let kid = stored
-            .answer(&store, "tool", "kid".into(), || async {
+            .answer(&store, "tool", v("kid"), || async {
                 Ok((
                     Output::new("computed again", json!(1)),
                     Keep::WhileUnchanged,
@@ -326,6 +410,56 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(kid.summary, "kid's");
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_never_served_to_an_authority_that_differs_in_any_field() {
+        let (store, _dir) = file_store().await;
+        let (stored, n) = (Stored::default(), AtomicUsize::new(0));
+        let ask_as = |authority: Authority| {
+            let (stored, store, n) = (&stored, &store, &n);
+            async move {
+                let view = View::new(&Arc::new(authority), "page");
+                stored
+                    .answer(store, "tool", view, || async {
+                        n.fetch_add(1, Ordering::SeqCst);
+                        Ok((Output::new("answer", json!(1)), Keep::WhileUnchanged))
+                    })
+                    .await
+                    .unwrap();
+                n.load(Ordering::SeqCst)
+            }
+        };
+        assert_eq!(ask_as(owner()).await, 1);
+        let mut other_key = owner();
+        other_key.key_id = "k2".into();
+        assert_eq!(
+            ask_as(other_key).await,
+            1,
+            "another key of the same authority"
+        );
+        let mut changes: Vec<(&str, Authority)> = Vec::new();
+        let mut a = owner();
+        a.grant.revision = 2;
+        changes.push(("grant revision", a));
+        let mut a = owner();
+        a.grant.capabilities.insert(Capability::AuditRead);
+        changes.push(("capabilities, same revision", a));
+        let mut a = owner();
+        a.person.limits.blocked_genres = vec!["Horror".into()];
+        changes.push(("person's limits", a));
+        let mut a = owner();
+        a.person.role = Role::Kid;
+        changes.push(("person's role", a));
+        let mut a = owner();
+        a.grant.id = 2;
+        changes.push(("another grant", a));
+        let mut a = owner();
+        a.person.id = PersonId(2);
+        changes.push(("another person", a));
+        for (i, (what, authority)) in changes.into_iter().enumerate() {
+            assert_eq!(ask_as(authority).await, i + 2, "{what}: computed for it");
+        }
     }
 
     #[tokio::test]

@@ -215,3 +215,64 @@ async fn a_diagnosis_with_a_problem_is_handed_out_again_briefly_and_a_commit_che
         after.summary
     );
 }
+
+/// The fixture with the builtin catalogue, as the embedded default declares it.
+async fn builtin_fixture() -> Fixture {
+    let builtin = tools::InstanceSpec {
+        id: "builtin".into(),
+        kind: domain::InstanceKind::Builtin,
+        url: None,
+        path: None,
+        username: None,
+        password: None,
+        api_key: None,
+        default: true,
+    };
+    let instances = Instances::new(vec![builtin]).unwrap();
+    fixture_with(instances, tempfile::tempdir().unwrap()).await
+}
+
+#[tokio::test]
+async fn a_request_made_through_another_handle_shows_in_the_next_request_options() {
+    let f = builtin_fixture().await;
+    let heat = json!({"media_source": "builtin", "media_id": "tt0113277", "media_type": "movie"});
+    let first = call(&f.app, &f.owner, "get_request_options", heat.clone()).await;
+    assert_eq!(first.data()["requestable"], true, "{}", first.summary);
+    let again = call(&f.app, &f.owner, "get_request_options", heat.clone()).await;
+    assert_eq!(again.observed_at, first.observed_at, "kept");
+    let kid = f.other.person_by_name("kid").await.unwrap().unwrap();
+    let new = NewRequest {
+        person: kid.id,
+        media: MediaId::new(MediaSource::Builtin, "tt0113277"),
+        media_type: MediaType::Movie,
+        title: "Heat".into(),
+        year: Some(1995),
+        seasons: Vec::new(),
+        instance_id: Some("builtin".into()),
+        auto_approve: false,
+    };
+    f.other.create_request(&new).await.unwrap();
+    let after = call(&f.app, &f.owner, "get_request_options", heat).await;
+    assert_eq!(after.data()["requestable"], false, "{}", after.summary);
+    assert_eq!(after.data()["open_requests"][0]["status"], "pending");
+}
+
+#[tokio::test]
+async fn a_grant_changed_through_another_handle_is_seen_at_the_next_call() {
+    let f = fixture().await;
+    let requester = f.other.grant_by_name("requester").await.unwrap().unwrap();
+    let mut spec = store::GrantSpec::of(&requester);
+    f.other.create_grant("family", &spec).await.unwrap();
+    let kid = f.other.person_by_name("kid").await.unwrap().unwrap();
+    let key = f.other.create_key(kid.id, "family", None, None).await;
+    let key = key.unwrap().secret.expose().to_string();
+    let caller = f.app.authenticate(&key).await.unwrap().unwrap();
+    let own = call(&f.app, &caller, "list_requests", json!({"limit": 50})).await;
+    assert_eq!(titles(&own), ["Title 1"]);
+    spec.capabilities.insert(domain::Capability::RequestsManage);
+    f.other.update_grant("family", &spec).await.unwrap();
+    // Every request reads its authority afresh, as the edge does.
+    let caller = f.app.authenticate(&key).await.unwrap().unwrap();
+    let all = call(&f.app, &caller, "list_requests", json!({"limit": 50})).await;
+    assert_eq!(titles(&all), ["Title 2", "Title 1", "Title 0"]);
+}

@@ -5,9 +5,15 @@
 //! Why this is honest: a daemon's own view of a torrent moves on a second's scale (its speeds
 //! are one-second averages), the listings already answer from a catalogue up to 5 seconds old,
 //! and each answer carries `observed_at`, the moment of the read it shows. A read never outlives
-//! a change the catalogue saw: the key holds the catalogue's version, which a refresh and every
-//! write's re-read move on. A failed read is given to the callers that waited for it and then
-//! forgotten, so the next caller asks again.
+//! a change to the rows the catalogue saw: the key holds the catalogue's rows version, which a
+//! refresh that changed a row and every write's re-read move on (a refresh that found nothing
+//! new leaves it, so it makes no caller wait for a new read). A failed read is given to the
+//! callers that waited for it and then forgotten, so the next caller asks again.
+//!
+//! Reading ahead: the first caller after [`READ_AGAIN_AFTER`] makes the next read and waits for
+//! it, while the others are still answered by the current one, which is under [`SHARED_FOR`] old;
+//! so a steady stream of callers does not all stop once a second for a daemon's round trip.
+//! Only when that read takes longer than the rest of the second do callers wait for it.
 
 use std::{collections::HashMap, sync::Arc, time::SystemTime};
 
@@ -18,10 +24,12 @@ use tokio::{sync::OnceCell, time::Instant};
 
 /// How long one read answers later callers.
 pub(crate) const SHARED_FOR: std::time::Duration = std::time::Duration::from_secs(1);
+/// From this age on, the next caller reads again while the others keep the current read.
+pub(crate) const READ_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(750);
 /// Past this many kept reads, the old ones are dropped before another is added.
 const KEPT: usize = 1024;
 
-/// The instance, the torrent and the catalogue version the read was made under.
+/// The instance, the torrent and the catalogue rows version the read was made under.
 type Key = (String, InfoHash, Option<u64>);
 
 /// A read and when it was made.
@@ -32,9 +40,18 @@ pub(crate) struct Read<T> {
     at: Instant,
 }
 
+/// One read, under way or made.
+type Cell<T> = Arc<OnceCell<Read<T>>>;
+
+/// The reads of one key: the one handed out, and the one under way to replace it.
+struct Slot<T> {
+    current: Option<Cell<T>>,
+    next: Option<Cell<T>>,
+}
+
 /// The shared reads of one kind.
 pub(crate) struct LiveMemo<T> {
-    slots: Mutex<HashMap<Key, Arc<OnceCell<Read<T>>>>>,
+    slots: Mutex<HashMap<Key, Slot<T>>>,
 }
 
 impl<T> Default for LiveMemo<T> {
@@ -45,9 +62,17 @@ impl<T> Default for LiveMemo<T> {
     }
 }
 
+/// What a caller does: take a made read, or wait for one (`Wait`), or make the next one
+/// while the current one answers the others (`ReadAhead`).
+enum Turn<T> {
+    Done(Read<T>),
+    Wait(Cell<T>),
+    ReadAhead { next: Cell<T>, current: Read<T> },
+}
+
 impl<T> LiveMemo<T> {
-    /// The read of `hash` on `instance` under catalogue `version`: the one under way, or one
-    /// made less than [`SHARED_FOR`] ago, else `fetch`'s.
+    /// The read of `hash` on `instance` under catalogue rows `version`: one made less than
+    /// [`SHARED_FOR`] ago, or the one under way, else `fetch`'s.
     pub(crate) async fn read<F, Fut>(
         &self,
         instance: &str,
@@ -60,21 +85,12 @@ impl<T> LiveMemo<T> {
         Fut: Future<Output = DlResult<T>>,
     {
         let key: Key = (instance.to_owned(), hash, version);
-        let slot = {
-            let mut slots = self.slots.lock();
-            match slots.get(&key) {
-                Some(slot) if usable(slot) => slot.clone(),
-                _ => {
-                    if slots.len() >= KEPT {
-                        slots.retain(|_, s| usable(s));
-                    }
-                    let slot = Arc::new(OnceCell::new());
-                    slots.insert(key.clone(), slot.clone());
-                    slot
-                }
-            }
+        let (cell, current) = match self.turn(&key) {
+            Turn::Done(read) => return read,
+            Turn::Wait(cell) => (cell, None),
+            Turn::ReadAhead { next, current } => (next, Some(current)),
         };
-        let read = slot
+        let read = cell
             .get_or_init(|| async {
                 let value = fetch().await.map(Arc::new);
                 Read {
@@ -83,14 +99,67 @@ impl<T> LiveMemo<T> {
                     at: Instant::now(),
                 }
             })
-            .await;
-        if read.value.is_err() {
-            let mut slots = self.slots.lock();
-            if slots.get(&key).is_some_and(|s| Arc::ptr_eq(s, &slot)) {
-                slots.remove(&key);
-            }
+            .await
+            .clone();
+        self.settle(&key, &cell, read.value.is_ok());
+        match current {
+            // A read ahead that failed: the current read still holds.
+            Some(current) if read.value.is_err() && current.at.elapsed() < SHARED_FOR => current,
+            _ => read,
         }
-        read.clone()
+    }
+
+    fn turn(&self, key: &Key) -> Turn<T> {
+        let mut slots = self.slots.lock();
+        if slots.len() >= KEPT && !slots.contains_key(key) {
+            slots.retain(|_, s| s.current.as_ref().is_some_and(|c| usable(c)) || s.next.is_some());
+        }
+        let slot = slots.entry(key.clone()).or_insert(Slot {
+            current: None,
+            next: None,
+        });
+        if slot.current.as_ref().is_some_and(|c| !usable(c)) {
+            // Too old: the read under way (if any) is the one to wait for.
+            slot.current = slot.next.take();
+        }
+        let Some(current) = &slot.current else {
+            let cell = Cell::default();
+            slot.current = Some(cell.clone());
+            return Turn::Wait(cell);
+        };
+        match current.get() {
+            None => Turn::Wait(current.clone()),
+            Some(read) if read.at.elapsed() >= READ_AGAIN_AFTER && slot.next.is_none() => {
+                let next = Cell::default();
+                slot.next = Some(next.clone());
+                Turn::ReadAhead {
+                    next,
+                    current: read.clone(),
+                }
+            }
+            Some(read) => Turn::Done(read.clone()),
+        }
+    }
+
+    /// After `cell` was read: a good read ahead becomes the current one; a failed read is
+    /// forgotten, so the next caller asks again.
+    fn settle(&self, key: &Key, cell: &Cell<T>, ok: bool) {
+        let mut slots = self.slots.lock();
+        let Some(slot) = slots.get_mut(key) else {
+            return;
+        };
+        let is = |c: &Option<Cell<T>>| c.as_ref().is_some_and(|c| Arc::ptr_eq(c, cell));
+        if is(&slot.next) {
+            let next = slot.next.take();
+            if ok {
+                slot.current = next;
+            }
+        } else if is(&slot.current) && !ok {
+            slot.current = None;
+        }
+        if slot.current.is_none() && slot.next.is_none() {
+            slots.remove(key);
+        }
     }
 }
 
@@ -105,8 +174,8 @@ impl<T> Clone for Read<T> {
 }
 
 /// Under way, or answered less than [`SHARED_FOR`] ago.
-fn usable<T>(slot: &OnceCell<Read<T>>) -> bool {
-    slot.get().is_none_or(|r| r.at.elapsed() < SHARED_FOR)
+fn usable<T>(cell: &OnceCell<Read<T>>) -> bool {
+    cell.get().is_none_or(|r| r.at.elapsed() < SHARED_FOR)
 }
 
 #[cfg(test)]
@@ -174,5 +243,77 @@ mod tests {
         assert_eq!(failed.value, Err(Error::Timeout));
         let again = memo.read("qb", hash(), Some(1), || async { Ok(5) }).await;
         assert_eq!(*again.value.unwrap(), 5);
+    }
+
+    /// A read of `value` that takes `ms` milliseconds, counted in `calls`.
+    async fn slow(calls: &AtomicUsize, ms: u64, value: usize) -> DlResult<usize> {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        calls.fetch_add(1, Ordering::SeqCst);
+        Ok(value)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn others_keep_the_current_read_while_one_caller_reads_ahead() {
+        let (memo, calls) = (LiveMemo::default(), AtomicUsize::new(0));
+        assert_eq!(counted(&memo, &calls, 1).await, 1);
+        tokio::time::advance(READ_AGAIN_AFTER).await;
+        let asked = Instant::now();
+        let (ahead, other) = tokio::join!(
+            memo.read("qb", hash(), Some(1), || slow(&calls, 100, 2)),
+            async {
+                let read = memo
+                    .read("qb", hash(), Some(1), || slow(&calls, 100, 3))
+                    .await;
+                (*read.value.unwrap(), asked.elapsed())
+            }
+        );
+        assert_eq!(*ahead.value.unwrap(), 2);
+        assert_eq!(
+            other,
+            (1, std::time::Duration::ZERO),
+            "answered at once by the current read"
+        );
+        assert_eq!(
+            counted(&memo, &calls, 1).await,
+            2,
+            "the read ahead is now current"
+        );
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_read_ahead_still_under_way_at_the_second_is_waited_for() {
+        let (memo, calls) = (LiveMemo::default(), AtomicUsize::new(0));
+        assert_eq!(counted(&memo, &calls, 1).await, 1);
+        tokio::time::advance(READ_AGAIN_AFTER).await;
+        let (ahead, late) = tokio::join!(
+            memo.read("qb", hash(), Some(1), || slow(&calls, 500, 2)),
+            async {
+                tokio::time::sleep(SHARED_FOR - READ_AGAIN_AFTER).await;
+                memo.read("qb", hash(), Some(1), || slow(&calls, 0, 3))
+                    .await
+            }
+        );
+        assert!(Arc::ptr_eq(
+            ahead.value.as_ref().unwrap(),
+            late.value.as_ref().unwrap()
+        ));
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_read_ahead_leaves_the_current_read() {
+        let (memo, calls) = (LiveMemo::default(), AtomicUsize::new(0));
+        assert_eq!(counted(&memo, &calls, 1).await, 1);
+        tokio::time::advance(READ_AGAIN_AFTER).await;
+        let failed = memo
+            .read("qb", hash(), Some(1), || async { Err(Error::Timeout) })
+            .await;
+        assert_eq!(*failed.value.unwrap(), 1);
+        assert_eq!(
+            counted(&memo, &calls, 1).await,
+            2,
+            "the next caller reads again"
+        );
     }
 }

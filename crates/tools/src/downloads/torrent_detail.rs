@@ -41,7 +41,7 @@ impl Tool for TorrentDetail {
         let source = lookup::instance_of(ctx, hash, input.instance_id.as_deref()).await?;
         let b = source.backend()?;
         let id = source.id.as_str();
-        let version = Some(b.catalogue.version());
+        let version = Some(b.catalogue.rows_version());
         let read = ctx
             .downloads()
             .detail_reads()

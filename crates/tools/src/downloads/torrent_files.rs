@@ -61,7 +61,7 @@ impl Tool for TorrentFiles {
         let read = ctx
             .downloads()
             .file_reads()
-            .read(id, hash, Some(b.catalogue.version()), || async {
+            .read(id, hash, Some(b.catalogue.rows_version()), || async {
                 Ok(FilesRead {
                     files: b.reads().torrent_files(hash).await?,
                     pages: Mutex::new(Vec::new()),

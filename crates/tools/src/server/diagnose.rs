@@ -52,11 +52,7 @@ impl Tool for Diagnose {
         let settings = ctx.settings();
         let view = crate::stored::view(
             ctx,
-            format!(
-                "{input:?}|{}|{:?}",
-                settings.allow_destructive(),
-                settings.warnings()
-            ),
+            (&input, settings.allow_destructive(), settings.warnings()),
         );
         ctx.stored()
             .answer(ctx.store(), Self::META.name, view, || diagnose(ctx, input))

@@ -77,10 +77,11 @@ impl Builtin {
     /// Loads a gzipped CSV in the shipped data's layout (tests use small ones).
     pub fn from_gz(gz: &[u8]) -> Result<Builtin> {
         let started = Instant::now();
-        // The text goes last: while it is held, glibc's malloc still serves (and returns) large
-        // temporaries by mmap rather than leaving them as holes in the heap.
+        // The rows own their strings: the text goes before the index and orders are built, so
+        // their temporaries reuse its memory instead of raising the peak.
         let text = load::decompress(gz)?;
         let loaded = load::parse_csv(&text)?;
+        drop(text);
         let index = Index::build(&loaded.films);
         let orders = Orders::build(&loaded.films, &index, loaded.genres.len());
         let mut by_id: Box<[u32]> = (0..loaded.films.len() as u32).collect();
@@ -88,7 +89,6 @@ impl Builtin {
             let films = &loaded.films;
             films.get(a).imdb_id().cmp(films.get(b).imdb_id())
         });
-        drop(text);
         let mut builtin = Builtin {
             films: loaded.films,
             genres: loaded.genres,

@@ -109,9 +109,11 @@ impl TorrentCatalogue {
 
     /// Brings the rows up to date with what changed since the last refresh.
     pub async fn refresh(&self) -> Result<RefreshReport> {
+        let started = Instant::now();
         let mut cursor = self.cursor.lock().await;
         let result = self.refresh_locked(&mut cursor).await;
         self.record(&result);
+        tracing::debug!(instance = %self.instance, took_us = started.elapsed().as_micros() as u64, ok = result.is_ok(), "download catalogue refreshed");
         result
     }
 
@@ -135,14 +137,22 @@ impl TorrentCatalogue {
     /// Re-reads just these torrents, typically right after a write to them. Transmission reads
     /// only them (so `observed_at` stays that of the last whole refresh); qBittorrent's maindata
     /// is incremental anyway, so there this is a plain [`TorrentCatalogue::refresh`].
+    /// Either way the rows count as changed ([`TorrentCatalogue::rows_version`] moves), so no
+    /// live read made before the write is handed out after it.
     pub async fn refresh_hashes(&self, hashes: &[InfoHash]) -> Result<RefreshReport> {
         let mut cursor = self.cursor.lock().await;
-        if let (DownloadClient::Transmission(c), Cursor::Tr(cur)) = (&*self.client, &mut *cursor) {
-            let delta = transmission::fetch_hashes(c, hashes).await?;
-            return Ok(self.apply_tr(cur, delta));
-        }
-        let result = self.refresh_locked(&mut cursor).await;
-        self.record(&result);
+        let result = if let (DownloadClient::Transmission(c), Cursor::Tr(cur)) =
+            (&*self.client, &mut *cursor)
+        {
+            transmission::fetch_hashes(c, hashes)
+                .await
+                .map(|delta| self.apply_tr(cur, delta))
+        } else {
+            let result = self.refresh_locked(&mut cursor).await;
+            self.record(&result);
+            result
+        };
+        self.state.write().touch_rows();
         result
     }
 
@@ -211,28 +221,53 @@ impl TorrentCatalogue {
 
     fn apply_qb(&self, cursor: &mut QbCursor, md: MainData) -> RefreshReport {
         let full = md.full_update;
+        let locked = Instant::now();
         let mut s = self.state.write();
+        let waited = locked.elapsed();
         s.touch(); // categories, tags and server figures change outside the rows
         let (upserted, removed) = qbittorrent::apply_maindata(&mut s, cursor, md);
-        RefreshReport {
+        let report = RefreshReport {
             full,
             upserted,
             removed,
             rows: s.rows().len(),
-        }
+        };
+        drop(s);
+        self.log_applied(&report, waited, locked.elapsed() - waited);
+        report
     }
 
     fn apply_tr(&self, cursor: &mut TrCursor, delta: TrDelta) -> RefreshReport {
         let full = delta.full;
+        let locked = Instant::now();
         let mut s = self.state.write();
+        let waited = locked.elapsed();
         s.touch();
         let (upserted, removed) = transmission::apply(&mut s, cursor, delta);
-        RefreshReport {
+        let report = RefreshReport {
             full,
             upserted,
             removed,
             rows: s.rows().len(),
-        }
+        };
+        drop(s);
+        self.log_applied(&report, waited, locked.elapsed() - waited);
+        report
+    }
+
+    /// What a refresh applied and how long readers were kept out (readers wait for the whole
+    /// write section, and for the wait before it: a waiting writer blocks new readers).
+    fn log_applied(&self, report: &RefreshReport, waited: Duration, held: Duration) {
+        tracing::debug!(
+            instance = %self.instance,
+            full = report.full,
+            upserted = report.upserted,
+            removed = report.removed,
+            rows = report.rows,
+            lock_wait_us = waited.as_micros() as u64,
+            lock_held_us = held.as_micros() as u64,
+            "download catalogue applied a refresh"
+        );
     }
 
     /// maindata has no tracker messages: fetch them for a few torrents whose trackers all fail.
@@ -360,6 +395,12 @@ impl TorrentCatalogue {
     /// server figures or the freshness. Equal versions mean equal answers to every read.
     pub fn version(&self) -> u64 {
         self.state.read().generation()
+    }
+
+    /// Changes whenever a row changes, is added or removed, or a write was re-read; not when a
+    /// refresh found nothing new. What is read live about a torrent stays valid while it holds.
+    pub fn rows_version(&self) -> u64 {
+        self.state.read().rows_generation()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -38,6 +38,9 @@ pub(crate) struct CatalogueState {
     /// Counts changes to anything a view shows (rows, labels, freshness), so what was derived
     /// from the state knows when it went stale.
     generation: u64,
+    /// The generation of the last change to the rows themselves (a row changed, added or
+    /// removed, or a write re-read): freshness and labels alone leave it.
+    rows_generation: u64,
     index: HashMap<InfoHash, u32>,
     /// Counts and sums over `rows`, kept by the same three functions.
     tally: Tally,
@@ -63,6 +66,10 @@ impl CatalogueState {
         self.generation
     }
 
+    pub(crate) fn rows_generation(&self) -> u64 {
+        self.rows_generation
+    }
+
     pub(crate) fn tally(&self) -> &Tally {
         &self.tally
     }
@@ -76,6 +83,12 @@ impl CatalogueState {
     /// Marks a change made outside `upsert`, `remove` and `clear_rows`.
     pub(crate) fn touch(&mut self) {
         self.generation += 1;
+    }
+
+    /// Marks the rows as changed though no field did (a write was just made to them).
+    pub(crate) fn touch_rows(&mut self) {
+        self.generation += 1;
+        self.rows_generation = self.generation;
     }
 
     pub(crate) fn get(&self, hash: &InfoHash) -> Option<&Torrent> {
@@ -97,6 +110,7 @@ impl CatalogueState {
                 return;
             }
             self.generation += 1;
+            self.rows_generation = self.generation;
             self.tally.remove(&before);
             self.tally.add(row);
             self.changes.mark_row(&before, row, self.generation);
@@ -105,6 +119,7 @@ impl CatalogueState {
         let mut row = Torrent::blank(hash, &self.interner.empty, &self.interner.no_tags);
         f(&mut row, &mut self.interner);
         self.generation += 1;
+        self.rows_generation = self.generation;
         self.tally.add(&row);
         self.changes.mark(Fields::PLACE, self.generation);
         self.index.insert(hash, self.rows.len() as u32);
@@ -117,6 +132,7 @@ impl CatalogueState {
         };
         let i = i as usize;
         self.generation += 1;
+        self.rows_generation = self.generation;
         self.changes.mark(Fields::PLACE, self.generation);
         let gone = self.rows.swap_remove(i);
         self.tally.remove(&gone);
@@ -129,6 +145,7 @@ impl CatalogueState {
     /// Forgets every row and interned string, before a full refresh.
     pub(crate) fn clear_rows(&mut self) {
         self.generation += 1;
+        self.rows_generation = self.generation;
         self.changes.mark(Fields::PLACE, self.generation);
         self.rows.clear();
         self.index.clear();
@@ -140,6 +157,7 @@ impl CatalogueState {
     /// refresh was read, in place of this state's.
     pub(crate) fn replace_rows(&mut self, staged: CatalogueState) {
         self.generation += 1;
+        self.rows_generation = self.generation;
         self.changes.mark(Fields::PLACE, self.generation);
         self.rows = staged.rows;
         self.index = staged.index;
@@ -176,5 +194,24 @@ mod tests {
         }
         assert!(s.remove(&h(4)));
         assert_eq!(&*s.get(&h(3)).unwrap().name, "t3");
+    }
+
+    #[test]
+    fn the_rows_generation_moves_with_the_rows_only() {
+        let mut s = CatalogueState::default();
+        s.upsert(h(1), |t, i| t.name = i.str("one"));
+        let rows = s.rows_generation();
+        s.touch();
+        s.upsert(h(1), |t, i| t.name = i.str("one"));
+        assert_eq!(s.rows_generation(), rows, "freshness and an unchanged row");
+        assert!(s.generation() > rows);
+        s.upsert(h(1), |t, i| t.name = i.str("uno"));
+        let renamed = s.rows_generation();
+        assert!(renamed > rows);
+        s.touch_rows();
+        let written = s.rows_generation();
+        assert!(written > renamed);
+        assert!(s.remove(&h(1)));
+        assert!(s.rows_generation() > written);
     }
 }
