@@ -36,8 +36,6 @@ pub(crate) struct Shared {
     pub libraries: Libraries,
     /// Answers read from the store, kept while the database is unchanged.
     pub stored: crate::stored::Stored,
-    /// whoami's answers, kept per authority.
-    pub whoami: crate::server::whoami::Kept,
 }
 
 /// The tool host: one per process.
@@ -97,7 +95,6 @@ impl App {
                 catalogues: Catalogues::from_instances(&instances),
                 libraries: Libraries::from_instances(&instances),
                 stored: crate::stored::Stored::default(),
-                whoami: crate::server::whoami::Kept::default(),
                 store,
                 settings,
                 instances,

@@ -167,11 +167,6 @@ impl Ctx {
         &self.shared.stored
     }
 
-    /// whoami's answers, kept per authority.
-    pub(crate) fn kept_whoami(&self) -> &crate::server::whoami::Kept {
-        &self.shared.whoami
-    }
-
     pub fn settings(&self) -> &Settings {
         &self.shared.settings
     }

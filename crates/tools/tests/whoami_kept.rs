@@ -182,6 +182,28 @@ fn movie_quota(out: &Output) -> Value {
 }
 
 #[tokio::test]
+async fn two_keys_of_one_person_and_grant_each_see_their_own_key() {
+    let f = fixture().await;
+    let first = ask(&f).await;
+    assert_eq!(first.data()["key_id"], f.key_id.as_str());
+    let ann = f.other.person_by_name("ann").await.unwrap().unwrap();
+    let second = f
+        .other
+        .create_key(ann.id, "grabber", None, None)
+        .await
+        .unwrap();
+    let caller = f
+        .app
+        .authenticate(second.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let out = whoami(&f, &caller).await;
+    assert_eq!(out.data()["key_id"], second.info.key_id.as_str());
+    assert_eq!(ask(&f).await.data()["key_id"], f.key_id.as_str());
+}
+
+#[tokio::test]
 async fn a_request_quota_set_and_charged_through_another_handle_shows_at_the_next_call() {
     let f = fixture().await;
     let caller = f.app.authenticate(&f.key).await.unwrap().unwrap();

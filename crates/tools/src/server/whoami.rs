@@ -2,21 +2,23 @@
 //! content limits behind this key.
 //!
 //! The answer is a function of the caller's authority, the database's state and the clock only
-//! through allowance and quota windows, so it is kept per authority (see [`Kept`]) until the
-//! database changes or a counted charge leaves its window. The caller's key is checked anew on
+//! through allowance and quota windows, so it is kept per authority (through [`crate::stored`]) until
+//! the database changes or a counted charge leaves its window. The caller's key is checked anew on
 //! every request before the tool runs, so a kept answer never outlives a revocation.
 
-use std::{collections::BTreeSet, fmt::Write, sync::Arc};
+use std::{collections::BTreeSet, fmt::Write};
 
 use domain::{Capability, Role};
-use parking_lot::Mutex;
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
-use store::{Authority, Version};
 
-use crate::{Ctx, Meta, Output, Tool, ToolError, requests::earliest};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    requests::earliest,
+    stored::{self, Keep},
+};
 
 pub struct Whoami;
 
@@ -102,25 +104,18 @@ impl Tool for Whoami {
     };
 
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
-        let authority = &ctx.caller.authority;
-        let kept = ctx.kept_whoami();
-        // Read before the data: a commit racing the computation can only cause a miss.
-        let version = ctx.store().version();
-        if let Some(version) = version
-            && let Some(hit) = kept.get(authority, version, now_ms())
-        {
-            return Ok(hit);
-        }
-        let (answer, changes_at) = answer(ctx).await?;
-        Ok(match version {
-            Some(version) => kept.put(authority, version, now_ms(), changes_at, answer),
-            None => answer,
-        })
+        // The key is part of the answer; the view compares person and grant only.
+        let view = stored::view(ctx, &ctx.caller.authority.key_id);
+        ctx.stored()
+            .answer(ctx.store(), Self::META.name, view, || async {
+                let (answer, changes_at) = answer(ctx).await?;
+                Ok((
+                    answer,
+                    changes_at.map_or(Keep::WhileUnchanged, Keep::Before),
+                ))
+            })
+            .await
     }
-}
-
-fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
 }
 
 /// The answer as it stands now, and the first instant it would read differently without a
@@ -179,146 +174,10 @@ async fn answer(ctx: &Ctx) -> Result<(Output, Option<i64>), ToolError> {
     Ok((out, changes_at))
 }
 
-/// Callers whose answers are kept at most (a household's keys).
-const KEPT: usize = 16;
-
-/// whoami's answers kept per authority, rendered once.
-///
-/// An entry is used only for the very same authority (the `Arc` the store handed out, held
-/// here so its address cannot be taken by another while kept), under the same database state,
-/// and before its first counted charge leaves its window. Any commit, by this process or
-/// another (the CLI), changes the state: a use of an allowance, a grant or person change.
-#[derive(Default)]
-pub(crate) struct Kept(Mutex<Vec<Entry>>);
-
-struct Entry {
-    authority: Arc<Authority>,
-    version: Version,
-    /// The answer holds from this instant (unix ms) ...
-    from: i64,
-    /// ... until this one, when a counted charge leaves its window.
-    before: Option<i64>,
-    answer: Output,
-}
-
-impl Kept {
-    /// The answer kept for `authority` under `version`, when it still holds at `now`.
-    fn get(&self, authority: &Arc<Authority>, version: Version, now: i64) -> Option<Output> {
-        let entries = self.0.lock();
-        let entry = entries
-            .iter()
-            .find(|e| Arc::ptr_eq(&e.authority, authority))?;
-        let holds = entry.version == version
-            && entry.from <= now
-            && entry.before.is_none_or(|before| now < before);
-        holds.then(|| entry.answer.clone())
-    }
-
-    /// Keeps `answer`, computed under `version` and finished at `from`, until `before`;
-    /// returns it to hand out. Answers of another state are let go.
-    fn put(
-        &self,
-        authority: &Arc<Authority>,
-        version: Version,
-        from: i64,
-        before: Option<i64>,
-        answer: Output,
-    ) -> Output {
-        let answer = answer.shared();
-        let mut entries = self.0.lock();
-        entries.retain(|e| e.version == version && !Arc::ptr_eq(&e.authority, authority));
-        entries.insert(
-            0,
-            Entry {
-                authority: authority.clone(),
-                version,
-                from,
-                before,
-                answer: answer.clone(),
-            },
-        );
-        entries.truncate(KEPT);
-        answer
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
 
     use super::*;
-
-    /// A file store (it has database states) and its owner's authority.
-    async fn owner() -> (store::Store, Arc<Authority>, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(dir.path()).await.unwrap();
-        let (_, key) = store.bootstrap_owner("owner").await.unwrap().unwrap();
-        let authority = store
-            .key_authority(&key.info.key_id)
-            .await
-            .unwrap()
-            .unwrap();
-        (store, authority, dir)
-    }
-
-    #[tokio::test]
-    async fn a_kept_answer_holds_from_its_instant_until_a_charge_leaves_its_window() {
-        let (store, authority, _dir) = owner().await;
-        let version = store.version().unwrap();
-        let kept = Kept::default();
-        kept.put(
-            &authority,
-            version,
-            1_000,
-            Some(5_000),
-            Output::new("kept", json!(1)),
-        );
-        for now in [1_000, 4_999] {
-            let hit = kept.get(&authority, version, now);
-            assert_eq!(hit.map(|o| o.summary), Some("kept".into()), "at {now}");
-        }
-        assert!(
-            kept.get(&authority, version, 5_000).is_none(),
-            "the window rolled over"
-        );
-        assert!(
-            kept.get(&authority, version, 999).is_none(),
-            "never for an earlier instant"
-        );
-        kept.put(
-            &authority,
-            version,
-            1_000,
-            None,
-            Output::new("no charge", json!(1)),
-        );
-        assert!(
-            kept.get(&authority, version, i64::MAX).is_some(),
-            "only a write changes it"
-        );
-    }
-
-    #[tokio::test]
-    async fn a_kept_answer_is_for_the_same_authority_under_the_same_state_only() {
-        let (store, authority, _dir) = owner().await;
-        let version = store.version().unwrap();
-        let kept = Kept::default();
-        kept.put(&authority, version, 0, None, Output::new("kept", json!(1)));
-        let equal = Arc::new(Authority::clone(&authority));
-        assert!(
-            kept.get(&equal, version, 1).is_none(),
-            "another authority, even an equal one"
-        );
-        store.set_tool_switch("whoami", false).await.unwrap();
-        let changed = store.version().unwrap();
-        assert!(kept.get(&authority, changed, 1).is_none(), "any commit");
-        kept.put(&equal, changed, 0, None, Output::new("new", json!(1)));
-        assert_eq!(
-            kept.0.lock().len(),
-            1,
-            "answers of the older state are let go"
-        );
-    }
 
     #[test]
     fn the_limits_view_writes_what_a_tree_of_the_limits_wrote() {
