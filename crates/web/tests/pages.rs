@@ -140,7 +140,8 @@ async fn the_owner_approves_in_the_browser_and_sees_the_change_applied() {
     b.type_into("#name", "owner").await;
     b.type_into("#password", PASSWORD).await;
     b.click("#sign-in").await;
-    assert!(b.url().await.ends_with("/changes"), "{}", b.url().await);
+    let url = b.wait_url("/changes").await;
+    assert!(url.ends_with("/changes"), "{url}");
     assert!(b.text("#pending").await.contains("delete 1 torrent"));
     b.screenshot("2-changes").await;
 
@@ -477,6 +478,9 @@ async fn the_owner_reads_a_settings_diff_in_the_browser_and_approves_it() {
     b.type_into("#name", "owner").await;
     b.type_into("#password", PASSWORD).await;
     b.click("#sign-in").await;
+    // The click returns before the redirect that signs in is followed.
+    let url = b.wait_url("/changes").await;
+    assert!(url.contains("/changes"), "not signed in: {url}");
     b.goto(&review).await;
     let diff = b.text("#settings-diff").await;
     for line in [
