@@ -152,22 +152,29 @@ async fn a_key_revoked_through_another_handle_gets_no_answer_at_the_next_call() 
     assert!(caller.is_none(), "the key is checked before any answer");
 }
 
+/// A new key of the grant "grabber" for `person`, made through the other handle, and the
+/// caller it authenticates: its key id and the caller.
+async fn new_key(f: &Fixture, person: domain::PersonId) -> (String, Caller) {
+    let key = f
+        .other
+        .create_key(person, "grabber", None, None)
+        .await
+        .unwrap();
+    let caller = f
+        .app
+        .authenticate(key.secret.expose())
+        .await
+        .unwrap()
+        .expect("a live key");
+    (key.info.key_id, caller)
+}
+
 #[tokio::test]
 async fn callers_do_not_share_kept_answers() {
     let f = fixture().await;
     let ann = ask(&f).await;
     let bob = f.other.add_person("bob", Role::Kid).await.unwrap();
-    let key = f
-        .other
-        .create_key(bob.id, "grabber", None, None)
-        .await
-        .unwrap();
-    let bobs = f
-        .app
-        .authenticate(key.secret.expose())
-        .await
-        .unwrap()
-        .unwrap();
+    let (_, bobs) = new_key(&f, bob.id).await;
     let out = whoami(&f, &bobs).await;
     assert_eq!(out.data()["person"]["name"], "bob");
     assert_eq!(
@@ -187,19 +194,9 @@ async fn two_keys_of_one_person_and_grant_each_see_their_own_key() {
     let first = ask(&f).await;
     assert_eq!(first.data()["key_id"], f.key_id.as_str());
     let ann = f.other.person_by_name("ann").await.unwrap().unwrap();
-    let second = f
-        .other
-        .create_key(ann.id, "grabber", None, None)
-        .await
-        .unwrap();
-    let caller = f
-        .app
-        .authenticate(second.secret.expose())
-        .await
-        .unwrap()
-        .unwrap();
+    let (second, caller) = new_key(&f, ann.id).await;
     let out = whoami(&f, &caller).await;
-    assert_eq!(out.data()["key_id"], second.info.key_id.as_str());
+    assert_eq!(out.data()["key_id"], second.as_str());
     assert_eq!(ask(&f).await.data()["key_id"], f.key_id.as_str());
 }
 

@@ -32,12 +32,12 @@ impl Tool for GetGuide {
     };
 
     async fn run(&self, _ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let at = Topic::ALL.iter().position(|t| *t == input.topic);
-        Ok(ANSWERS[at.unwrap_or_default()].clone())
+        Ok(ANSWERS[input.topic as usize].clone())
     }
 }
 
-/// Each topic's answer (in [`Topic::ALL`]'s order), made once: the guides are part of the
+/// Each topic's answer (in [`Topic::ALL`]'s order, which is the declaration order, so a
+/// topic's discriminant is its index: see the test), made once: the guides are part of the
 /// build, so the answer is the same for everyone, and its rendered form is shared.
 static ANSWERS: LazyLock<[Output; 3]> = LazyLock::new(|| Topic::ALL.map(answer));
 
@@ -53,4 +53,17 @@ fn answer(t: Topic) -> Output {
         data,
     )
     .shared()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_topic_finds_its_own_answer() {
+        for t in Topic::ALL {
+            let data = ANSWERS[t as usize].data();
+            assert_eq!(data["topic"], t.name());
+        }
+    }
 }

@@ -221,9 +221,9 @@ impl TorrentCatalogue {
 
     fn apply_qb(&self, cursor: &mut QbCursor, md: MainData) -> RefreshReport {
         let full = md.full_update;
-        let locked = Instant::now();
+        let asked = Instant::now();
         let mut s = self.state.write();
-        let waited = locked.elapsed();
+        let waited = asked.elapsed();
         s.touch(); // categories, tags and server figures change outside the rows
         let (upserted, removed) = qbittorrent::apply_maindata(&mut s, cursor, md);
         let report = RefreshReport {
@@ -233,15 +233,15 @@ impl TorrentCatalogue {
             rows: s.rows().len(),
         };
         drop(s);
-        self.log_applied(&report, waited, locked.elapsed() - waited);
+        self.log_applied(&report, waited, asked.elapsed() - waited);
         report
     }
 
     fn apply_tr(&self, cursor: &mut TrCursor, delta: TrDelta) -> RefreshReport {
         let full = delta.full;
-        let locked = Instant::now();
+        let asked = Instant::now();
         let mut s = self.state.write();
-        let waited = locked.elapsed();
+        let waited = asked.elapsed();
         s.touch();
         let (upserted, removed) = transmission::apply(&mut s, cursor, delta);
         let report = RefreshReport {
@@ -251,7 +251,7 @@ impl TorrentCatalogue {
             rows: s.rows().len(),
         };
         drop(s);
-        self.log_applied(&report, waited, locked.elapsed() - waited);
+        self.log_applied(&report, waited, asked.elapsed() - waited);
         report
     }
 
