@@ -4,7 +4,7 @@
 //! which is as cheap; so are queries of several words (their matches are the intersection) and
 //! prefixes that are no word of the data ("th"), which rank per query too.
 
-use super::{Builtin, films::Film};
+use super::{Builtin, films::Film, search::Scores};
 
 /// A one-word query matching at least this many films has its ranking computed at load.
 pub(crate) const BROAD: usize = 1_000;
@@ -14,10 +14,9 @@ pub(crate) const BROAD: usize = 1_000;
 pub(crate) struct Broad {
     /// Ids (in the index's sorted vocabulary) of the terms that have a ranking, ascending.
     terms: Box<[u32]>,
-    /// The ranking of `terms[k]` is `docs[starts[k]..starts[k + 1]]`.
-    starts: Box<[u32]>,
-    /// Film positions, best first, as `Builtin::rank_tokens` orders them.
-    docs: Box<[u32]>,
+    /// The ranking of `terms[k]`: film positions, best first, as `Builtin::rank_tokens` orders
+    /// them. Each is kept as ranked (one allocation of its exact size, never copied).
+    rankings: Box<[Box<[u32]>]>,
 }
 
 impl Broad {
@@ -25,37 +24,38 @@ impl Broad {
     /// `b`'s own `broad` is not read (it is empty while this runs).
     pub fn build(b: &Builtin) -> Broad {
         let mut terms = Vec::new();
-        let mut starts = vec![0u32];
-        let mut docs = Vec::new();
+        let mut rankings = Vec::new();
+        let mut scores = Scores::default();
         for t in 0..b.index.term_count() {
             if b.index.reach(t) < BROAD {
                 continue;
             }
             let word = b.index.term_text(t).to_string();
-            let (ranked, total) = b.rank_tokens(&[word], None, usize::MAX);
+            let (ranked, total) = b.rank_with(&[word], None, usize::MAX, &mut scores);
             if total < BROAD {
                 continue;
             }
             terms.push(t);
-            docs.extend_from_slice(&ranked);
-            starts.push(docs.len() as u32);
+            rankings.push(ranked.into_boxed_slice());
         }
         Broad {
             terms: terms.into_boxed_slice(),
-            starts: starts.into_boxed_slice(),
-            docs: docs.into_boxed_slice(),
+            rankings: rankings.into_boxed_slice(),
         }
     }
 
     /// The precomputed ranking of the one-word query `term`, if it is broad.
     pub fn ranking(&self, term: u32) -> Option<&[u32]> {
         let k = self.terms.binary_search(&term).ok()?;
-        Some(&self.docs[self.starts[k] as usize..self.starts[k + 1] as usize])
+        Some(&self.rankings[k])
     }
 
     /// How many words have a ranking, and how many film positions they hold (for the load log).
     pub fn size(&self) -> (usize, usize) {
-        (self.terms.len(), self.docs.len())
+        (
+            self.terms.len(),
+            self.rankings.iter().map(|r| r.len()).sum(),
+        )
     }
 }
 

@@ -2,7 +2,7 @@
 //! (directors and cast), each with its postings, plus a sorted vocabulary for prefix lookups.
 
 use super::{
-    films::{Films, List},
+    films::{Film, Films, List},
     strs::{Interner, Strs},
 };
 use crate::text::fold;
@@ -36,6 +36,11 @@ impl Bits {
         self.0.iter().all(|w| *w == 0)
     }
 
+    /// How many positions are set.
+    pub fn count(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
     /// Positions of set bits, ascending.
     pub fn ones(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(wi, &w)| {
@@ -62,9 +67,24 @@ pub(crate) struct TokenHits {
     pub people: Bits,
 }
 
-/// Where a posting was found; title postings sort before people postings.
-const TITLE: u64 = 0;
-const PEOPLE: u64 = 1 << 31;
+/// Folds `film`'s title and its directors' and cast's names into `keys`: each term's vocabulary id
+/// `v` as `2v` (a title word) or `2v + 1` (a word of a name), ascending, once each. Returns the
+/// folded title.
+fn film_keys(film: Film<'_>, vocab: &mut Interner, keys: &mut Vec<u32>) -> String {
+    keys.clear();
+    let folded = fold(film.title());
+    keys.extend(words_of(&folded).map(|t| vocab.intern(t) * 2));
+    for name in film.names(List::Directors).chain(film.names(List::Cast)) {
+        keys.extend(words_of(&fold(name)).map(|t| vocab.intern(t) * 2 + 1));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    folded
+}
+
+fn words_of(folded: &str) -> impl Iterator<Item = &str> {
+    folded.split(' ').filter(|t| !t.is_empty())
+}
 
 pub(crate) struct Index {
     /// Every term, sorted, so exact and prefix lookups are binary searches.
@@ -82,58 +102,64 @@ pub(crate) struct Index {
 }
 
 impl Index {
+    /// Built in two passes over the films, folding each title and name twice instead of holding
+    /// every (term, film) pair: the first learns the vocabulary and counts each list's postings,
+    /// the second writes every posting straight into its place.
     pub fn build(films: &Films) -> Index {
-        let mut vocab = Interner::new();
-        // (term << 32 | where | film), sorted below into postings lists.
-        let mut found: Vec<u64> = Vec::with_capacity(films.len() * 20);
-        let mut folded_titles = Strs::default();
+        let title_bytes: usize = films.iter().map(|f| f.title().len()).sum();
+        // The shipped data has two terms per film, 6.5 bytes long on average.
+        let mut vocab = Interner::with_capacity(films.len() * 3, films.len() * 14);
+        let mut folded_titles = Strs::with_capacity(films.len(), title_bytes);
         let mut title_words = Vec::with_capacity(films.len());
-        for (i, film) in films.iter().enumerate() {
-            let i = i as u64;
-            let folded = fold(film.title());
-            for t in folded.split(' ').filter(|t| !t.is_empty()) {
-                found.push(u64::from(vocab.intern(t)) << 32 | TITLE | i);
-            }
-            let words = folded
-                .split(' ')
-                .filter(|t| !t.is_empty() && !STOP_WORDS.contains(t))
+        // Per vocabulary id `v`: postings of `2v` (title) and `2v + 1` (people).
+        let mut counts: Vec<u32> = Vec::with_capacity(films.len() * 4);
+        let mut keys = Vec::new();
+        for film in films.iter() {
+            let folded = film_keys(film, &mut vocab, &mut keys);
+            counts.resize(vocab.len() * 2, 0);
+            keys.iter().for_each(|&k| counts[k as usize] += 1);
+            let words = words_of(&folded)
+                .filter(|t| !STOP_WORDS.contains(t))
                 .count();
             title_words.push(words.min(255) as u8);
             folded_titles.push(&folded);
-            for name in film.names(List::Directors).chain(film.names(List::Cast)) {
-                let folded = fold(name);
-                for t in folded.split(' ').filter(|t| !t.is_empty()) {
-                    found.push(u64::from(vocab.intern(t)) << 32 | PEOPLE | i);
-                }
-            }
         }
-        // Renumber terms in sorted order, then group postings by term.
+        // Number terms in sorted order; `starts` first holds where each list begins.
         let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| vocab.get(a).cmp(vocab.get(b)));
+        let term_bytes = (0..vocab.len() as u32).map(|v| vocab.get(v).len()).sum();
+        let mut terms = Strs::with_capacity(vocab.len(), term_bytes);
+        let mut starts = vec![0u32; vocab.len() * 2 + 1];
+        let mut next = 0;
+        for (t, &v) in order.iter().enumerate() {
+            terms.push(vocab.get(v));
+            for w in 0..2 {
+                starts[t * 2 + w] = next;
+                next += counts[v as usize * 2 + w];
+            }
+        }
+        starts[vocab.len() * 2] = next;
+        drop(counts);
         let mut rank = vec![0u32; order.len()];
-        let mut terms = Strs::default();
-        for (r, &id) in order.iter().enumerate() {
-            rank[id as usize] = r as u32;
-            terms.push(vocab.get(id));
+        for (t, &v) in order.iter().enumerate() {
+            rank[v as usize] = t as u32;
         }
-        drop((vocab, order));
-        terms.shrink_to_fit();
-        for p in &mut found {
-            *p = u64::from(rank[(*p >> 32) as usize]) << 32 | (*p & 0xffff_ffff);
+        drop(order);
+        // Second pass: each posting goes to its list's next free place (`starts` counts up).
+        let mut postings = vec![0u32; next as usize].into_boxed_slice();
+        for (i, film) in films.iter().enumerate() {
+            film_keys(film, &mut vocab, &mut keys);
+            for &k in &keys {
+                let at = &mut starts[(rank[(k / 2) as usize] * 2 + k % 2) as usize];
+                postings[*at as usize] = i as u32;
+                *at += 1;
+            }
         }
-        drop(rank);
-        found.sort_unstable();
-        found.dedup();
-        let mut starts = vec![0u32; terms.len() * 2 + 1];
-        for p in &found {
-            starts[((p >> 32) * 2 + (p >> 31 & 1)) as usize + 1] += 1;
-        }
-        for k in 1..starts.len() {
-            starts[k] += starts[k - 1];
-        }
-        let postings = found.iter().map(|p| (p & 0x7fff_ffff) as u32).collect();
-        drop(found);
-        folded_titles.shrink_to_fit();
+        drop((vocab, rank));
+        // Each list's free place is now where the next one begins: shift them back to starts.
+        let last = starts.len() - 1;
+        starts.copy_within(..last, 1);
+        starts[0] = 0;
         Index {
             terms,
             starts: starts.into_boxed_slice(),
@@ -230,7 +256,45 @@ const STOP_WORDS: [&str; 14] = [
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
+    use crate::builtin::Builtin;
+
+    #[test]
+    fn postings_equal_a_plain_index_of_the_shipped_data() {
+        let b = Builtin::shared().expect("the shipped data loads");
+        // term -> (title films, people films), each ascending and once.
+        let mut plain: BTreeMap<String, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
+        for (i, film) in b.films.iter().enumerate() {
+            let i = i as u32;
+            let people = film.names(List::Directors).chain(film.names(List::Cast));
+            let words = std::iter::once((film.title(), false)).chain(people.map(|n| (n, true)));
+            for (text, is_person) in words {
+                for t in words_of(&fold(text)) {
+                    let (title, people) = plain.entry(t.to_string()).or_default();
+                    let list = if is_person { people } else { title };
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
+            }
+        }
+        let index = &b.index;
+        assert_eq!(index.term_count() as usize, plain.len());
+        for (t, (word, (title, people))) in plain.iter().enumerate() {
+            let t = t as u32;
+            assert_eq!(index.term_text(t), word);
+            assert_eq!(index.title_postings(t), title, "title postings of {word:?}");
+            assert_eq!(
+                index.people_postings(t),
+                people,
+                "people postings of {word:?}"
+            );
+        }
+        let folded: Vec<String> = b.films.iter().map(|f| fold(f.title())).collect();
+        assert!((0..b.films.len()).all(|i| index.folded_titles.get(i as u32) == folded[i]));
+    }
 
     #[test]
     fn bits_iterate_in_order() {
@@ -242,5 +306,6 @@ mod tests {
         b.and_with(&c);
         assert_eq!(b.ones().collect::<Vec<_>>(), [64]);
         assert!(!b.is_empty() && b.get(64) && !b.get(3));
+        assert_eq!(b.count(), 1);
     }
 }

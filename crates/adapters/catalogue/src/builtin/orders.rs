@@ -16,8 +16,9 @@ pub(crate) struct Orders {
     by_genre: Box<[u32]>,
     /// Per film, the rank of its folded title among all folded titles (equal titles, equal ranks).
     pub title_rank: Box<[u32]>,
-    /// (name id, film) pairs of directors and cast, sorted: a person's films are one run.
-    person_names: Box<[u32]>,
+    /// The films of the person named by string id `s` (director or cast), ascending, are
+    /// `person_films[person_starts[s]..person_starts[s + 1]]`.
+    person_starts: Box<[u32]>,
     person_films: Box<[u32]>,
 }
 
@@ -25,7 +26,8 @@ impl Orders {
     pub fn build(films: &Films, index: &Index, genres: usize) -> Orders {
         let n = films.len() as u32;
         let mut by_title: Vec<u32> = (0..n).collect();
-        by_title.sort_by(|&a, &b| index.folded_titles.get(a).cmp(index.folded_titles.get(b)));
+        by_title
+            .sort_unstable_by(|&a, &b| index.folded_titles.get(a).cmp(index.folded_titles.get(b)));
         let mut title_rank = vec![0u32; films.len()];
         let mut rank = 0;
         for (k, &i) in by_title.iter().enumerate() {
@@ -36,7 +38,7 @@ impl Orders {
         }
         drop(by_title);
         let mut browse: Vec<u32> = (0..n).collect();
-        browse.sort_by_key(|&i| {
+        browse.sort_unstable_by_key(|&i| {
             (
                 std::cmp::Reverse(films.get(i).year()),
                 title_rank[i as usize],
@@ -60,23 +62,14 @@ impl Orders {
                 next[g as usize] += 1;
             }
         }
-        let mut people: Vec<(u32, u32)> = films
-            .iter()
-            .enumerate()
-            .flat_map(|(i, f)| {
-                let names = f.list(List::Directors).iter().chain(f.list(List::Cast));
-                names.map(move |&name| (name, i as u32))
-            })
-            .collect();
-        people.sort_unstable();
-        people.dedup();
+        let (person_starts, person_films) = people(films);
         Orders {
             browse: browse.into_boxed_slice(),
             genre_starts: genre_starts.into_boxed_slice(),
             by_genre: by_genre.into_boxed_slice(),
             title_rank: title_rank.into_boxed_slice(),
-            person_names: people.iter().map(|p| p.0).collect(),
-            person_films: people.iter().map(|p| p.1).collect(),
+            person_starts,
+            person_films,
         }
     }
 
@@ -112,8 +105,47 @@ impl Orders {
 
     /// Films listing this name (a string id) as a director or cast member, ascending, once each.
     pub fn films_of(&self, name: u32) -> &[u32] {
-        let start = self.person_names.partition_point(|&p| p < name);
-        let end = self.person_names.partition_point(|&p| p <= name);
-        &self.person_films[start..end]
+        let name = name as usize;
+        match (
+            self.person_starts.get(name),
+            self.person_starts.get(name + 1),
+        ) {
+            (Some(&a), Some(&b)) => &self.person_films[a as usize..b as usize],
+            _ => &[],
+        }
     }
+}
+
+/// Each person's films, grouped by name id, counted first so each film is written once in place.
+fn people(films: &Films) -> (Box<[u32]>, Box<[u32]>) {
+    let mut starts = vec![0u32; films.strs.len() + 1];
+    let mut names = Vec::new();
+    let each_film = |names: &mut Vec<u32>, i: u32| {
+        let f = films.get(i);
+        names.clear();
+        names.extend(f.list(List::Directors).iter().chain(f.list(List::Cast)));
+        names.sort_unstable();
+        names.dedup();
+    };
+    for i in 0..films.len() as u32 {
+        each_film(&mut names, i);
+        names.iter().for_each(|&s| starts[s as usize + 1] += 1);
+    }
+    for s in 1..starts.len() {
+        starts[s] += starts[s - 1];
+    }
+    // Filled through each name's next free place, which ends where the next name's films start.
+    let mut person_films = vec![0u32; starts[starts.len() - 1] as usize].into_boxed_slice();
+    for i in 0..films.len() as u32 {
+        each_film(&mut names, i);
+        for &s in &names {
+            let at = &mut starts[s as usize];
+            person_films[*at as usize] = i;
+            *at += 1;
+        }
+    }
+    let last = starts.len() - 1;
+    starts.copy_within(..last, 1);
+    starts[0] = 0;
+    (starts.into_boxed_slice(), person_films)
 }

@@ -33,6 +33,10 @@ struct Rank {
     film: u32,
 }
 
+/// Room for the scores of one query's matches.
+#[derive(Default)]
+pub(crate) struct Scores(Vec<Rank>);
+
 impl Builtin {
     /// Positions of films matching `query` and passing `keep` (`None`: every film), best first.
     /// Only the best `want` come back sorted (enough for the page asked); the count is of every match.
@@ -58,6 +62,18 @@ impl Builtin {
         toks: &[String],
         keep: Option<&dyn Fn(Film<'_>) -> bool>,
         want: usize,
+    ) -> (Vec<u32>, usize) {
+        self.rank_with(toks, keep, want, &mut Scores::default())
+    }
+
+    /// [`Builtin::rank_tokens`], scoring in `scores` (emptied first): a caller ranking many
+    /// queries in a row reuses one buffer instead of growing a new one for each.
+    pub(crate) fn rank_with(
+        &self,
+        toks: &[String],
+        keep: Option<&dyn Fn(Film<'_>) -> bool>,
+        want: usize,
+        scores: &mut Scores,
     ) -> (Vec<u32>, usize) {
         if toks.is_empty() {
             return (Vec::new(), 0);
@@ -96,7 +112,9 @@ impl Builtin {
             .collect::<Vec<_>>()
             .join(" ");
 
-        let mut scored: Vec<Rank> = Vec::new();
+        let scored = &mut scores.0;
+        scored.clear();
+        scored.reserve(candidates.count());
         for d in candidates.ones() {
             let film = self.films.get(d);
             if keep.is_some_and(|keep| !keep(film)) {
@@ -139,7 +157,7 @@ impl Builtin {
             scored.truncate(want);
         }
         scored.sort_unstable();
-        (scored.into_iter().map(|s| s.film).collect(), total)
+        (scored.iter().map(|s| s.film).collect(), total)
     }
 
     /// Films released in `year`.

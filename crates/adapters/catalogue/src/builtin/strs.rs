@@ -19,6 +19,16 @@ impl Default for Strs {
 }
 
 impl Strs {
+    /// Room for `strings` strings of `bytes` bytes in all.
+    pub fn with_capacity(strings: usize, bytes: usize) -> Strs {
+        let mut bounds = Vec::with_capacity(strings + 1);
+        bounds.push(0);
+        Strs {
+            text: String::with_capacity(bytes),
+            bounds,
+        }
+    }
+
     /// Appends `s`, returning its id.
     pub fn push(&mut self, s: &str) -> u32 {
         self.text.push_str(s);
@@ -59,7 +69,8 @@ impl Strs {
 
 const EMPTY: u32 = u32::MAX;
 
-/// Interns strings into a [`Strs`]: equal strings get the same id. An open-addressing table of ids.
+/// Interns strings into a [`Strs`]: equal strings get the same id. An open-addressing table of ids,
+/// at most three quarters full.
 pub(crate) struct Interner {
     strs: Strs,
     slots: Vec<u32>,
@@ -67,17 +78,18 @@ pub(crate) struct Interner {
 }
 
 impl Interner {
-    pub fn new() -> Interner {
+    /// An interner sized for `strings` distinct strings of `bytes` bytes in all (it grows past that).
+    pub fn with_capacity(strings: usize, bytes: usize) -> Interner {
         Interner {
-            strs: Strs::default(),
-            slots: vec![EMPTY; 1024],
+            strs: Strs::with_capacity(strings, bytes),
+            slots: vec![EMPTY; (strings * 4 / 3 + 1).next_power_of_two().max(1024)],
             hasher: RandomState::new(),
         }
     }
 
     /// The id of `s`, storing it the first time it is seen.
     pub fn intern(&mut self, s: &str) -> u32 {
-        if (self.strs.len() + 1) * 2 > self.slots.len() {
+        if (self.strs.len() + 1) * 4 > self.slots.len() * 3 {
             self.grow();
         }
         let mask = self.slots.len() - 1;
@@ -130,7 +142,7 @@ mod tests {
 
     #[test]
     fn interns_and_searches() {
-        let mut i = Interner::new();
+        let mut i = Interner::with_capacity(10, 30);
         let words: Vec<String> = (0..3000).map(|n| format!("w{n}")).collect();
         let ids: Vec<u32> = words.iter().map(|w| i.intern(w)).collect();
         assert!(words.iter().zip(&ids).all(|(w, &id)| i.intern(w) == id));
