@@ -4,7 +4,11 @@
 //! which is as cheap; so are queries of several words (their matches are the intersection) and
 //! prefixes that are no word of the data ("th"), which rank per query too.
 
-use super::{Builtin, films::Film, search::Scores};
+use super::{
+    Builtin,
+    films::{Film, Pos, pos},
+    search::Scores,
+};
 
 /// A one-word query matching at least this many films has its ranking computed at load.
 pub(crate) const BROAD: usize = 1_000;
@@ -16,27 +20,30 @@ pub(crate) struct Broad {
     terms: Box<[u32]>,
     /// The ranking of `terms[k]`: film positions, best first, as `Builtin::rank_tokens` orders
     /// them. Each is kept as ranked (one allocation of its exact size, never copied).
-    rankings: Box<[Box<[u32]>]>,
+    rankings: Box<[Box<[Pos]>]>,
 }
 
 impl Broad {
     /// Ranks every term of `b`'s vocabulary whose one-word query matches at least [`BROAD`] films.
     /// `b`'s own `broad` is not read (it is empty while this runs).
     pub fn build(b: &Builtin) -> Broad {
-        let mut terms = Vec::new();
-        let mut rankings = Vec::new();
-        let mut scores = Scores::default();
-        for t in 0..b.index.term_count() {
-            if b.index.reach(t) < BROAD {
-                continue;
-            }
+        let reach: Vec<(u32, usize)> = (0..b.index.term_count())
+            .map(|t| (t, b.index.reach(t)))
+            .filter(|&(_, reach)| reach >= BROAD)
+            .collect();
+        let mut terms = Vec::with_capacity(reach.len());
+        let mut rankings = Vec::with_capacity(reach.len());
+        // One buffer for every word's scores, big enough for the broadest (its reach may count
+        // a film twice, so at most every film).
+        let most = reach.iter().map(|&(_, reach)| reach).max().unwrap_or(0);
+        let mut scores = Scores::with_capacity(most.min(b.films.len()));
+        for (t, _) in reach {
             let word = b.index.term_text(t).to_string();
-            let (ranked, total) = b.rank_with(&[word], None, usize::MAX, &mut scores);
-            if total < BROAD {
+            if b.rank_with(&[word], None, usize::MAX, &mut scores) < BROAD {
                 continue;
             }
             terms.push(t);
-            rankings.push(ranked.into_boxed_slice());
+            rankings.push(scores.films().map(pos).collect());
         }
         Broad {
             terms: terms.into_boxed_slice(),
@@ -45,7 +52,7 @@ impl Broad {
     }
 
     /// The precomputed ranking of the one-word query `term`, if it is broad.
-    pub fn ranking(&self, term: u32) -> Option<&[u32]> {
+    pub fn ranking(&self, term: u32) -> Option<&[Pos]> {
         let k = self.terms.binary_search(&term).ok()?;
         Some(&self.rankings[k])
     }
@@ -62,16 +69,17 @@ impl Broad {
 /// The first `want` films of `ranking` that pass `keep`, and how many pass in all.
 pub(crate) fn take(
     b: &Builtin,
-    ranking: &[u32],
+    ranking: &[Pos],
     keep: Option<&dyn Fn(Film<'_>) -> bool>,
     want: usize,
 ) -> (Vec<u32>, usize) {
+    let ranking = ranking.iter().map(|&d| u32::from(d));
     let Some(keep) = keep else {
-        return (ranking[..want.min(ranking.len())].to_vec(), ranking.len());
+        return (ranking.clone().take(want).collect(), ranking.len());
     };
     let mut docs = Vec::with_capacity(want.min(ranking.len()));
     let mut total = 0;
-    for &d in ranking {
+    for d in ranking {
         if keep(b.films.get(d)) {
             if docs.len() < want {
                 docs.push(d);

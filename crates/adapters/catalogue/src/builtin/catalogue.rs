@@ -78,7 +78,7 @@ impl Catalogue for Builtin {
         let want = (filters.page as usize).saturating_mul(PAGE_SIZE);
         let mut docs = Vec::with_capacity(want.min(candidates.len()));
         let mut total = 0;
-        for &i in candidates {
+        for i in candidates.iter().map(|&i| u32::from(i)) {
             if filter.allows(self.films.get(i)) {
                 if total < want {
                     docs.push(i);

@@ -6,6 +6,18 @@ use super::strs::Strs;
 /// No string: an absent certification or release date.
 pub(crate) const NONE: u32 = u32::MAX;
 
+/// A film's position as the precomputed lists (postings, orders, rankings) store it: two bytes, so
+/// those lists take half the memory. Positions are `u32` everywhere else.
+pub(crate) type Pos = u16;
+
+/// The most films a catalogue can hold, every position fitting a [`Pos`].
+pub(crate) const MAX_FILMS: usize = Pos::MAX as usize + 1;
+
+/// Film `i` as a stored position (`i` is below [`MAX_FILMS`], checked at load).
+pub(crate) fn pos(i: u32) -> Pos {
+    i as Pos
+}
+
 /// Which of a film's lists, in the order they are stored.
 #[derive(Clone, Copy)]
 pub(crate) enum List {

@@ -10,7 +10,7 @@ use std::{
 };
 
 use super::{
-    films::{Films, NONE, Row},
+    films::{Films, MAX_FILMS, NONE, Row},
     strs::Interner,
 };
 use crate::{Error, Result};
@@ -104,6 +104,11 @@ impl Tables {
     fn push(&mut self, f: &[Cow<'_, str>], line: usize) -> Result<()> {
         if f.len() != 11 {
             return Err(invalid(format!("row {line} has {} fields", f.len())));
+        }
+        if self.films.len() == MAX_FILMS {
+            return Err(invalid(format!(
+                "row {line} is past the {MAX_FILMS} films it can hold"
+            )));
         }
         let year = f[2]
             .parse()
@@ -295,6 +300,23 @@ mod tests {
         let mut gz = MOVIES_CSV_GZ[..1000].to_vec();
         gz.extend_from_slice(&u32::MAX.to_le_bytes());
         assert_eq!(stated_size(&gz), 8 * 1004);
+    }
+
+    #[test]
+    fn refuses_more_films_than_positions_fit() {
+        let mut csv = format!("{HEADER}\n");
+        (0..=MAX_FILMS).for_each(|i| csv.push_str(&format!("tt{i},T,2000,,,Drama,,,,,\n")));
+        let err = parse(csv.as_bytes(), 0)
+            .err()
+            .expect("an error")
+            .to_string();
+        assert!(err.contains("row 65538 is past the 65536 films"), "{err}");
+        let fits = csv
+            .lines()
+            .take(MAX_FILMS + 1)
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(parse(fits.as_bytes(), 0).unwrap().films.len(), MAX_FILMS);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use domain::{MediaId, MediaSource, MediaType};
 
 use self::{
     broad::Broad,
-    films::{Film, Films, List},
+    films::{Film, Films, List, Pos},
     index::Index,
     orders::Orders,
 };
@@ -44,7 +44,7 @@ pub struct Builtin {
     /// The rankings of one-word queries that match many films, computed at load.
     broad: Broad,
     /// Film positions sorted by IMDb id (stable: the last of equal ids answers).
-    by_id: Box<[u32]>,
+    by_id: Box<[Pos]>,
     /// How long loading took, for the start-up log and the benchmark.
     load_time: Duration,
 }
@@ -82,10 +82,13 @@ impl Builtin {
         let loaded = load::parse_gz(gz)?;
         let index = Index::build(&loaded.films);
         let orders = Orders::build(&loaded.films, &index, loaded.genres.len());
-        let mut by_id: Box<[u32]> = (0..loaded.films.len() as u32).collect();
+        let mut by_id: Box<[Pos]> = (0..loaded.films.len() as u32).map(films::pos).collect();
         by_id.sort_by(|&a, &b| {
             let films = &loaded.films;
-            films.get(a).imdb_id().cmp(films.get(b).imdb_id())
+            films
+                .get(a.into())
+                .imdb_id()
+                .cmp(films.get(b.into()).imdb_id())
         });
         let mut builtin = Builtin {
             films: loaded.films,
@@ -174,10 +177,10 @@ impl Builtin {
         let key = id.media_id.trim();
         let after = self
             .by_id
-            .partition_point(|&i| self.films.get(i).imdb_id() <= key);
+            .partition_point(|&i| self.films.get(i.into()).imdb_id() <= key);
         after
             .checked_sub(1)
-            .map(|at| self.by_id[at])
+            .map(|at| u32::from(self.by_id[at]))
             .filter(|&i| self.films.get(i).imdb_id() == key)
             .ok_or_else(|| Error::NotFound {
                 what: "title",

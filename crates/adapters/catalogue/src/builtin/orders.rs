@@ -4,22 +4,22 @@
 //! of each film's folded title (ranking compares integers, not strings), and each person's films.
 
 use super::{
-    films::{Films, List},
+    films::{Films, List, Pos, pos},
     index::Index,
 };
 
 pub(crate) struct Orders {
     /// Every film, newest first, then by folded title, then by position.
-    browse: Box<[u32]>,
+    browse: Box<[Pos]>,
     /// Genre `g`'s films, in browse order, are `by_genre[genre_starts[g]..genre_starts[g + 1]]`.
     genre_starts: Box<[u32]>,
-    by_genre: Box<[u32]>,
+    by_genre: Box<[Pos]>,
     /// Per film, the rank of its folded title among all folded titles (equal titles, equal ranks).
-    pub title_rank: Box<[u32]>,
+    pub title_rank: Box<[Pos]>,
     /// The films of the person named by string id `s` (director or cast), ascending, are
     /// `person_films[person_starts[s]..person_starts[s + 1]]`.
     person_starts: Box<[u32]>,
-    person_films: Box<[u32]>,
+    person_films: Box<[Pos]>,
 }
 
 impl Orders {
@@ -28,20 +28,20 @@ impl Orders {
         let mut by_title: Vec<u32> = (0..n).collect();
         by_title
             .sort_unstable_by(|&a, &b| index.folded_titles.get(a).cmp(index.folded_titles.get(b)));
-        let mut title_rank = vec![0u32; films.len()];
+        let mut title_rank = vec![0; films.len()];
         let mut rank = 0;
         for (k, &i) in by_title.iter().enumerate() {
             if k > 0 && index.folded_titles.get(by_title[k - 1]) != index.folded_titles.get(i) {
-                rank = k as u32;
+                rank = pos(k as u32);
             }
             title_rank[i as usize] = rank;
         }
         drop(by_title);
-        let mut browse: Vec<u32> = (0..n).collect();
+        let mut browse: Vec<Pos> = (0..n).map(pos).collect();
         browse.sort_unstable_by_key(|&i| {
             (
-                std::cmp::Reverse(films.get(i).year()),
-                title_rank[i as usize],
+                std::cmp::Reverse(films.get(i.into()).year()),
+                title_rank[usize::from(i)],
                 i,
             )
         });
@@ -54,10 +54,10 @@ impl Orders {
         for g in 1..genre_starts.len() {
             genre_starts[g] += genre_starts[g - 1];
         }
-        let mut by_genre = vec![0u32; genre_starts[genres] as usize];
+        let mut by_genre = vec![0; genre_starts[genres] as usize];
         let mut next = genre_starts.clone();
         for &i in &browse {
-            for &g in films.get(i).genres() {
+            for &g in films.get(i.into()).genres() {
                 by_genre[next[g as usize] as usize] = i;
                 next[g as usize] += 1;
             }
@@ -82,20 +82,20 @@ impl Orders {
         genres: &[u32],
         from: Option<i32>,
         to: Option<i32>,
-    ) -> &[u32] {
+    ) -> &[Pos] {
         let list = genres
             .iter()
             .map(|&g| self.genre(g))
             .min_by_key(|l| l.len())
             .unwrap_or(&self.browse);
-        let year = |i: &u32| films.get(*i).year();
+        let year = |i: &Pos| films.get((*i).into()).year();
         let start = to.map_or(0, |to| list.partition_point(|i| year(i) > to));
         let end = from.map_or(list.len(), |from| list.partition_point(|i| year(i) >= from));
         &list[start..end.max(start)]
     }
 
     /// Genre `g`'s films, in browse order.
-    pub fn genre(&self, g: u32) -> &[u32] {
+    pub fn genre(&self, g: u32) -> &[Pos] {
         let g = g as usize;
         match (self.genre_starts.get(g), self.genre_starts.get(g + 1)) {
             (Some(&a), Some(&b)) => &self.by_genre[a as usize..b as usize],
@@ -104,7 +104,7 @@ impl Orders {
     }
 
     /// Films listing this name (a string id) as a director or cast member, ascending, once each.
-    pub fn films_of(&self, name: u32) -> &[u32] {
+    pub fn films_of(&self, name: u32) -> &[Pos] {
         let name = name as usize;
         match (
             self.person_starts.get(name),
@@ -117,7 +117,7 @@ impl Orders {
 }
 
 /// Each person's films, grouped by name id, counted first so each film is written once in place.
-fn people(films: &Films) -> (Box<[u32]>, Box<[u32]>) {
+fn people(films: &Films) -> (Box<[u32]>, Box<[Pos]>) {
     let mut starts = vec![0u32; films.strs.len() + 1];
     let mut names = Vec::new();
     let each_film = |names: &mut Vec<u32>, i: u32| {
@@ -135,12 +135,12 @@ fn people(films: &Films) -> (Box<[u32]>, Box<[u32]>) {
         starts[s] += starts[s - 1];
     }
     // Filled through each name's next free place, which ends where the next name's films start.
-    let mut person_films = vec![0u32; starts[starts.len() - 1] as usize].into_boxed_slice();
+    let mut person_films = vec![0; starts[starts.len() - 1] as usize].into_boxed_slice();
     for i in 0..films.len() as u32 {
         each_film(&mut names, i);
         for &s in &names {
             let at = &mut starts[s as usize];
-            person_films[*at as usize] = i;
+            person_films[*at as usize] = pos(i);
             *at += 1;
         }
     }

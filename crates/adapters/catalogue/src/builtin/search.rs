@@ -33,9 +33,20 @@ struct Rank {
     film: u32,
 }
 
-/// Room for the scores of one query's matches.
+/// Room for the scores of one query's matches; after ranking, its best ones in order.
 #[derive(Default)]
 pub(crate) struct Scores(Vec<Rank>);
+
+impl Scores {
+    pub fn with_capacity(matches: usize) -> Scores {
+        Scores(Vec::with_capacity(matches))
+    }
+
+    /// The films ranked last, best first.
+    pub fn films(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.0.iter().map(|s| s.film)
+    }
+}
 
 impl Builtin {
     /// Positions of films matching `query` and passing `keep` (`None`: every film), best first.
@@ -63,20 +74,25 @@ impl Builtin {
         keep: Option<&dyn Fn(Film<'_>) -> bool>,
         want: usize,
     ) -> (Vec<u32>, usize) {
-        self.rank_with(toks, keep, want, &mut Scores::default())
+        let mut scores = Scores::default();
+        let total = self.rank_with(toks, keep, want, &mut scores);
+        (scores.films().collect(), total)
     }
 
-    /// [`Builtin::rank_tokens`], scoring in `scores` (emptied first): a caller ranking many
-    /// queries in a row reuses one buffer instead of growing a new one for each.
+    /// [`Builtin::rank_tokens`] into `scores` (emptied first), which holds the best `want` in
+    /// order afterwards; returns the count of every match. A caller ranking many queries in a
+    /// row reuses one buffer instead of growing a new one for each.
     pub(crate) fn rank_with(
         &self,
         toks: &[String],
         keep: Option<&dyn Fn(Film<'_>) -> bool>,
         want: usize,
         scores: &mut Scores,
-    ) -> (Vec<u32>, usize) {
+    ) -> usize {
+        let scored = &mut scores.0;
+        scored.clear();
         if toks.is_empty() {
-            return (Vec::new(), 0);
+            return 0;
         }
         let n = toks.len();
         let hits: Vec<_> = toks
@@ -112,8 +128,6 @@ impl Builtin {
             .collect::<Vec<_>>()
             .join(" ");
 
-        let scored = &mut scores.0;
-        scored.clear();
         scored.reserve(candidates.count());
         for d in candidates.ones() {
             let film = self.films.get(d);
@@ -147,7 +161,7 @@ impl Builtin {
                 prefix_only: in_title - exact,
                 other_words,
                 newer: Reverse(film.year()),
-                title: self.orders.title_rank[d as usize],
+                title: self.orders.title_rank[d as usize].into(),
                 film: d,
             });
         }
@@ -157,7 +171,7 @@ impl Builtin {
             scored.truncate(want);
         }
         scored.sort_unstable();
-        (scored.iter().map(|s| s.film).collect(), total)
+        total
     }
 
     /// Films released in `year`.
@@ -207,7 +221,7 @@ impl Builtin {
         let f = self.films.get(of);
         let people = f.list(List::Directors).iter().chain(f.list(List::Cast));
         let mut out: Vec<u32> = people
-            .flat_map(|&name| self.orders.films_of(name).iter().copied())
+            .flat_map(|&name| self.orders.films_of(name).iter().map(|&i| u32::from(i)))
             .collect();
         let rarest = f
             .genres()
@@ -215,7 +229,7 @@ impl Builtin {
             .map(|&g| self.orders.genre(g))
             .min_by_key(|l| l.len())
             .unwrap_or_default();
-        out.extend(rarest.iter().copied().filter(|&i| {
+        out.extend(rarest.iter().map(|&i| u32::from(i)).filter(|&i| {
             let theirs = self.films.get(i).genres();
             f.genres().iter().all(|g| theirs.contains(g))
         }));
