@@ -19,7 +19,7 @@ pub(crate) struct Broad {
     /// Ids (in the index's sorted vocabulary) of the terms that have a ranking, ascending.
     terms: Box<[u32]>,
     /// The ranking of `terms[k]`: film positions, best first, as `Builtin::rank_tokens` orders
-    /// them. Each is kept as ranked (one allocation of its exact size, never copied).
+    /// them. Each is written once at its exact size, as it is ranked.
     rankings: Box<[Box<[Pos]>]>,
 }
 

@@ -87,13 +87,10 @@ fn words_of(folded: &str) -> impl Iterator<Item = &str> {
 }
 
 pub(crate) struct Index {
-    /// Every term, in the order loading met them.
+    /// Every term, sorted, so exact and prefix lookups are binary searches.
     terms: Strs,
-    /// Term numbers in string order. A term's number everywhere outside this file is its place
-    /// here, so exact and prefix lookups are binary searches over it.
-    sorted: Box<[u32]>,
-    /// Term `v`'s (a place in `terms`) title postings are `postings[starts[2v]..starts[2v + 1]]`,
-    /// its people postings run on to `starts[2v + 2]`.
+    /// Term `t`'s title postings are `postings[starts[2t]..starts[2t + 1]]`, its people postings run on
+    /// to `starts[2t + 2]`.
     starts: Box<[u32]>,
     /// Film positions, ascending within each list.
     postings: Box<[Pos]>,
@@ -105,53 +102,66 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    /// Built in its final form in two passes over the films, folding each title and name twice
-    /// instead of holding every (term, film) pair: the first learns the vocabulary and counts each
-    /// list's postings, the second writes every posting straight into its place. The vocabulary
-    /// stays where it was interned; only a sorted list of term numbers is added.
+    /// Built in two passes over the films, folding each title and name twice instead of holding
+    /// every (term, film) pair: the first learns the vocabulary and counts each list's postings,
+    /// the second writes every posting straight into its place.
     pub fn build(films: &Films) -> Index {
         let title_bytes: usize = films.iter().map(|f| f.title().len()).sum();
         // The shipped data has two terms per film, 6.5 bytes long on average.
         let mut vocab = Interner::with_capacity(films.len() * 3, films.len() * 14);
         let mut folded_titles = Strs::with_capacity(films.len(), title_bytes);
         let mut title_words = Vec::with_capacity(films.len());
-        // First the count of list `k` (`2v` title, `2v + 1` people) at `k + 1`, then where it starts.
-        let mut starts: Vec<u32> = Vec::with_capacity(films.len() * 6 + 1);
+        // Per vocabulary id `v`: postings of `2v` (title) and `2v + 1` (people).
+        let mut counts: Vec<u32> = Vec::with_capacity(films.len() * 4);
         let mut keys = Vec::new();
         for film in films.iter() {
             let folded = film_keys(film, &mut vocab, &mut keys);
-            starts.resize(vocab.len() * 2 + 1, 0);
-            keys.iter().for_each(|&k| starts[k as usize + 1] += 1);
+            counts.resize(vocab.len() * 2, 0);
+            keys.iter().for_each(|&k| counts[k as usize] += 1);
             let words = words_of(&folded)
                 .filter(|t| !STOP_WORDS.contains(t))
                 .count();
             title_words.push(words.min(255) as u8);
             folded_titles.push(&folded);
         }
-        starts.resize(vocab.len() * 2 + 1, 0);
-        for k in 1..starts.len() {
-            starts[k] += starts[k - 1];
+        // Number terms in sorted order; `starts` first holds where each list begins.
+        let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| vocab.get(a).cmp(vocab.get(b)));
+        let term_bytes = (0..vocab.len() as u32).map(|v| vocab.get(v).len()).sum();
+        let mut terms = Strs::with_capacity(vocab.len(), term_bytes);
+        let mut starts = vec![0u32; vocab.len() * 2 + 1];
+        let mut next = 0;
+        for (t, &v) in order.iter().enumerate() {
+            terms.push(vocab.get(v));
+            for w in 0..2 {
+                starts[t * 2 + w] = next;
+                next += counts[v as usize * 2 + w];
+            }
         }
+        starts[vocab.len() * 2] = next;
+        drop(counts);
+        let mut rank = vec![0u32; order.len()];
+        for (t, &v) in order.iter().enumerate() {
+            rank[v as usize] = t as u32;
+        }
+        drop(order);
         // Second pass: each posting goes to its list's next free place (`starts` counts up).
-        let mut postings = vec![0; starts[starts.len() - 1] as usize].into_boxed_slice();
+        let mut postings = vec![0; next as usize].into_boxed_slice();
         for (i, film) in films.iter().enumerate() {
             film_keys(film, &mut vocab, &mut keys);
             for &k in &keys {
-                let at = &mut starts[k as usize];
+                let at = &mut starts[(rank[(k / 2) as usize] * 2 + k % 2) as usize];
                 postings[*at as usize] = pos(i as u32);
                 *at += 1;
             }
         }
+        drop((vocab, rank));
         // Each list's free place is now where the next one begins: shift them back to starts.
         let last = starts.len() - 1;
         starts.copy_within(..last, 1);
         starts[0] = 0;
-        let terms = vocab.into_strs();
-        let mut sorted: Box<[u32]> = (0..terms.len() as u32).collect();
-        sorted.sort_unstable_by(|&a, &b| terms.get(a).cmp(terms.get(b)));
         Index {
             terms,
-            sorted,
             starts: starts.into_boxed_slice(),
             postings,
             folded_titles,
@@ -167,8 +177,8 @@ impl Index {
             title: Bits::new(self.len),
             people: Bits::new(self.len),
         };
-        let mut t = self.lower_bound(token);
-        if (t as usize) < self.sorted.len() && self.term_text(t) == token {
+        let mut t = self.terms.lower_bound(token);
+        if (t as usize) < self.terms.len() && self.terms.get(t) == token {
             self.title_postings(t)
                 .iter()
                 .for_each(|&i| hits.title_exact.set(i.into()));
@@ -179,7 +189,7 @@ impl Index {
         }
         hits.title.or_with(&hits.title_exact);
         if prefix {
-            while (t as usize) < self.sorted.len() && self.term_text(t).starts_with(token) {
+            while (t as usize) < self.terms.len() && self.terms.get(t).starts_with(token) {
                 self.title_postings(t)
                     .iter()
                     .for_each(|&i| hits.title.set(i.into()));
@@ -192,51 +202,46 @@ impl Index {
         hits
     }
 
-    /// The number of `token` (its place in string order), when it is a term.
+    /// The id of `token` in the sorted vocabulary, when it is a term.
     pub fn term(&self, token: &str) -> Option<u32> {
-        let t = self.lower_bound(token);
-        ((t as usize) < self.sorted.len() && self.term_text(t) == token).then_some(t)
+        let t = self.terms.lower_bound(token);
+        ((t as usize) < self.terms.len() && self.terms.get(t) == token).then_some(t)
     }
 
     pub fn term_count(&self) -> u32 {
-        self.sorted.len() as u32
+        self.terms.len() as u32
     }
 
     pub fn term_text(&self, t: u32) -> &str {
-        self.terms.get(self.sorted[t as usize])
+        self.terms.get(t)
     }
 
     /// At least as many postings as films a one-word query of term `t` can match (as the last
     /// query word, it also matches the terms it starts when it has two letters or more; see
     /// `lookup`): an upper bound, cheap enough to ask of every term.
     pub fn reach(&self, t: u32) -> usize {
-        let word = self.term_text(t);
+        let word = self.terms.get(t);
         let postings = |t: u32| {
-            let v = self.sorted[t as usize] as usize * 2;
-            (self.starts[v + 2] - self.starts[v]) as usize
+            let t = t as usize * 2;
+            (self.starts[t + 2] - self.starts[t]) as usize
         };
         if word.len() < 2 {
             return postings(t);
         }
-        (t..self.term_count())
-            .take_while(|&u| self.term_text(u).starts_with(word))
+        (t..self.terms.len() as u32)
+            .take_while(|&u| self.terms.get(u).starts_with(word))
             .map(postings)
             .sum()
     }
 
-    /// The first term number whose text is not less than `token`.
-    fn lower_bound(&self, token: &str) -> u32 {
-        self.sorted.partition_point(|&v| self.terms.get(v) < token) as u32
-    }
-
     fn title_postings(&self, t: u32) -> &[Pos] {
-        let v = self.sorted[t as usize] as usize * 2;
-        &self.postings[self.starts[v] as usize..self.starts[v + 1] as usize]
+        let t = t as usize * 2;
+        &self.postings[self.starts[t] as usize..self.starts[t + 1] as usize]
     }
 
     fn people_postings(&self, t: u32) -> &[Pos] {
-        let v = self.sorted[t as usize] as usize * 2 + 1;
-        &self.postings[self.starts[v] as usize..self.starts[v + 1] as usize]
+        let t = t as usize * 2 + 1;
+        &self.postings[self.starts[t] as usize..self.starts[t + 1] as usize]
     }
 
     pub fn len(&self) -> usize {

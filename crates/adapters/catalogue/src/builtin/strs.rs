@@ -46,6 +46,20 @@ impl Strs {
         self.bounds.len() - 1
     }
 
+    /// The first id whose string is not less than `s` (ids must be in sorted order).
+    pub fn lower_bound(&self, s: &str) -> u32 {
+        let (mut lo, mut hi) = (0, self.len() as u32);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.get(mid) < s {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     /// Gives back spare capacity once nothing more is pushed.
     pub fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();
@@ -93,6 +107,10 @@ impl Interner {
         }
     }
 
+    pub fn get(&self, id: u32) -> &str {
+        self.strs.get(id)
+    }
+
     pub fn len(&self) -> usize {
         self.strs.len()
     }
@@ -123,12 +141,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interns_each_string_once_past_its_capacity() {
+    fn interns_and_searches() {
         let mut i = Interner::with_capacity(10, 30);
         let words: Vec<String> = (0..3000).map(|n| format!("w{n}")).collect();
         let ids: Vec<u32> = words.iter().map(|w| i.intern(w)).collect();
         assert!(words.iter().zip(&ids).all(|(w, &id)| i.intern(w) == id));
-        let strs = i.into_strs();
-        assert_eq!((strs.len(), strs.get(ids[42])), (3000, "w42"));
+        assert_eq!((i.len(), i.get(ids[42])), (3000, "w42"));
+        let mut sorted = Strs::default();
+        ["", "a", "ab", "b"].iter().for_each(|s| {
+            sorted.push(s);
+        });
+        assert_eq!(
+            (
+                sorted.lower_bound("aa"),
+                sorted.lower_bound("b"),
+                sorted.len()
+            ),
+            (2, 3, 4)
+        );
+        assert_eq!(sorted.lower_bound("c"), 4);
     }
 }
