@@ -1,6 +1,7 @@
 //! The store's lists page by keyset (`before_id`): a page from the middle is the same slice of
 //! the whole list, newest first, and following `next_before_id` from the first page visits
-//! every row exactly once, with 200-row pages as with small ones.
+//! every row exactly once, with 200-row pages as with small ones; one person's requests in one
+//! status are the same rows as that filter over the whole list.
 
 use std::sync::Arc;
 
@@ -18,14 +19,18 @@ struct Fixture {
     _dir: tempfile::TempDir,
 }
 
-/// The owner, `ROWS` requests and `ROWS` audit entries in a database file (so answers are kept).
+/// The owner, `ROWS` requests (every third one rejected) and `ROWS` audit entries in a
+/// database file (so answers are kept).
 async fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).await.unwrap();
     let (_, key) = store.bootstrap_owner("owner").await.unwrap().unwrap();
     let owner = store.person_by_name("owner").await.unwrap().unwrap().id;
     for n in 0..ROWS {
-        request(&store, owner, n).await;
+        let id = request(&store, owner, n).await;
+        if n % 3 == 0 {
+            store.decide_request(id, owner, false, None).await.unwrap();
+        }
         store
             .audit_begin(&NewAudit {
                 person: owner,
@@ -54,7 +59,7 @@ async fn fixture() -> Fixture {
     }
 }
 
-async fn request(store: &Store, person: PersonId, n: usize) {
+async fn request(store: &Store, person: PersonId, n: usize) -> i64 {
     let new = NewRequest {
         person,
         media: MediaId::new(MediaSource::Builtin, format!("tt{n:07}")),
@@ -66,7 +71,7 @@ async fn request(store: &Store, person: PersonId, n: usize) {
         auto_approve: false,
     };
     match store.create_request(&new).await.unwrap() {
-        store::RequestOutcome::Created { .. } => {}
+        store::RequestOutcome::Created { request, .. } => request.id,
         other => panic!("not created: {other:?}"),
     }
 }
@@ -97,6 +102,21 @@ const ACTIVITY: List = List {
     id: "id",
 };
 
+/// A page's rows and its `next_before_id`, asked with `args` and `before`.
+async fn page_of(
+    f: &Fixture,
+    list: &List,
+    mut args: Value,
+    before: Option<i64>,
+) -> (Vec<Value>, Option<i64>) {
+    if let Some(b) = before {
+        args["before_id"] = json!(b);
+    }
+    let data = call(f, list.tool, args).await.data();
+    let rows = data[list.rows].as_array().unwrap().clone();
+    (rows, data["next_before_id"].as_i64())
+}
+
 /// A page's ids and its `next_before_id`.
 async fn page(
     f: &Fixture,
@@ -104,34 +124,33 @@ async fn page(
     limit: u32,
     before: Option<i64>,
 ) -> (Vec<i64>, Option<i64>) {
-    let mut args = json!({ "limit": limit });
-    if let Some(b) = before {
-        args["before_id"] = json!(b);
+    let (rows, next) = page_of(f, list, json!({ "limit": limit }), before).await;
+    (
+        rows.iter().map(|r| r[list.id].as_i64().unwrap()).collect(),
+        next,
+    )
+}
+
+/// Every row `args` selects, newest first, read by following `next_before_id`.
+async fn walk_rows(f: &Fixture, list: &List, args: Value) -> Vec<Value> {
+    let (mut all, mut next) = page_of(f, list, args.clone(), None).await;
+    while let Some(before) = next {
+        let (rows, after) = page_of(f, list, args.clone(), Some(before)).await;
+        assert!(
+            !rows.is_empty(),
+            "{}: a next_before_id led to an empty page",
+            list.tool
+        );
+        all.extend(rows);
+        next = after;
     }
-    let data = call(f, list.tool, args).await.data();
-    let ids = data[list.rows]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r[list.id].as_i64().unwrap())
-        .collect();
-    (ids, data["next_before_id"].as_i64())
+    all
 }
 
 /// Every row's id, newest first, read by following `next_before_id` with `limit`.
 async fn walk(f: &Fixture, list: &List, limit: u32) -> Vec<i64> {
-    let (mut all, mut next) = page(f, list, limit, None).await;
-    while let Some(before) = next {
-        let (ids, after) = page(f, list, limit, Some(before)).await;
-        assert!(
-            !ids.is_empty(),
-            "{}: a next_before_id led to an empty page",
-            list.tool
-        );
-        all.extend(ids);
-        next = after;
-    }
-    all
+    let rows = walk_rows(f, list, json!({ "limit": limit })).await;
+    rows.iter().map(|r| r[list.id].as_i64().unwrap()).collect()
 }
 
 async fn check_walks(list: &List) {
@@ -196,4 +215,24 @@ async fn a_requests_page_from_the_middle_is_that_slice_of_the_whole_list() {
 #[tokio::test]
 async fn an_activity_page_from_the_middle_is_that_slice_of_the_whole_list() {
     check_middle(&ACTIVITY).await;
+}
+
+#[tokio::test]
+async fn one_persons_requests_in_one_status_are_that_filter_of_the_whole_list() {
+    let f = fixture().await;
+    let all = walk_rows(&f, &REQUESTS, json!({ "limit": 200 })).await;
+    assert_eq!(all.len(), ROWS);
+    for status in ["rejected", "pending"] {
+        let expected: Vec<&Value> = all.iter().filter(|r| r["status"] == status).collect();
+        assert!(expected.len() >= ROWS / 3, "{status}: {}", expected.len());
+        for limit in [200, 9] {
+            let args = json!({ "person": "owner", "status": status, "limit": limit });
+            let rows = walk_rows(&f, &REQUESTS, args).await;
+            assert_eq!(
+                rows.iter().collect::<Vec<_>>(),
+                expected,
+                "the owner's {status} requests, {limit} a page"
+            );
+        }
+    }
 }
