@@ -305,6 +305,10 @@ mod tests {
         let first = FirstCall::new(state);
         let clone = first.clone();
         assert_eq!(clone.take(), state, "the first call gets it");
-        assert_eq!(first.take(), None, "a later call, even through a clone, reads anew");
+        assert_eq!(
+            first.take(),
+            None,
+            "a later call, even through a clone, reads anew"
+        );
     }
 }
