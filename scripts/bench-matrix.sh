@@ -24,6 +24,7 @@
 #   BENCH_AUDIT_ROWS="10000 1000000"     get_activity tiers (smoke: "1000 10000")
 #   BENCH_TORRENT_TIERS="10000 100000 1000000"   torrents per tier, in two fake qBittorrents
 #                                        (smoke: "2000"); the 1M tier needs about 6 GB of memory
+#                                        (an empty list, e.g. BENCH_TORRENT_TIERS="", skips that part)
 #   BENCH_ONLY=REGEX            only cases whose label matches (setup still runs)
 #   BENCH_LOAD_TIMEOUT=600      seconds to wait for a torrent tier to load
 #   BENCH_KEEP=1                keep the temporary folder (saved answers, wrk output, logs)
@@ -40,16 +41,16 @@ if ((SMOKE)); then
     PROFILE=${BENCH_PROFILE:-dev}
     WARMUP=${BENCH_WARMUP:-0}
     DURATION=${BENCH_DURATION:-1s}
-    REQUEST_ROWS=${BENCH_REQUEST_ROWS:-"100 1000"}
-    AUDIT_ROWS=${BENCH_AUDIT_ROWS:-"1000 10000"}
-    TORRENT_TIERS=${BENCH_TORRENT_TIERS:-"2000"}
+    REQUEST_ROWS=${BENCH_REQUEST_ROWS-"100 1000"}
+    AUDIT_ROWS=${BENCH_AUDIT_ROWS-"1000 10000"}
+    TORRENT_TIERS=${BENCH_TORRENT_TIERS-"2000"}
 else
     PROFILE=${BENCH_PROFILE:-bench}
     WARMUP=${BENCH_WARMUP:-1s}
     DURATION=${BENCH_DURATION:-5s}
-    REQUEST_ROWS=${BENCH_REQUEST_ROWS:-"1000 100000"}
-    AUDIT_ROWS=${BENCH_AUDIT_ROWS:-"10000 1000000"}
-    TORRENT_TIERS=${BENCH_TORRENT_TIERS:-"10000 100000 1000000"}
+    REQUEST_ROWS=${BENCH_REQUEST_ROWS-"1000 100000"}
+    AUDIT_ROWS=${BENCH_AUDIT_ROWS-"10000 1000000"}
+    TORRENT_TIERS=${BENCH_TORRENT_TIERS-"10000 100000 1000000"}
 fi
 CONNECTIONS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-2}

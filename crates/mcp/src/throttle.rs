@@ -7,6 +7,7 @@
 use std::{
     collections::HashMap,
     net::{IpAddr, Ipv6Addr},
+    sync::atomic::{AtomicU64, Ordering},
     time::Duration,
 };
 
@@ -24,6 +25,11 @@ pub struct Throttle {
     block: Duration,
     /// Most sources remembered at once.
     capacity: usize,
+    /// When the latest-ending block ends, in milliseconds after `base` (rounded up): until
+    /// then sources are looked up, after it no source is blocked and none is (every request
+    /// asks, so the common case takes no lock).
+    blocks_end: AtomicU64,
+    base: Instant,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -65,12 +71,24 @@ impl Throttle {
             window,
             block,
             capacity: capacity.max(1),
+            blocks_end: AtomicU64::new(0),
+            base: Instant::now(),
         }
+    }
+
+    /// Milliseconds from `base` to `at`, rounded down, and whether any part of one is left.
+    fn ms(&self, at: Instant) -> (u64, bool) {
+        let d = at.duration_since(self.base);
+        let whole = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        (whole, d.subsec_nanos() % 1_000_000 != 0)
     }
 
     /// Whole seconds `ip` must wait before it may try again, while it is blocked.
     pub fn blocked(&self, ip: IpAddr) -> Option<u64> {
         let now = Instant::now();
+        if self.ms(now).0 >= self.blocks_end.load(Ordering::Acquire) {
+            return None;
+        }
         let sources = self.sources.lock();
         let until = sources.get(&source(ip))?.blocked_at(now)?;
         Some(seconds(until - now))
@@ -104,11 +122,15 @@ impl Throttle {
         if e.failures < self.limit {
             return None;
         }
+        let until = now + self.block;
         *e = Entry {
             failures: 0,
             since: now,
-            blocked_until: Some(now + self.block),
+            blocked_until: Some(until),
         };
+        let (whole, part) = self.ms(until);
+        self.blocks_end
+            .fetch_max(whole.saturating_add(u64::from(part)), Ordering::AcqRel);
         Some(seconds(self.block))
     }
 

@@ -9,8 +9,9 @@ use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, sqlite::SqliteRow};
 
 use crate::{Error, Store, error::corrupt, now_ms};
 
-/// Largest page `audit_page` returns.
-const MAX_PAGE: u32 = 200;
+/// Most rows `audit_page` reads: a page of 200 (the tools' largest) and the one row more that
+/// tells a keyset page whether another follows (`tools::contract::keyset_page`).
+const MAX_ROWS: u32 = 201;
 
 /// What a restart writes on entries it found still executing.
 const UNKNOWN_MESSAGE: &str = "the gateway stopped before the outcome was recorded";
@@ -78,7 +79,7 @@ pub struct NewAudit {
     pub args_digest: String,
 }
 
-/// One page request. `limit` is clamped to 1..=200.
+/// One page request. `limit` is clamped to 1..=201 (a page of 200 and one row more).
 #[derive(Clone, Debug)]
 pub struct AuditQuery {
     /// Only this person's entries.
@@ -241,7 +242,7 @@ impl Store {
             sql.push(" AND a.id < ").push_bind(before);
         }
         sql.push(" ORDER BY a.id DESC LIMIT ")
-            .push_bind(i64::from(query.limit.clamp(1, MAX_PAGE)));
+            .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
         let rows = sql.build().fetch_all(self.pool()).await?;
         rows.iter().map(entry_from_row).collect()
     }

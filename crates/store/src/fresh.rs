@@ -19,7 +19,7 @@ use std::{
 };
 
 use domain::{AllowanceKind, MediaType, PersonId};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 
 use crate::quotas::QuotaRead;
 
@@ -36,13 +36,23 @@ pub(crate) struct Token {
     header: [u8; HEADER],
 }
 
+/// An open WAL index and the inode it had when opened.
+#[derive(Debug)]
+struct Held {
+    file: File,
+    inode: u64,
+}
+
 #[derive(Debug)]
 pub(crate) struct Fresh<K> {
     /// `marquee.db-shm`, or `None` when nothing may be cached.
     shm: Option<PathBuf>,
     /// The WAL index, kept open with its inode; reopened when the file was deleted or replaced.
-    open: Mutex<Option<(File, u64)>>,
-    state: Mutex<State<K>>,
+    /// The lock is held only to take or replace the handle, never across a system call: every
+    /// request reads the state, and a lock held across `fstat` and `pread` made the runtime's
+    /// workers wait for each other.
+    open: Mutex<Option<Arc<Held>>>,
+    state: RwLock<State<K>>,
 }
 
 #[derive(Debug)]
@@ -78,7 +88,7 @@ impl<K> Fresh<K> {
         Fresh {
             shm,
             open: Mutex::new(None),
-            state: Mutex::new(State {
+            state: RwLock::new(State {
                 token: None,
                 keys: HashMap::new(),
                 switches: None,
@@ -91,31 +101,38 @@ impl<K> Fresh<K> {
     /// The current state of the database, or `None` when it cannot be told (then don't cache).
     pub(crate) fn token(&self) -> Option<Token> {
         let path = self.shm.as_ref()?;
-        let mut open = self.open.lock();
+        let held = self.open.lock().clone();
         // A deleted or replaced file has no links left: then the path names another file, so
         // reopen. `fstat` on the held file is a fraction of a `stat` of the path.
-        let held = match open.as_ref() {
-            Some((file, _)) => file.metadata().ok()?.nlink() > 0,
-            None => false,
+        let held = match held {
+            Some(h) if h.file.metadata().ok()?.nlink() > 0 => h,
+            _ => {
+                let file = File::open(path).ok()?;
+                let inode = file.metadata().ok()?.ino();
+                let h = Arc::new(Held { file, inode });
+                *self.open.lock() = Some(h.clone());
+                h
+            }
         };
-        if !held {
-            let file = File::open(path).ok()?;
-            let ino = file.metadata().ok()?.ino();
-            *open = Some((file, ino));
-        }
-        let (file, inode) = open.as_ref()?;
         let mut header = [0u8; HEADER];
-        file.read_exact_at(&mut header, 0).ok()?;
+        held.file.read_exact_at(&mut header, 0).ok()?;
         // isInit (byte 12) is 1 once SQLite has written a valid header.
         (header[12] == 1).then_some(Token {
-            inode: *inode,
+            inode: held.inode,
             header,
         })
     }
 
-    /// Drops everything cached under another state; returns the state guard.
-    fn at(&self, token: Token) -> parking_lot::MutexGuard<'_, State<K>> {
-        let mut state = self.state.lock();
+    /// The cache as read under `token`, when it belongs to that state (a lookup under
+    /// another state is a miss). Lookups share the lock: every request makes a few.
+    fn read(&self, token: Token) -> Option<parking_lot::RwLockReadGuard<'_, State<K>>> {
+        let state = self.state.read();
+        (state.token == Some(token)).then_some(state)
+    }
+
+    /// Drops everything cached under another state; returns the state guard for a write.
+    fn at(&self, token: Token) -> parking_lot::RwLockWriteGuard<'_, State<K>> {
+        let mut state = self.state.write();
         if state.token != Some(token) {
             state.token = Some(token);
             state.keys.clear();
@@ -127,7 +144,7 @@ impl<K> Fresh<K> {
     }
 
     pub(crate) fn key(&self, token: Token, key_id: &str) -> Option<Arc<K>> {
-        self.at(token).keys.get(key_id).cloned()
+        self.read(token)?.keys.get(key_id).cloned()
     }
 
     pub(crate) fn put_key(&self, token: Token, key_id: &str, row: Arc<K>) {
@@ -135,7 +152,7 @@ impl<K> Fresh<K> {
     }
 
     pub(crate) fn switches(&self, token: Token) -> Option<Arc<crate::ToolSwitches>> {
-        self.at(token).switches.clone()
+        self.read(token)?.switches.clone()
     }
 
     pub(crate) fn put_switches(&self, token: Token, switches: Arc<crate::ToolSwitches>) {
@@ -143,7 +160,7 @@ impl<K> Fresh<K> {
     }
 
     pub(crate) fn quota(&self, token: Token, key: (PersonId, MediaType)) -> Option<Arc<QuotaRead>> {
-        self.at(token).quotas.get(&key).cloned()
+        self.read(token)?.quotas.get(&key).cloned()
     }
 
     pub(crate) fn put_quota(&self, token: Token, key: (PersonId, MediaType), read: Arc<QuotaRead>) {
@@ -155,7 +172,7 @@ impl<K> Fresh<K> {
         token: Token,
         key: (PersonId, AllowanceKind, u32),
     ) -> Option<Arc<Charges>> {
-        self.at(token).allowances.get(&key).cloned()
+        self.read(token)?.allowances.get(&key).cloned()
     }
 
     pub(crate) fn put_allowance(

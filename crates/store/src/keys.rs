@@ -238,12 +238,16 @@ impl Store {
     pub async fn authenticate_with_switches(
         &self,
         presented: &str,
-    ) -> Result<Option<(Arc<Authority>, Arc<crate::ToolSwitches>)>, Error> {
+    ) -> Result<Option<Authenticated>, Error> {
         let token = self.fresh().token();
         let Some(authority) = self.authenticate_under(presented, token).await? else {
             return Ok(None);
         };
-        Ok(Some((authority, self.tool_switches_under(token).await?)))
+        Ok(Some(Authenticated {
+            authority,
+            switches: self.tool_switches_under(token).await?,
+            version: token.map(crate::Version),
+        }))
     }
 
     async fn authenticate_under(
@@ -325,6 +329,16 @@ pub(crate) struct KeyRow {
     /// The resource an access token is bound to (RFC 8707); `None` for an API key.
     pub(crate) audience: Option<String>,
     pub(crate) authority: Arc<Authority>,
+}
+
+/// A credential that passed its check: the authority behind it, the owner's tool switches, and
+/// the state of the database both were read under (`None` when it cannot be told). Whatever a
+/// request goes on to read under that state is as of its check.
+#[derive(Clone, Debug)]
+pub struct Authenticated {
+    pub authority: Arc<Authority>,
+    pub switches: Arc<crate::ToolSwitches>,
+    pub version: Option<crate::Version>,
 }
 
 impl KeyRow {

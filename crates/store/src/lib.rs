@@ -44,7 +44,7 @@ pub use changes::{Change, ChangeStatus, NewChange};
 pub use error::Error;
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
-pub use keys::{Authority, IssuedKey, KeyInfo};
+pub use keys::{Authenticated, Authority, IssuedKey, KeyInfo};
 pub use oauth::{NewClient, NewCode, OAuthClient};
 pub use oauth_tokens::{
     CodeExchange, IssuedTokens, Revocation, TokenLifetimes, TokenOutcome, is_access_token,

@@ -9,7 +9,7 @@ use subtle::ConstantTimeEq;
 use sqlx::{Row, SqliteConnection};
 
 use crate::{
-    Authority, Error, Store,
+    Authenticated, Authority, Error, Store,
     grants::{GRANT_COLUMNS, grant_from_row},
     keys::{KeyRow, new_key_id},
     now_ms,
@@ -395,7 +395,7 @@ impl Store {
         &self,
         presented: &str,
         resource: &str,
-    ) -> Result<Option<(Arc<Authority>, Arc<crate::ToolSwitches>)>, Error> {
+    ) -> Result<Option<Authenticated>, Error> {
         if !is_access_token(presented) {
             return Ok(None);
         }
@@ -422,7 +422,11 @@ impl Store {
         let Some(authority) = row.check(token_verifier.as_bytes(), now_ms()) else {
             return Ok(None);
         };
-        Ok(Some((authority, self.tool_switches_under(token).await?)))
+        Ok(Some(Authenticated {
+            authority,
+            switches: self.tool_switches_under(token).await?,
+            version: token.map(crate::Version),
+        }))
     }
 
     async fn load_token_row(&self, token_verifier: &str) -> Result<Option<KeyRow>, Error> {

@@ -16,8 +16,9 @@ use crate::{
     quotas::{QuotaCheck, check_in, media_type_str, parse_media_type},
 };
 
-/// Largest page `requests_page` returns.
-const MAX_PAGE: u32 = 200;
+/// Most rows `requests_page` reads: a page of 200 (the tools' largest) and the one row more that
+/// tells a keyset page whether another follows (`tools::contract::keyset_page`).
+const MAX_ROWS: u32 = 201;
 
 /// Where a request stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -141,7 +142,7 @@ pub struct RequestQuery {
     pub media: Option<MediaId>,
     /// Only requests older than this id: the last id of the previous page.
     pub before_id: Option<i64>,
-    /// Clamped to 1..=200.
+    /// Clamped to 1..=201 (a page of 200 and one row more).
     pub limit: u32,
 }
 
@@ -345,7 +346,7 @@ impl Store {
             sql.push(" AND r.id < ").push_bind(before);
         }
         sql.push(" ORDER BY r.id DESC LIMIT ")
-            .push_bind(i64::from(query.limit.clamp(1, MAX_PAGE)));
+            .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
         let rows = sql.build().fetch_all(self.pool()).await?;
         rows.iter().map(request_from_row).collect()
     }

@@ -14,7 +14,7 @@ use crate::{
     allowance,
     ask::Ask,
     authority,
-    context::{Caller, Credential, Ctx},
+    context::{Caller, Credential, Ctx, FirstCall},
     contract::{DynTool, Meta, Output},
     discover::Catalogues,
     downloads::Downloads,
@@ -136,10 +136,11 @@ impl App {
     /// `Ok(None)` for a missing, wrong, revoked or expired key.
     pub async fn authenticate(&self, key: &str) -> Result<Option<Caller>, store::Error> {
         let found = self.shared.store.authenticate_with_switches(key).await?;
-        Ok(found.map(|(authority, switches)| Caller {
+        Ok(found.map(|a| Caller {
             credential: Credential::Key(Secret::new(key)),
-            authority,
-            switches,
+            authority: a.authority,
+            switches: a.switches,
+            state: FirstCall::new(a.version),
         }))
     }
 
@@ -158,13 +159,14 @@ impl App {
         let found = store
             .authenticate_token_with_switches(token, resource)
             .await?;
-        Ok(found.map(|(authority, switches)| Caller {
+        Ok(found.map(|a| Caller {
             credential: Credential::Token {
                 token: Secret::new(token),
                 resource: resource.to_owned(),
             },
-            authority,
-            switches,
+            authority: a.authority,
+            switches: a.switches,
+            state: FirstCall::new(a.version),
         }))
     }
 
@@ -175,6 +177,8 @@ impl App {
             return Ok(None);
         };
         let store = &self.shared.store;
+        // The state is read before what is read under it.
+        let state = store.version();
         let (Some(person), Some(grant)) = (
             store.person_by_name(&local.person).await?,
             store.grant_by_name(&local.grant).await?,
@@ -194,6 +198,7 @@ impl App {
             credential: Credential::Local,
             authority: Arc::new(authority),
             switches: store.tool_switches().await?,
+            state: FirstCall::new(state),
         }))
     }
 
@@ -353,7 +358,10 @@ impl App {
         } else {
             None
         };
+        // The state the authority was read under, when this is the first call made with it.
+        let state = caller.state.take().or_else(|| self.shared.store.version());
         let ctx = Ctx {
+            state,
             caller,
             meta,
             shared: self.shared.clone(),

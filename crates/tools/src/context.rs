@@ -38,6 +38,28 @@ pub struct Caller {
     pub authority: Arc<Authority>,
     /// The owner's tool switches, read with the authority.
     pub switches: Arc<ToolSwitches>,
+    /// The state of the database both were read under, for the first call made with this
+    /// caller (see [`FirstCall`]).
+    pub(crate) state: FirstCall,
+}
+
+/// The state of the database a caller's authority was read under, handed to the first tool
+/// call made with it: a request authenticates and then calls once, so that call looks its kept
+/// answers up under the state its authority was read under instead of reading it again. A
+/// caller (or a clone of it) used for a later call finds it taken, and that call reads the
+/// state anew: a kept `Caller` never sees an old state's answers.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FirstCall(Arc<parking_lot::Mutex<Option<store::Version>>>);
+
+impl FirstCall {
+    pub(crate) fn new(state: Option<store::Version>) -> FirstCall {
+        FirstCall(Arc::new(parking_lot::Mutex::new(state)))
+    }
+
+    /// The state, once.
+    pub(crate) fn take(&self) -> Option<store::Version> {
+        self.0.lock().take()
+    }
 }
 
 impl Caller {
@@ -63,6 +85,8 @@ pub struct Ctx {
     pub(crate) report: Option<Arc<dyn Report>>,
     /// Where questions go, for a tool that asks (`Tool::ASKS`) on a client's line.
     pub(crate) asker: Option<Arc<dyn Ask>>,
+    /// The state of the database this call's kept answers belong to (`None`: none are kept).
+    pub(crate) state: Option<store::Version>,
 }
 
 impl Ctx {
@@ -124,7 +148,12 @@ impl Ctx {
                 "your authority changed while the question was open; nothing was done; call again",
             )
         };
-        let Some((authority, switches)) = fresh else {
+        let Some(store::Authenticated {
+            authority,
+            switches,
+            version,
+        }) = fresh
+        else {
             return Err(ToolError::denied(
                 "the credential is no longer valid (revoked or expired); nothing was done",
             ));
@@ -141,6 +170,7 @@ impl Ctx {
             credential: self.caller.credential.clone(),
             authority,
             switches,
+            state: FirstCall::new(version),
         };
         match authority::decide_or_plan(
             &caller,
@@ -165,6 +195,12 @@ impl Ctx {
     /// Answers read from the store, kept while the database is unchanged.
     pub(crate) fn stored(&self) -> &crate::stored::Stored {
         &self.shared.stored
+    }
+
+    /// The state of the database this call's kept answers belong to: the one its authority was
+    /// read under at the start of the request (`None`: none are kept).
+    pub(crate) fn state(&self) -> Option<store::Version> {
+        self.state
     }
 
     pub fn settings(&self) -> &Settings {
@@ -253,5 +289,26 @@ impl Ctx {
                 }
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_state_read_at_authentication_goes_to_the_first_call_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).await.unwrap();
+        let state = store.version();
+        assert!(state.is_some(), "a file store can tell its state");
+        let first = FirstCall::new(state);
+        let clone = first.clone();
+        assert_eq!(clone.take(), state, "the first call gets it");
+        assert_eq!(
+            first.take(),
+            None,
+            "a later call, even through a clone, reads anew"
+        );
     }
 }

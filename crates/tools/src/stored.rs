@@ -3,22 +3,27 @@
 //!
 //! Such an answer is a function of the question, the caller's view (who asks, and whether
 //! they see everyone's rows) and the database's state. The state is [`store::Store::version`],
-//! which every commit changes, by this process or any other on the same file (the CLI), and
-//! which is read before the data: a commit racing the read can only cause a miss. An answer
-//! that also reads the clock (a quota window) says until when it holds; one that read a live
-//! backend is not kept. Without a version (an in-memory store) nothing is kept. Callers that
-//! ask the same question under the same state while its answer is computed wait for that one
-//! computation (single flight) instead of starting their own.
+//! which every commit changes, by this process or any other on the same file (the CLI). A call
+//! looks its answer up under the state its caller's authority was read under, at the start of
+//! the request ([`crate::Caller`]), which is before the data: a commit racing the read can only
+//! cause a miss, and a call's answer is as of its authorization. An answer that also reads the
+//! clock (a quota window) says until when it holds; one that read a live backend is not kept.
+//! Without a state (an in-memory store) nothing is kept. Callers that ask the same question
+//! under the same state while its answer is computed wait for that one computation (single
+//! flight) instead of starting their own.
 
 use std::{
     fmt::{Debug, Write},
     future::Future,
     hash::{Hash, Hasher},
-    sync::Arc,
+    sync::{
+        Arc,
+        atomic::{AtomicI64, Ordering},
+    },
 };
 
-use parking_lot::Mutex;
-use store::{Authority, Store, Version};
+use parking_lot::{Mutex, RwLock};
+use store::{Authority, Version};
 use tokio::sync::OnceCell;
 
 use crate::{Ctx, Output, ToolError};
@@ -105,6 +110,8 @@ struct Entry {
     /// `Keep::Before`'s instant.
     before: Option<i64>,
     answer: Output,
+    /// When it was last handed out (unix ms): the least recently used goes first.
+    used: AtomicI64,
 }
 
 /// What one computation of an answer gave, for every caller that waited for it.
@@ -113,10 +120,11 @@ type Computed = Result<(Output, Keep), ToolError>;
 /// A computation under way: its question, the database state it reads, and its answer to be.
 type Flight = (Key, Version, Arc<OnceCell<Computed>>);
 
-/// Kept answers, most recently used first, and the computations under way.
+/// Kept answers and the computations under way.
 #[derive(Default)]
 pub(crate) struct Stored {
-    entries: Mutex<Vec<Entry>>,
+    /// Read by every kept call at once (a hit only reads), written when an answer is kept.
+    entries: RwLock<Vec<Entry>>,
     /// One computation per question and database state at a time (single flight): callers
     /// asking the same while it runs wait for it and get its answer, even one not kept.
     flights: Mutex<Vec<Flight>>,
@@ -127,7 +135,7 @@ impl Stored {
     /// Callers asking the same question while `compute` runs share its answer.
     pub async fn answer<F, Fut>(
         &self,
-        store: &Store,
+        state: Option<Version>,
         tool: &'static str,
         view: View,
         compute: F,
@@ -136,7 +144,7 @@ impl Stored {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Computed>,
     {
-        let Some(version) = store.version() else {
+        let Some(version) = state else {
             return compute().await.map(|(answer, _)| answer);
         };
         let key = Key { tool, view };
@@ -181,33 +189,35 @@ impl Stored {
             Keep::Before(at) => Some(at),
         };
         let answer = answer.shared();
-        let mut entries = self.entries.lock();
+        let mut entries = self.entries.write();
         // Answers of an older state can never be handed out again: let them go now.
         entries.retain(|e| e.key != *key && e.version == version);
-        entries.insert(
-            0,
-            Entry {
-                key: key.clone(),
-                version,
-                before,
-                answer: answer.clone(),
-            },
-        );
-        entries.truncate(KEPT);
+        if entries.len() >= KEPT
+            && let Some(oldest) =
+                (0..entries.len()).min_by_key(|&i| entries[i].used.load(Ordering::Relaxed))
+        {
+            entries.swap_remove(oldest);
+        }
+        entries.push(Entry {
+            key: key.clone(),
+            version,
+            before,
+            answer: answer.clone(),
+            used: AtomicI64::new(chrono::Utc::now().timestamp_millis()),
+        });
         answer
     }
 
-    /// The answer kept for `key` under `version`, still good at `now`; a stale one is dropped.
+    /// The answer kept for `key` under `version`, still good at `now`. A stale one stays
+    /// until the next answer is kept, which lets it go.
     fn get(&self, key: &Key, version: Version, now: i64) -> Option<Output> {
-        let mut entries = self.entries.lock();
-        let at = entries.iter().position(|e| e.key == *key)?;
-        let entry = entries.remove(at);
+        let entries = self.entries.read();
+        let entry = entries.iter().find(|e| e.key == *key)?;
         if entry.version != version || entry.before.is_some_and(|before| now >= before) {
             return None;
         }
-        let answer = entry.answer.clone();
-        entries.insert(0, entry);
-        Some(answer)
+        entry.used.store(now, Ordering::Relaxed);
+        Some(entry.answer.clone())
     }
 }
 
@@ -219,7 +229,7 @@ mod tests {
 
     use domain::{Capability, PersonId, Role};
     use serde_json::json;
-    use store::{ContentLimits, Grant, Person};
+    use store::{ContentLimits, Grant, Person, Store};
 
     use super::*;
 
@@ -256,7 +266,7 @@ mod tests {
     /// Asks `stored` for one answer that `keep` says how to keep; counts the computations.
     async fn ask(stored: &Stored, store: &Store, n: &AtomicUsize, keep: Keep) -> Output {
         stored
-            .answer(store, "tool", v("view"), || async {
+            .answer(store.version(), "tool", v("view"), || async {
                 n.fetch_add(1, Ordering::SeqCst);
                 Ok((Output::new("answer", json!(1)), keep))
             })
@@ -288,23 +298,23 @@ mod tests {
         let stored = Stored::default();
         for view in ["a", "b"] {
             stored
-                .answer(&store, "tool", v(view), || async {
+                .answer(store.version(), "tool", v(view), || async {
                     Ok((Output::new(view, json!(1)), Keep::WhileUnchanged))
                 })
                 .await
                 .unwrap();
         }
-        assert_eq!(stored.entries.lock().len(), 2);
+        assert_eq!(stored.entries.read().len(), 2);
         store.set_tool_switch("whoami", false).await.unwrap();
         stored
-            .answer(&store, "tool", v("c"), || async {
+            .answer(store.version(), "tool", v("c"), || async {
                 Ok((Output::new("c", json!(1)), Keep::WhileUnchanged))
             })
             .await
             .unwrap();
         let views: Vec<String> = stored
             .entries
-            .lock()
+            .read()
             .iter()
             .map(|e| e.key.view.question.clone())
             .collect();
@@ -344,7 +354,7 @@ mod tests {
         ask(&stored, &store, &n, Keep::Never).await;
         assert_eq!(n.load(Ordering::SeqCst), 2);
         let failed = stored
-            .answer(&store, "tool", v("failing"), || async {
+            .answer(store.version(), "tool", v("failing"), || async {
                 Err::<(Output, Keep), _>(ToolError::invalid("no"))
             })
             .await;
@@ -352,7 +362,7 @@ mod tests {
         assert!(
             stored
                 .entries
-                .lock()
+                .read()
                 .iter()
                 .all(|e| e.key.view.question != "\"failing\"")
         );
@@ -371,8 +381,8 @@ mod tests {
             Ok((Output::new("live", json!(1)), Keep::Never))
         };
         let (a, b) = tokio::join!(
-            stored.answer(&store, "tool", v("view"), slow),
-            stored.answer(&store, "tool", v("view"), slow)
+            stored.answer(store.version(), "tool", v("view"), slow),
+            stored.answer(store.version(), "tool", v("view"), slow)
         );
         assert_eq!(
             (a.unwrap().summary, b.unwrap().summary),
@@ -394,14 +404,14 @@ mod tests {
         let stored = Stored::default();
         for (view, summary) in [("kid", "kid's"), ("owner", "owner's")] {
             stored
-                .answer(&store, "tool", v(view), || async {
+                .answer(store.version(), "tool", v(view), || async {
                     Ok((Output::new(summary, json!(1)), Keep::WhileUnchanged))
                 })
                 .await
                 .unwrap();
         }
         let kid = stored
-            .answer(&store, "tool", v("kid"), || async {
+            .answer(store.version(), "tool", v("kid"), || async {
                 Ok((
                     Output::new("computed again", json!(1)),
                     Keep::WhileUnchanged,
@@ -421,7 +431,7 @@ mod tests {
             async move {
                 let view = View::new(&Arc::new(authority), "page");
                 stored
-                    .answer(store, "tool", view, || async {
+                    .answer(store.version(), "tool", view, || async {
                         n.fetch_add(1, Ordering::SeqCst);
                         Ok((Output::new("answer", json!(1)), Keep::WhileUnchanged))
                     })

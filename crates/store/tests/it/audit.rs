@@ -132,7 +132,11 @@ async fn pages_are_newest_first_filtered_and_clamped() {
     assert_eq!(second, ana_ids[10..20]);
 
     let all = ids(store.audit_page(&page(None, None, 1000)).await.unwrap());
-    assert_eq!(all.len(), 200);
+    assert_eq!(
+        all.len(),
+        201,
+        "a page of 200 and the row that says more follow"
+    );
     assert!(all.windows(2).all(|w| w[0] > w[1]));
     assert_eq!(
         store.audit_page(&page(None, None, 0)).await.unwrap().len(),

@@ -105,11 +105,12 @@ async fn an_exchanged_code_gives_tokens_that_act_as_the_consented_person_and_gra
         access.len()
     );
     assert_eq!(tokens.expires_in, 600);
-    let (authority, _) = store
+    let authority = store
         .authenticate_token_with_switches(access, MCP)
         .await
         .unwrap()
-        .unwrap();
+        .unwrap()
+        .authority;
     assert_eq!(authority.person.name, "ana");
     assert_eq!(authority.grant.name, "requester");
     let keys = store.keys().await.unwrap();

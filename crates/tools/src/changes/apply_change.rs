@@ -84,6 +84,7 @@ impl Tool for ApplyChange {
             report: ctx.report.clone(),
             // Applying an approved plan never asks: everything was decided when it was planned.
             asker: None,
+            state: ctx.state,
         };
         let now = current_dependencies(ctx, &change).await?;
         let planned: std::collections::BTreeMap<String, String> =

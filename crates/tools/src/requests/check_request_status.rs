@@ -48,7 +48,7 @@ impl Tool for CheckRequestStatus {
         let all = sees_all(ctx);
         let view = stored::view(ctx, (all, &input));
         ctx.stored()
-            .answer(ctx.store(), Self::META.name, view, || {
+            .answer(ctx.state(), Self::META.name, view, || {
                 status(ctx, input, all)
             })
             .await

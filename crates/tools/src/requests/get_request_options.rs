@@ -65,7 +65,7 @@ impl Tool for GetRequestOptions {
         let show_people = super::sees_all(ctx);
         let view = stored::view(ctx, (show_people, &input));
         ctx.stored()
-            .answer(ctx.store(), Self::META.name, view, || {
+            .answer(ctx.state(), Self::META.name, view, || {
                 options(ctx, input, show_people)
             })
             .await

@@ -72,7 +72,7 @@ impl Tool for ListRequests {
         let all = sees_all(ctx);
         let view = stored::view(ctx, (all, &input));
         ctx.stored()
-            .answer(ctx.store(), Self::META.name, view, || async {
+            .answer(ctx.state(), Self::META.name, view, || async {
                 Ok((page(ctx, input, limit, all).await?, Keep::WhileUnchanged))
             })
             .await

@@ -55,7 +55,7 @@ impl Tool for Diagnose {
             (&input, settings.allow_destructive(), settings.warnings()),
         );
         ctx.stored()
-            .answer(ctx.store(), Self::META.name, view, || diagnose(ctx, input))
+            .answer(ctx.state(), Self::META.name, view, || diagnose(ctx, input))
             .await
     }
 }

@@ -52,7 +52,7 @@ impl Tool for GetActivity {
         let sees_all = ctx.caller.can(Capability::AuditRead);
         let view = stored::view(ctx, (sees_all, &input));
         ctx.stored()
-            .answer(ctx.store(), Self::META.name, view, || async {
+            .answer(ctx.state(), Self::META.name, view, || async {
                 Ok((
                     page(ctx, input, limit, sees_all).await?,
                     Keep::WhileUnchanged,

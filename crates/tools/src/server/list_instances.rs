@@ -1,4 +1,7 @@
 //! `list_instances`: the configured backends, their kinds, defaults and whether this build supports them.
+//!
+//! The instances are fixed while the server runs, so the answer is a function of the caller's
+//! authority (role and grant scope): it is kept through [`crate::stored`] like other reads.
 
 use domain::Capability;
 use policy::Effect;
@@ -6,7 +9,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use crate::{
+    Ctx, Meta, Output, Tool, ToolError,
+    stored::{self, Keep},
+};
 
 pub struct ListInstances;
 
@@ -27,27 +33,37 @@ impl Tool for ListInstances {
     };
 
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
-        let mut views = ctx.instances().views();
-        views.retain(|v| ctx.covers(&v.id));
-        // Where a backend lives (its URL or folder) is for those who administer it.
-        if !ctx.caller.is_admin() {
-            for v in &mut views {
-                v.url = None;
-                v.path = None;
-            }
-        }
-        let summary = match views.len() {
-            0 => "No instances are configured (or your grant covers none).".to_string(),
-            n => format!(
-                "{n} instance{}: {}.",
-                if n == 1 { "" } else { "s" },
-                views
-                    .iter()
-                    .map(|v| format!("{} ({})", v.id, v.kind))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        Ok(Output::new(summary, json!({ "instances": views })).next("diagnose"))
+        let view = stored::view(ctx, ());
+        ctx.stored()
+            .answer(ctx.state(), Self::META.name, view, || async {
+                Ok((answer(ctx), Keep::WhileUnchanged))
+            })
+            .await
     }
+}
+
+/// The instances this caller's grant covers, with their addresses for an admin only.
+fn answer(ctx: &Ctx) -> Output {
+    let mut views = ctx.instances().views();
+    views.retain(|v| ctx.covers(&v.id));
+    // Where a backend lives (its URL or folder) is for those who administer it.
+    if !ctx.caller.is_admin() {
+        for v in &mut views {
+            v.url = None;
+            v.path = None;
+        }
+    }
+    let summary = match views.len() {
+        0 => "No instances are configured (or your grant covers none).".to_string(),
+        n => format!(
+            "{n} instance{}: {}.",
+            if n == 1 { "" } else { "s" },
+            views
+                .iter()
+                .map(|v| format!("{} ({})", v.id, v.kind))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Output::new(summary, json!({ "instances": views })).next("diagnose")
 }

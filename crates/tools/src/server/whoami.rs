@@ -107,7 +107,7 @@ impl Tool for Whoami {
         // The key is part of the answer; the view compares person and grant only.
         let view = stored::view(ctx, &ctx.caller.authority.key_id);
         ctx.stored()
-            .answer(ctx.store(), Self::META.name, view, || async {
+            .answer(ctx.state(), Self::META.name, view, || async {
                 let (answer, changes_at) = answer(ctx).await?;
                 Ok((
                     answer,
