@@ -48,7 +48,8 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 signed_mib() { awk -v k="$1" 'BEGIN { printf "%+.1f", k / 1024 }'; }
 
 # measure TAG CATALOGUE(true|false): starts marquee, waits until it is ready (and loaded), reads
-# memory at SETTLE seconds after the start, stops it; sets RSS_KB and ANON_KB.
+# memory at SETTLE seconds after the start, stops it; sets RSS_KB, ANON_KB and LOAD_TIME (the
+# load time marquee logged, catalogue on).
 measure() {
     local tag=$1 catalogue=$2 out="$WORK/marquee-$1.out" err="$WORK/marquee-$1.err"
     local started=$SECONDS base pid ready=0
@@ -72,9 +73,13 @@ measure() {
         sleep 0.1
     done
     ((ready)) || die "marquee ($tag) was not ready at $base/readyz within 10 s"
+    LOAD_TIME=""
     if [[ $catalogue == true ]]; then
-        wait_for_line "$err" 'builtin catalogue loaded' "$pid" 30 >/dev/null ||
+        local line
+        line=$(wait_for_line "$err" 'builtin catalogue loaded' "$pid" 30) ||
             die "marquee ($tag) logged no \"builtin catalogue loaded\" within 30 s: $(tail -n 20 "$err")"
+        # The log may be coloured: escape sequences out, then the field.
+        LOAD_TIME=$(sed 's/\x1b\[[0-9;]*m//g' <<<"$line" | grep -oE 'load_time=[^ ]+' | cut -d= -f2 || true)
     elif grep -q 'builtin catalogue loaded' "$err"; then
         die "marquee ($tag) loaded the builtin catalogue although it was switched off"
     fi
@@ -92,12 +97,13 @@ MIN_OFF=999999999
 MAX_IDLE=0
 for run in $(seq "$RUNS"); do
     measure "on-$run" true
-    on=$RSS_KB on_anon=$ANON_KB
+    on=$RSS_KB on_anon=$ANON_KB loaded_in=$LOAD_TIME
     measure "off-$run" false
     off=$RSS_KB off_anon=$ANON_KB
     diff=$((on - off))
-    printf 'pair %d: on %s MiB, off %s MiB: %s MiB (RssAnon %s)\n' "$run" "$(mib "$on")" \
-        "$(mib "$off")" "$(signed_mib "$diff")" "$(signed_mib $((on_anon - off_anon)))"
+    printf 'pair %d: on %s MiB, off %s MiB: %s MiB (RssAnon %s); loaded in %s\n' "$run" \
+        "$(mib "$on")" "$(mib "$off")" "$(signed_mib "$diff")" \
+        "$(signed_mib $((on_anon - off_anon)))" "${loaded_in:-?}"
     if ((diff > WORST)); then
         WORST=$diff
         WORST_ANON=$((on_anon - off_anon))
