@@ -12,6 +12,24 @@ mod server;
 mod tmdb;
 
 pub use arr::{ArrKind, FakeArr};
+
+use std::path::{Path, PathBuf};
+
+/// The folder beside the repository (`../shared`), found from the running test's own package:
+/// `cargo test` names it in `CARGO_MANIFEST_DIR` at run time, and the repository root is the
+/// nearest folder above it with a `Cargo.lock`. Read at run time, not baked in at build time,
+/// so a test binary built in another checkout (a shared target folder) still finds this one's.
+pub fn beside_checkout(name: &str) -> PathBuf {
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let root = start
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").is_file())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    root.join("..").join(name)
+}
 pub use musicbrainz::{MusicBrainzFake, RATE_LIMIT_MESSAGE as MUSICBRAINZ_RATE_LIMIT_MESSAGE};
 pub use server::RecordedRequest;
 pub use tmdb::TmdbFake;

@@ -2,18 +2,13 @@
 //! on free loopback ports in a temp dir, and stopped by a guard (the script's `stop`, which ends
 //! only the pid it recorded) even when a test fails.
 
-use std::{
-    collections::HashMap,
-    net::TcpListener,
-    path::{Path, PathBuf},
-    process::Command,
-};
+use std::{collections::HashMap, net::TcpListener, path::PathBuf, process::Command};
 
 /// `../shared/peers` beside the checkout, or `MARQUEE_PEERS_DIR`.
 pub fn peers_dir() -> PathBuf {
     std::env::var_os("MARQUEE_PEERS_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers"))
+        .unwrap_or_else(|| crate::beside_checkout("shared/peers"))
 }
 
 /// A loopback port that is free, and whose successor (the peer port) is free too.

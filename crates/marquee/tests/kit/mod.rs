@@ -24,9 +24,13 @@ impl Drop for Serving {
     }
 }
 
-/// The project root (scripts/ lives there).
+/// The project root (scripts/ lives there), from the package folder `cargo test` names at run
+/// time (a binary built in another checkout still finds this one).
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../..")
 }
 
 /// Where the client kit is installed: `$MCP_CLIENTS_HOME`, else a `shared-cache/mcp-clients`

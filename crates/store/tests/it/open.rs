@@ -62,7 +62,9 @@ async fn reopening_is_idempotent_and_keeps_data() {
             .fetch_one(&mut conn)
             .await
             .unwrap();
-        let shipped = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+        let dir = std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+        let shipped = std::fs::read_dir(format!("{dir}/migrations"))
             .unwrap()
             .filter(|e| {
                 e.as_ref()

@@ -19,7 +19,7 @@ use super::{ArrKind, FakeArr, server::ArrRequest};
 pub fn shared_dir() -> PathBuf {
     std::env::var_os("MARQUEE_SHARED")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+        .unwrap_or_else(|| crate::beside_checkout("shared"))
 }
 
 /// Answers the services send that their documents leave out: Readarr's lookups answer lists of

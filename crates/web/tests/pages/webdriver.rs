@@ -75,9 +75,12 @@ impl Browser {
             .as_str()
             .unwrap_or_else(|| panic!("no WebDriver session: {r}"))
             .to_string();
-        let artefacts = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../target/test-artefacts")
-            .join(artefacts);
+        let artefacts = PathBuf::from(
+            std::env::var("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()),
+        )
+        .join("../../target/test-artefacts")
+        .join(artefacts);
         std::fs::create_dir_all(&artefacts).unwrap();
         Browser {
             http,
