@@ -52,7 +52,7 @@ signed_mib() { awk -v k="$1" 'BEGIN { printf "%+.1f", k / 1024 }'; }
 # load time marquee logged, catalogue on).
 measure() {
     local tag=$1 catalogue=$2 out="$WORK/marquee-$1.out" err="$WORK/marquee-$1.err"
-    local started=$SECONDS base pid ready=0
+    local started=$SECONDS base pid
     mkdir -p "$WORK/data-$tag"
     (
         while read -r var; do unset "$var"; done < <(compgen -e | grep '^MARQUEE_' || true)
@@ -65,14 +65,7 @@ measure() {
     base=$(wait_for_line "$out" 'http://127\.0\.0\.1:[0-9]+/mcp' "$pid" 30 |
         grep -oE 'http://127\.0\.0\.1:[0-9]+' | head -n1) ||
         die "marquee ($tag) did not come up: $(tail -n 20 "$err")"
-    for _ in $(seq 100); do
-        if curl -sf --max-time 2 "$base/readyz" >/dev/null; then
-            ready=1
-            break
-        fi
-        sleep 0.1
-    done
-    ((ready)) || die "marquee ($tag) was not ready at $base/readyz within 10 s"
+    wait_ready "$base" 10 || die "marquee ($tag) was not ready at $base/readyz within 10 s"
     LOAD_TIME=""
     if [[ $catalogue == true ]]; then
         local line

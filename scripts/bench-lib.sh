@@ -50,3 +50,13 @@ wait_for_line() {
     done
     return 1
 }
+
+# wait_ready BASE SECONDS: whether BASE/readyz answers 200 within SECONDS.
+wait_ready() {
+    local deadline=$((SECONDS + $2))
+    while ((SECONDS < deadline)); do
+        curl -sf --max-time 2 "$1/readyz" >/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}

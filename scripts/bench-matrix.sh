@@ -144,7 +144,7 @@ wrk_run() {
 # start_marquee TAG [CONFIG]: `marquee serve` on 127.0.0.1:0 with a fresh data folder
 # $WORK/data-TAG; sets STARTED_PID, STARTED_URL, STARTED_KEY (the owner key it prints once).
 start_marquee() {
-    local tag=$1 config=${2:-} out="$WORK/marquee-$1.out" err="$WORK/marquee-$1.err" ready=0
+    local tag=$1 config=${2:-} out="$WORK/marquee-$1.out" err="$WORK/marquee-$1.err"
     mkdir -p "$WORK/data-$tag"
     local args=()
     if [[ -n $config ]]; then args=(--config "$config"); fi
@@ -163,14 +163,7 @@ start_marquee() {
         die "marquee ($tag) did not come up: $(tail -n 20 "$err")"
     STARTED_KEY=$(awk '/shown once/ { seen = 1 } seen && $1 ~ /^mq_/ { print $1; exit }' "$out")
     [[ -n $STARTED_KEY ]] || die "marquee ($tag) printed no owner key"
-    for _ in $(seq 200); do
-        if curl -sf --max-time 2 "${STARTED_URL%/mcp}/readyz" >/dev/null; then
-            ready=1
-            break
-        fi
-        sleep 0.1
-    done
-    ((ready)) || die "marquee ($tag) did not become ready: $(tail -n 20 "$err")"
+    wait_ready "${STARTED_URL%/mcp}" 20 || die "marquee ($tag) did not become ready: $(tail -n 20 "$err")"
 }
 
 # cli TAG ARGS...: the marquee CLI on TAG's data folder (a clean MARQUEE_ environment).

@@ -80,7 +80,7 @@ impl Throttle {
     fn ms(&self, at: Instant) -> (u64, bool) {
         let d = at.duration_since(self.base);
         let whole = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-        (whole, d.subsec_nanos() % 1_000_000 != 0)
+        (whole, !d.subsec_nanos().is_multiple_of(1_000_000))
     }
 
     /// Whole seconds `ip` must wait before it may try again, while it is blocked.

@@ -3,11 +3,14 @@
 //! process) shows in the very next read. A kept answer is one caller's view: a kid asking the
 //! page the owner asked sees only their own requests.
 
+mod support;
+
 use std::sync::Arc;
 
 use domain::{MediaId, MediaSource, MediaType, Role};
 use serde_json::{Value, json};
 use store::{NewAudit, NewRequest, Store};
+use support::request;
 use tools::{App, Called, Caller, Instances, Output, Settings};
 
 struct Fixture {
@@ -58,23 +61,6 @@ async fn fixture_with(instances: Instances, dir: tempfile::TempDir) -> Fixture {
         kid,
         other,
         _dir: dir,
-    }
-}
-
-async fn request(store: &Store, person: domain::PersonId, n: usize) -> i64 {
-    let new = NewRequest {
-        person,
-        media: MediaId::new(MediaSource::Builtin, format!("tt{n:07}")),
-        media_type: MediaType::Movie,
-        title: format!("Title {n}"),
-        year: Some(1990),
-        seasons: Vec::new(),
-        instance_id: Some("builtin".into()),
-        auto_approve: false,
-    };
-    match store.create_request(&new).await.unwrap() {
-        store::RequestOutcome::Created { request, .. } => request.id,
-        other => panic!("not created: {other:?}"),
     }
 }
 

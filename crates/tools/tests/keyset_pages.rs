@@ -3,11 +3,13 @@
 //! every row exactly once, with 200-row pages as with small ones; one person's requests in one
 //! status are the same rows as that filter over the whole list.
 
+mod support;
+
 use std::sync::Arc;
 
-use domain::{MediaId, MediaSource, MediaType, PersonId};
 use serde_json::{Value, json};
-use store::{NewAudit, NewRequest, Store};
+use store::{NewAudit, Store};
+use support::request;
 use tools::{App, Called, Caller, Instances, Output, Settings};
 
 /// Rows of each list: more than two 200-row pages.
@@ -56,23 +58,6 @@ async fn fixture() -> Fixture {
         app,
         owner,
         _dir: dir,
-    }
-}
-
-async fn request(store: &Store, person: PersonId, n: usize) -> i64 {
-    let new = NewRequest {
-        person,
-        media: MediaId::new(MediaSource::Builtin, format!("tt{n:07}")),
-        media_type: MediaType::Movie,
-        title: format!("Title {n}"),
-        year: Some(1990),
-        seasons: Vec::new(),
-        instance_id: Some("builtin".into()),
-        auto_approve: false,
-    };
-    match store.create_request(&new).await.unwrap() {
-        store::RequestOutcome::Created { request, .. } => request.id,
-        other => panic!("not created: {other:?}"),
     }
 }
 
