@@ -13,6 +13,7 @@
 #      `tools/list` and `tools/call whoami` (each checked: 200 with a "result");
 #   4. starts `bench-bare` (crates/bench) answering those saved bodies after parsing each request;
 #   5. for bare/marquee x tools/list/whoami: wrk warm-up, then a measured run with --latency;
+#      each bare/marquee pair is measured again while the host steals CPU (bench-lib.sh);
 #   6. sends 10,000 more requests to marquee and notes its VmRSS and VmHWM;
 #   7. torrents (issue 3): starts two `fake-qbittorrent` (crates/bench; 50,000 synthetic torrents
 #      each, seeds 1 and 2) and a second marquee with `--config` naming them as two qbittorrent
@@ -37,6 +38,7 @@
 #   BENCH_DIAG=1   adds two diagnostic rows: tools/list with a well-formed unknown key (401 after
 #                  the key lookup) and with a malformed key (401 before any database work).
 #   BENCH_KEEP=1   keeps the temporary folder (logs, saved answers, wrk output).
+#   BENCH_MAX_STEAL=5 BENCH_ATTEMPTS=3   the host steal gate of each pair (see bench-lib.sh)
 #   MARQUEE_LOG    marquee's log filter (default: its own default, "info").
 # wrk and the servers share the machine's cores: on a small machine compare the ratio, not the
 # absolute rates, and expect run-to-run noise of several percent.
@@ -158,7 +160,7 @@ dur_ms() {
 }
 
 ROWS=()
-declare -A RATE P50 P99
+declare -A RATE P50 P99 STEAL
 # measure NAME URL LUA [EXPECT_STATUS]: warm-up, measured run, parsed into RATE/P50/P99.
 measure() {
     local name=$1 url=$2 script=$3 expect=${4:-200} out="$WORK/wrk-${#ROWS[@]}.txt"
@@ -176,7 +178,37 @@ measure() {
     P50[$name]=$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")")
     P99[$name]=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")
     [[ -n ${RATE[$name]} ]] || die "$name: cannot read wrk's output: $(cat "$out")"
-    ROWS+=("$name")
+    [[ -n ${STEAL[$name]:-} ]] || ROWS+=("$name")
+    STEAL[$name]=-
+}
+
+# measure_pair BARE_NAME BARE_URL NAME URL LUA: the bare server, then Marquee, as one pair;
+# again (up to BENCH_ATTEMPTS pairs) while the host took more than BENCH_MAX_STEAL percent of
+# the CPU over the pair (see bench-lib.sh). The quietest pair's figures are kept.
+measure_pair() {
+    local a s t0 best_s="" kept=()
+    for ((a = 1; a <= ATTEMPTS; a++)); do
+        t0=$(cpu_ticks)
+        measure "$1" "$2" "$5"
+        measure "$3" "$4" "$5"
+        s=$(steal_since "$t0")
+        if quieter "$s" "$best_s"; then
+            best_s=$s
+            kept=("${RATE[$1]}" "${P50[$1]}" "${P99[$1]}" "${RATE[$3]}" "${P50[$3]}" "${P99[$3]}" "$a")
+        fi
+        quiet "$s" && break
+        log "host steal $s% (over $MAX_STEAL%): measuring the pair again"
+    done
+    RATE[$1]=${kept[0]} P50[$1]=${kept[1]} P99[$1]=${kept[2]}
+    RATE[$3]=${kept[3]} P50[$3]=${kept[4]} P99[$3]=${kept[5]}
+    STEAL[$1]="$best_s (${kept[6]})" STEAL[$3]="$best_s (${kept[6]})"
+}
+
+# noise NAME: a remark when NAME's pair was measured under high steal in every try.
+noise() {
+    local s=${STEAL[$1]%% *}
+    [[ $s == - ]] || quiet "$s" ||
+        echo " (host steal $s% in the quietest of $ATTEMPTS tries: says more of the host than of Marquee)"
 }
 
 # start_marquee TAG [CONFIG]: starts `marquee serve` on 127.0.0.1:0 with a fresh data folder
@@ -264,10 +296,8 @@ log "bench-bare at $BARE_URL (pid $BARE_PID); answer sizes: tools/list" \
 # --- 5. load -----------------------------------------------------------------------------
 lua "$WORK/list.lua" "$KEY" "$LIST_BODY"
 lua "$WORK/whoami.lua" "$KEY" "$WHOAMI_BODY"
-measure "bare tools/list" "$BARE_URL" "$WORK/list.lua"
-measure "marquee tools/list" "$MQ_URL" "$WORK/list.lua"
-measure "bare whoami" "$BARE_URL" "$WORK/whoami.lua"
-measure "marquee whoami" "$MQ_URL" "$WORK/whoami.lua"
+measure_pair "bare tools/list" "$BARE_URL" "marquee tools/list" "$MQ_URL" "$WORK/list.lua"
+measure_pair "bare whoami" "$BARE_URL" "marquee whoami" "$MQ_URL" "$WORK/whoami.lua"
 if [[ $DIAG == 1 ]]; then
     lua "$WORK/unknown.lua" "mq_0000000000_$(printf 'A%.0s' $(seq 40))" "$LIST_BODY"
     lua "$WORK/malformed.lua" "not-a-key" "$LIST_BODY"
@@ -372,10 +402,10 @@ log "bench-bare at $BARE2_URL (pid $BARE2_PID); answer sizes: find_torrents" \
 
 lua "$WORK/find.lua" "$KEY2" "$FIND_BODY"
 lua "$WORK/search.lua" "$KEY" "$SEARCH_BODY"
-measure "bare find_torrents" "$BARE2_URL" "$WORK/find.lua"
-measure "marquee find_torrents (100k torrents)" "$MQ2_URL" "$WORK/find.lua"
-measure "bare search_titles" "$BARE2_URL" "$WORK/search.lua"
-measure "marquee search_titles (builtin)" "$MQ_URL" "$WORK/search.lua"
+measure_pair "bare find_torrents" "$BARE2_URL" "marquee find_torrents (100k torrents)" "$MQ2_URL" \
+    "$WORK/find.lua"
+measure_pair "bare search_titles" "$BARE2_URL" "marquee search_titles (builtin)" "$MQ_URL" \
+    "$WORK/search.lua"
 RSS2_AFTER=$(rss "$MQ2_PID" VmRSS)
 
 # --- 8. in-process catalogue search ------------------------------------------------------
@@ -392,8 +422,8 @@ echo
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency (after a $WARMUP warm-up), 127.0.0.1," \
     "$(nproc) cores shared by wrk and the server"
 echo
-echo "| case | req/s | p50 (ms) | p99 (ms) | ratio vs bare |"
-echo "|---|---:|---:|---:|---:|"
+echo "| case | req/s | p50 (ms) | p99 (ms) | ratio vs bare | host steal % (try kept) |"
+echo "|---|---:|---:|---:|---:|---:|"
 for name in "${ROWS[@]}"; do
     case $name in
         *whoami*) base="bare whoami" ;;
@@ -401,8 +431,8 @@ for name in "${ROWS[@]}"; do
         *search_titles*) base="bare search_titles" ;;
         *) base="bare tools/list" ;;
     esac
-    printf '| %s | %.0f | %s | %s | %s |\n' "$name" "${RATE[$name]}" "${P50[$name]}" \
-        "${P99[$name]}" "$(ratio "${RATE[$name]}" "${RATE[$base]}")"
+    printf '| %s | %.0f | %s | %s | %s | %s |\n' "$name" "${RATE[$name]}" "${P50[$name]}" \
+        "${P99[$name]}" "$(ratio "${RATE[$name]}" "${RATE[$base]}")" "${STEAL[$name]}"
 done
 echo
 echo "marquee memory (pid $MQ_PID):"
@@ -433,17 +463,17 @@ verdict() { if [[ $1 == 1 ]]; then echo "met"; else echo "MISSED"; fi; }
 for m in tools/list whoami; do
     r=$(ratio "${RATE[marquee $m]}" "${RATE[bare $m]}")
     ok=$(awk -v r="$r" -v p="${P99[marquee $m]}" 'BEGIN { print (r >= 0.5 && p < 5) ? 1 : 0 }')
-    echo "target $m (>= 50% of bare, p99 < 5 ms at $CONNECTIONS connections): $(verdict "$ok")"
+    echo "target $m (>= 50% of bare, p99 < 5 ms at $CONNECTIONS connections): $(verdict "$ok")$(noise "marquee $m")"
 done
 echo "target memory (VmRSS < 40 MB after the extra requests): $(verdict $((KB_MEM * 1024 < 40000000)))"
 r=$(ratio "${RATE[marquee find_torrents (100k torrents)]}" "${RATE[bare find_torrents]}")
 ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.4) ? 1 : 0 }')
 echo "target find_torrents, 100,000 torrents (>= 40% of bare; ratio $r," \
-    "p99 ${P99[marquee find_torrents (100k torrents)]} ms): $(verdict "$ok")"
+    "p99 ${P99[marquee find_torrents (100k torrents)]} ms): $(verdict "$ok")$(noise "marquee find_torrents (100k torrents)")"
 r=$(ratio "${RATE[marquee search_titles (builtin)]}" "${RATE[bare search_titles]}")
 ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.4) ? 1 : 0 }')
 echo "target search_titles end to end (>= 40% of bare; ratio $r," \
-    "p99 ${P99[marquee search_titles (builtin)]} ms): $(verdict "$ok")"
+    "p99 ${P99[marquee search_titles (builtin)]} ms): $(verdict "$ok")$(noise "marquee search_titles (builtin)")"
 if [[ -n $INPROC_LINE ]]; then
     p50=$(dur_ms "$(sed -E 's/.*p50 ([^,]+),.*/\1/' <<<"$INPROC_LINE")")
     ok=$(awk -v p="$p50" 'BEGIN { print (p < 1) ? 1 : 0 }')
