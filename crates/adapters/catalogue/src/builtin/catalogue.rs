@@ -76,6 +76,10 @@ impl Catalogue for Builtin {
             .orders
             .browse_candidates(&self.films, filter.genres(), from, to);
         let want = (filters.page as usize).saturating_mul(PAGE_SIZE);
+        if filter.answered_by_candidates() {
+            let docs: Vec<u32> = candidates.iter().take(want).map(|&i| i.into()).collect();
+            return self.page(&docs, candidates.len(), filters.page);
+        }
         let mut docs = Vec::with_capacity(want.min(candidates.len()));
         let mut total = 0;
         for i in candidates.iter().map(|&i| u32::from(i)) {

@@ -6,6 +6,9 @@ use super::strs::Strs;
 /// No string: an absent certification or release date.
 pub(crate) const NONE: u32 = u32::MAX;
 
+/// [`Row::cert_rank`] of a film without a ranked US certification.
+pub(crate) const NO_RANK: u8 = u8::MAX;
+
 /// A film's position as the precomputed lists (postings, orders, rankings) store it: two bytes, so
 /// those lists take half the memory. Positions are `u32` everywhere else.
 pub(crate) type Pos = u16;
@@ -34,6 +37,9 @@ pub(crate) struct Row {
     pub title: u32,
     /// [`NONE`] when the data has none (unrated).
     pub certification: u32,
+    /// The certification's rank in the US order (`tables::us_order`), worked out once at load so
+    /// a filter compares a number; [`NO_RANK`] when unrated or not a US certification.
+    pub cert_rank: u8,
     /// YYYY-MM-DD, or [`NONE`].
     pub released: u32,
     pub year: i32,
@@ -109,6 +115,11 @@ impl<'a> Film<'a> {
     /// US certification; None when the data has none (unrated).
     pub fn certification(self) -> Option<&'a str> {
         self.optional(self.row.certification)
+    }
+
+    /// The rank of the US certification in the US order, if it is a ranked one.
+    pub fn cert_rank(self) -> Option<u32> {
+        (self.row.cert_rank != NO_RANK).then_some(u32::from(self.row.cert_rank))
     }
 
     pub fn runtime(self) -> Option<u32> {

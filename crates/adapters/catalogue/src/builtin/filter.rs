@@ -39,17 +39,39 @@ impl FilmFilter {
             && self.year_to.is_none_or(|y| f.year() <= y)
             && any_of(&self.languages, List::Languages)
             && any_of(&self.countries, List::Countries)
-            && self.max_certification.is_none_or(|max| {
-                f.certification()
-                    .and_then(tables::us_order)
-                    .is_some_and(|o| o <= max)
-            })
+            && self
+                .max_certification
+                .is_none_or(|max| f.cert_rank().is_some_and(|o| o <= max))
             && self
                 .runtime_min
                 .is_none_or(|m| f.runtime().is_some_and(|r| r >= m))
             && self
                 .runtime_max
                 .is_none_or(|m| f.runtime().is_some_and(|r| r <= m))
+    }
+
+    /// Whether every film of [`Orders::browse_candidates`](super::orders::Orders::browse_candidates)
+    /// for this filter passes it: at most one required genre (whose order the candidates are) and
+    /// a year range (which cuts that order), nothing else. Then a page needs no film checked.
+    pub fn answered_by_candidates(&self) -> bool {
+        let FilmFilter {
+            genres,
+            without_genres,
+            year_from: _,
+            year_to: _,
+            languages,
+            countries,
+            max_certification,
+            runtime_min,
+            runtime_max,
+        } = self;
+        genres.len() <= 1
+            && without_genres.is_empty()
+            && languages.is_none()
+            && countries.is_none()
+            && max_certification.is_none()
+            && runtime_min.is_none()
+            && runtime_max.is_none()
     }
 
     /// Genres a film must all carry.

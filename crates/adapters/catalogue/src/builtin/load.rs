@@ -10,8 +10,9 @@ use std::{
 };
 
 use super::{
-    films::{Films, MAX_FILMS, NONE, Row},
+    films::{Films, MAX_FILMS, NO_RANK, NONE, Row},
     strs::Interner,
+    tables,
 };
 use crate::{Error, Result};
 
@@ -136,11 +137,16 @@ impl Tables {
         }
         let mut optional = |s: &str| if s.is_empty() { NONE } else { strs.intern(s) };
         let (certification, released) = (optional(&f[3]), optional(&f[6]));
+        let cert_rank = tables::us_order(&f[3])
+            .and_then(|o| u8::try_from(o).ok())
+            .filter(|&o| o != NO_RANK)
+            .unwrap_or(NO_RANK);
         self.films.push(Row {
             imdb_id: strs.intern(&f[0]),
             title: strs.intern(&f[1]),
             year,
             certification,
+            cert_rank,
             runtime: f[4].parse().ok(),
             released,
             lists: u32::try_from(start).map_err(|_| invalid("too many names".into()))?,
@@ -255,13 +261,14 @@ mod tests {
         let f = loaded.films.get(0);
         assert_eq!(f.title(), "Say \"Hi\", Bob");
         assert_eq!(f.certification(), Some("PG"));
+        assert_eq!(f.cert_rank(), tables::us_order("PG"));
         assert_eq!(f.names(List::Cast).collect::<Vec<_>>(), ["B", "C"]);
         assert_eq!(f.released(), Some("1999-01-02"));
         assert_eq!(loaded.genres.len(), 2);
         let g = loaded.films.get(1);
         assert_eq!(
-            (g.certification(), g.runtime(), g.genres()),
-            (None, None, &[1][..])
+            (g.certification(), g.cert_rank(), g.runtime(), g.genres()),
+            (None, None, None, &[1][..])
         );
         assert_eq!(
             g.list(List::Directors).len() + g.list(List::Countries).len(),

@@ -142,6 +142,21 @@ async fn recommendations_from_the_orders_equal_a_scan_of_every_film() {
 }
 
 #[test]
+fn every_film_keeps_the_rank_of_its_certification() {
+    let b = catalogue();
+    let mut ranked = 0;
+    for f in b.films.iter() {
+        let expected = f.certification().and_then(super::tables::us_order);
+        assert_eq!(f.cert_rank(), expected, "{}", f.imdb_id());
+        ranked += usize::from(expected.is_some());
+    }
+    assert!(
+        ranked > 1000,
+        "only {ranked} films have a ranked certification"
+    );
+}
+
+#[test]
 fn title_ranks_order_films_as_their_folded_titles_do() {
     let b = catalogue();
     let mut rng = StdRng::seed_from_u64(7);
