@@ -4,10 +4,10 @@
 use std::{fmt, str::FromStr};
 
 use domain::PersonId;
-use serde::Serialize;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, sqlite::SqliteRow};
+use serde::{Deserialize, Serialize};
+use sqlx::SqliteConnection;
 
-use crate::{Error, Store, error::corrupt, now_ms};
+use crate::{Error, Store, error::corrupt, now_ms, pages};
 
 /// Most rows `audit_page` reads: a page of 200 (the tools' largest) and the one row more that
 /// tells a keyset page whether another follows (`tools::contract::keyset_page`).
@@ -115,20 +115,38 @@ pub struct AuditEntry {
     pub finished_at: Option<i64>,
 }
 
-fn entry_from_row(row: &SqliteRow) -> Result<AuditEntry, Error> {
-    let status: String = row.try_get("status")?;
-    Ok(AuditEntry {
-        id: row.try_get("id")?,
-        at: row.try_get("at")?,
-        person: row.try_get("person")?,
-        key_id: row.try_get("key_id")?,
-        tool: row.try_get("tool")?,
-        instance: row.try_get("instance_id")?,
-        args_digest: row.try_get("args_digest")?,
-        status: status.parse().map_err(corrupt)?,
-        message: row.try_get("message")?,
-        finished_at: row.try_get("finished_at")?,
-    })
+/// An entry as [`Store::audit_page`] reads it: the columns in order.
+#[derive(Deserialize)]
+struct PageRow(
+    i64,
+    i64,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    String,
+    String,
+    Option<String>,
+    Option<i64>,
+);
+
+impl PageRow {
+    fn entry(self) -> Result<AuditEntry, Error> {
+        let PageRow(id, at, person, key_id, tool, instance, args_digest, status, message, done) =
+            self;
+        Ok(AuditEntry {
+            id,
+            at,
+            person,
+            key_id,
+            tool,
+            instance,
+            args_digest,
+            status: status.parse().map_err(corrupt)?,
+            message,
+            finished_at: done,
+        })
+    }
 }
 
 /// Records a write as `executing` on `conn` (a pooled connection or a transaction).
@@ -229,8 +247,20 @@ impl Store {
 
     /// A page of entries, newest first, optionally for one person, older than `before_id`.
     pub async fn audit_page(&self, query: &AuditQuery) -> Result<Vec<AuditEntry>, Error> {
-        let mut sql: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "SELECT a.id, a.at, p.name AS person, c.key_id, a.tool, a.instance_id, \
+        let mut sql = pages::select(
+            &[
+                "id",
+                "at",
+                "person",
+                "key_id",
+                "tool",
+                "instance_id",
+                "args_digest",
+                "status",
+                "message",
+                "finished_at",
+            ],
+            "a.id, a.at, p.name AS person, c.key_id, a.tool, a.instance_id, \
              a.args_digest, a.status, a.message, a.finished_at FROM audit a \
              JOIN people p ON p.id = a.person_id \
              LEFT JOIN credentials c ON c.id = a.credential_id WHERE 1 = 1",
@@ -243,8 +273,8 @@ impl Store {
         }
         sql.push(" ORDER BY a.id DESC LIMIT ")
             .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
-        let rows = sql.build().fetch_all(self.pool()).await?;
-        rows.iter().map(entry_from_row).collect()
+        let rows: Vec<PageRow> = pages::fetch(sql, self.pool()).await?;
+        rows.into_iter().map(PageRow::entry).collect()
     }
 
     /// At start: entries still `executing` were cut off by a stop, so their outcome is unknown.

@@ -19,6 +19,7 @@ mod keys;
 mod oauth;
 mod oauth_tokens;
 mod operations;
+mod pages;
 mod people;
 mod quotas;
 mod requests;

@@ -6,13 +6,13 @@
 use std::{collections::BTreeSet, fmt, str::FromStr};
 
 use domain::{MediaId, MediaSource, MediaType, PersonId, Role};
-use serde::Serialize;
-use sqlx::{QueryBuilder, Row, Sqlite, sqlite::SqliteRow};
+use serde::{Deserialize, Serialize};
+use sqlx::{Row, sqlite::SqliteRow};
 
 use crate::{
     Error, Store,
     error::corrupt,
-    now_ms,
+    now_ms, pages,
     quotas::{QuotaCheck, check_in, media_type_str, parse_media_type},
 };
 
@@ -152,6 +152,76 @@ const REQUEST_COLUMNS: &str = "r.id, r.person_id, p.name AS person_name, r.media
 
 const REQUEST_FROM: &str =
     "FROM requests r JOIN people p ON p.id = r.person_id LEFT JOIN people d ON d.id = r.decided_by";
+
+/// The result columns of [`REQUEST_COLUMNS`], in the order [`PageRow`] reads them.
+const PAGE_COLUMNS: [&str; 17] = [
+    "id",
+    "person_id",
+    "person_name",
+    "media_source",
+    "media_id",
+    "media_type",
+    "title",
+    "year",
+    "seasons",
+    "status",
+    "instance_id",
+    "units",
+    "decided_by",
+    "decision_note",
+    "created_at",
+    "updated_at",
+    "decided_at",
+];
+
+/// A request as [`Store::requests_page`] reads it ([`PAGE_COLUMNS`], in order).
+#[derive(Deserialize)]
+struct PageRow {
+    id: i64,
+    person_id: i64,
+    person_name: String,
+    media_source: String,
+    media_id: String,
+    media_type: String,
+    title: String,
+    year: Option<i32>,
+    seasons: String,
+    status: String,
+    instance_id: Option<String>,
+    units: i64,
+    decided_by: Option<String>,
+    decision_note: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+    decided_at: Option<i64>,
+}
+
+impl PageRow {
+    fn request(self) -> Result<MediaRequest, Error> {
+        Ok(MediaRequest {
+            id: self.id,
+            person: PersonId(self.person_id),
+            person_name: self.person_name,
+            media: MediaId::new(
+                self.media_source.parse::<MediaSource>().map_err(corrupt)?,
+                self.media_id,
+            ),
+            media_type: parse_media_type(&self.media_type)?,
+            title: self.title,
+            year: self.year,
+            seasons: serde_json::from_str(&self.seasons)
+                .map_err(|e| corrupt(format!("stored seasons are not a JSON list: {e}")))?,
+            status: self.status.parse().map_err(corrupt)?,
+            instance_id: self.instance_id,
+            units: u32::try_from(self.units).map_err(|e| corrupt(e.to_string()))?,
+            decided_by: self.decided_by,
+            decision_note: self.decision_note,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            decided_at: self.decided_at,
+        })
+    }
+}
 
 fn request_from_row(row: &SqliteRow) -> Result<MediaRequest, Error> {
     let source: String = row.try_get("media_source")?;
@@ -327,9 +397,10 @@ impl Store {
 
     /// A page of requests, newest first.
     pub async fn requests_page(&self, query: &RequestQuery) -> Result<Vec<MediaRequest>, Error> {
-        let mut sql: QueryBuilder<Sqlite> = QueryBuilder::new(format!(
-            "SELECT {REQUEST_COLUMNS} {REQUEST_FROM} WHERE 1 = 1"
-        ));
+        let mut sql = pages::select(
+            &PAGE_COLUMNS,
+            &format!("{REQUEST_COLUMNS} {REQUEST_FROM} WHERE 1 = 1"),
+        );
         if let Some(person) = query.person {
             sql.push(" AND r.person_id = ").push_bind(person.0);
         }
@@ -347,8 +418,8 @@ impl Store {
         }
         sql.push(" ORDER BY r.id DESC LIMIT ")
             .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
-        let rows = sql.build().fetch_all(self.pool()).await?;
-        rows.iter().map(request_from_row).collect()
+        let rows: Vec<PageRow> = pages::fetch(sql, self.pool()).await?;
+        rows.into_iter().map(PageRow::request).collect()
     }
 
     /// Approves or rejects a pending request; a rejection gives its quota units back.

@@ -1,0 +1,31 @@
+//! Pages of the long tables (requests, audit) read as one value. sqlx hands each row of a query
+//! from its database thread to the caller on its own, with a copy of every column made and freed
+//! under SQLite's memory lock; for a page of 50 to 200 rows that traffic, and the threads waking
+//! each other for it, cost far more than the query. So a page is asked of SQLite as one JSON
+//! array of rows (`json_group_array`), which crosses once and is read by serde.
+
+use serde::de::DeserializeOwned;
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+
+use crate::{Error, error::corrupt};
+
+/// Starts a page query: `SELECT` the JSON array of `columns` (names of the inner query's
+/// result columns, in the order `T` reads them) `FROM (SELECT {inner}`; the caller pushes the
+/// rest of the inner query (conditions, order, limit), and [`fetch`] closes it.
+pub(crate) fn select(columns: &[&str], inner: &str) -> QueryBuilder<'static, Sqlite> {
+    QueryBuilder::new(format!(
+        "SELECT json_group_array(json_array({})) FROM (SELECT {inner}",
+        columns.join(", ")
+    ))
+}
+
+/// Runs a page query begun with [`select`]: its rows in the inner query's order, each read by
+/// `T` from its array (a tuple struct, or a struct whose fields come in the columns' order).
+pub(crate) async fn fetch<T: DeserializeOwned>(
+    mut sql: QueryBuilder<'_, Sqlite>,
+    pool: &SqlitePool,
+) -> Result<Vec<T>, Error> {
+    sql.push(")");
+    let json: String = sql.build_query_scalar().fetch_one(pool).await?;
+    serde_json::from_str(&json).map_err(|e| corrupt(format!("a stored page does not read: {e}")))
+}
