@@ -82,6 +82,25 @@ fn merged_pages_are_slices_of_one_sort_and_follow_changes() {
             .collect();
         assert_eq!(everything.total, 30 + 33, "{sort:?}: even rows of both");
         assert_eq!(walk(&cats, &q), expected, "{sort:?} desc={descending}");
+        // A page at every offset (found by binary search in each order) is that slice.
+        for offset in 0..=expected.len() {
+            let page = query_merged(
+                &cats,
+                &TorrentQuery {
+                    offset,
+                    limit: 3,
+                    ..q.clone()
+                },
+            )
+            .page;
+            let got: Vec<(String, String)> = page
+                .rows
+                .iter()
+                .map(|r| (r.instance.0.clone(), r.torrent.info_hash.to_string()))
+                .collect();
+            let want = &expected[offset..(offset + 3).min(expected.len())];
+            assert_eq!(got, want, "{sort:?} desc={descending} offset {offset}");
+        }
         // The reference order: key, then hash, then instance.
         let mut reference = expected.clone();
         let size = |r: &(String, String)| {

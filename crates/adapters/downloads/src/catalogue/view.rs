@@ -213,6 +213,52 @@ pub fn query_merged(catalogues: &[&TorrentCatalogue], q: &TorrentQuery) -> Merge
     }
 }
 
+/// How many rows of each of `orders` (each sorted by `cmp`, which orders rows of any two) come
+/// before the row at place `rank` of their merge: where a page starting there begins in each.
+/// Found by binary search (that row's place is its index in its own order plus how many rows of
+/// the others come before it), so a page deep into a long result costs no walk from the top.
+fn heads_at(
+    orders: &[Arc<[u32]>],
+    rank: usize,
+    cmp: impl Fn(usize, u32, usize, u32) -> std::cmp::Ordering,
+) -> Option<Vec<usize>> {
+    let total: usize = orders.iter().map(|o| o.len()).sum();
+    if rank >= total {
+        return Some(orders.iter().map(|o| o.len()).collect());
+    }
+    // Rows of order `j` before row `r` of order `i`.
+    let before =
+        |j: usize, i: usize, r: u32| orders[j].partition_point(|&x| cmp(j, x, i, r).is_lt());
+    let place = |i: usize, p: usize| {
+        p + (0..orders.len())
+            .filter(|&j| j != i)
+            .map(|j| before(j, i, orders[i][p]))
+            .sum::<usize>()
+    };
+    for (i, order) in orders.iter().enumerate() {
+        // Places grow with the index: the first index whose place reaches `rank`.
+        let (mut lo, mut hi) = (0, order.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if place(i, mid) < rank {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < order.len() && place(i, lo) == rank {
+            let r = order[lo];
+            return Some(
+                (0..orders.len())
+                    .map(|j| if j == i { lo } else { before(j, i, r) })
+                    .collect(),
+            );
+        }
+    }
+    // Only when `cmp` is no total order, which the query's orders are by construction.
+    None
+}
+
 /// [`query_merged`] with each row of the page made by `f` while the rows are locked, so a
 /// caller can render rows without copying them first.
 pub fn query_merged_map<R>(
@@ -228,37 +274,87 @@ pub fn query_merged_map<R>(
         .collect();
     let total = orders.iter().map(|o| o.len()).sum();
     let (start, end, next_offset) = q.window(total);
-    // Each order is sorted already: merge their heads until the page is complete.
-    let mut heads = vec![0usize; orders.len()];
-    let mut rows = Vec::with_capacity(end - start);
-    for n in 0..end {
-        let mut best: Option<(usize, &Torrent, u64)> = None;
+    // The merge order: the query's order, then the instance (the same torrent on two clients).
+    let row = |i: usize, r: u32| &guards[i].rows()[r as usize];
+    let cmp = |i: usize, a: &Torrent, j: usize, b: &Torrent| {
+        q.sort_key(a)
+            .cmp(&q.sort_key(b))
+            .then_with(|| q.compare(a, b))
+            .then_with(|| catalogues[i].instance.cmp(&catalogues[j].instance))
+    };
+    // Each order is sorted already: find where the page starts in each, then merge their
+    // heads until the page is complete.
+    let next = |heads: &mut [usize]| {
+        let mut best: Option<(usize, &Torrent)> = None;
         for (i, order) in orders.iter().enumerate() {
             let Some(&r) = order.get(heads[i]) else {
                 continue;
             };
-            let t = &guards[i].rows()[r as usize];
-            let key = q.sort_key(t);
-            let better = best.is_none_or(|(j, b, bkey)| {
-                key.cmp(&bkey)
-                    .then_with(|| q.compare(t, b))
-                    .then_with(|| catalogues[i].instance.cmp(&catalogues[j].instance))
-                    .is_lt()
-            });
-            if better {
-                best = Some((i, t, key));
+            let t = row(i, r);
+            if best.is_none_or(|(j, b)| cmp(i, t, j, b).is_lt()) {
+                best = Some((i, t));
             }
         }
-        let Some((i, t, _)) = best else { break };
+        let (i, t) = best?;
         heads[i] += 1;
-        if n >= start {
-            rows.push(f(&catalogues[i].instance, t));
-        }
+        Some((i, t))
+    };
+    let mut heads = heads_at(&orders, start, |i, a, j, b| cmp(i, row(i, a), j, row(j, b)))
+        .unwrap_or_else(|| {
+            let mut heads = vec![0; orders.len()];
+            (0..start).for_each(|_| _ = next(&mut heads));
+            heads
+        });
+    let mut rows = Vec::with_capacity(end - start);
+    for _ in start..end {
+        let Some((i, t)) = next(&mut heads) else {
+            break;
+        };
+        rows.push(f(&catalogues[i].instance, t));
     }
     Page {
         rows,
         total,
         offset: q.offset,
         next_offset,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::heads_at;
+
+    /// Every rank of the merge of three lists with values in common: the binary search finds
+    /// the heads a walk from the top reaches.
+    #[test]
+    fn heads_at_every_rank_are_those_of_a_walk() {
+        let values: [&[u32]; 3] = [&[1, 3, 3, 8, 9, 12], &[2, 3, 4, 9], &[0, 3, 13, 14, 15]];
+        let orders: Vec<Arc<[u32]>> = (0..3u32)
+            .map(|i| (0..values[i as usize].len() as u32).collect())
+            .collect();
+        // Value first, then the list: a total order over every (list, index).
+        let cmp = |i: usize, a: u32, j: usize, b: u32| {
+            values[i][a as usize]
+                .cmp(&values[j][b as usize])
+                .then(i.cmp(&j))
+        };
+        let total: usize = values.iter().map(|v| v.len()).sum();
+        let mut walked = vec![0usize; 3];
+        for rank in 0..=total {
+            assert_eq!(
+                heads_at(&orders, rank, cmp),
+                Some(walked.clone()),
+                "rank {rank}"
+            );
+            // One step of the merge.
+            let next = (0..3)
+                .filter(|&i| walked[i] < values[i].len())
+                .min_by(|&i, &j| cmp(i, walked[i] as u32, j, walked[j] as u32));
+            if let Some(i) = next {
+                walked[i] += 1;
+            }
+        }
     }
 }
