@@ -140,8 +140,8 @@ impl Catalogue for Builtin {
     ) -> Result<Page<TitleSummary>> {
         movies_only("recommendations", media_type)?;
         let i = self.find(id)?;
-        let similar = self.similar(i);
-        self.page(&similar, similar.len(), page)
+        let (similar, total) = self.similar(i, (page as usize).saturating_mul(PAGE_SIZE));
+        self.page(&similar, total, page)
     }
 
     async fn certifications(

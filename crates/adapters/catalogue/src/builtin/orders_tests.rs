@@ -134,7 +134,11 @@ async fn recommendations_from_the_orders_equal_a_scan_of_every_film() {
     let mut rng = StdRng::seed_from_u64(1995);
     for _ in 0..120 {
         let of = rng.random_range(0..b.films.len() as u32);
-        assert_eq!(b.similar(of), similar_reference(&b, of), "film {of}");
+        let all = similar_reference(&b, of);
+        for want in [PAGE_SIZE, 5 * PAGE_SIZE, usize::MAX] {
+            let first: Vec<u32> = all.iter().copied().take(want).collect();
+            assert_eq!(b.similar(of, want), (first, all.len()), "film {of}, {want}");
+        }
     }
     let heat = MediaId::new(MediaSource::Builtin, "tt0113277");
     let page = b.recommendations(&heat, MediaType::Movie, 1).await;

@@ -185,19 +185,25 @@ impl Builtin {
         bits
     }
 
-    /// Films like film `of`, computed only from what the data holds: a shared director counts 3,
-    /// a shared cast member 2, a shared genre 1. A film qualifies through a shared person, or by sharing
-    /// every genre of `of`. Ties go to the film closest in year, then to the title. Not from viewing data.
-    pub(crate) fn similar(&self, of: u32) -> Vec<u32> {
+    /// The first `want` films like film `of`, in order, and how many there are in all; computed
+    /// only from what the data holds: a shared director counts 3, a shared cast member 2, a shared
+    /// genre 1. A film qualifies through a shared person, or by sharing every genre of `of`. Ties
+    /// go to the film closest in year, then to the title. Not from viewing data. Only the films
+    /// asked for are sorted (a film of one common genre has thousands of candidates).
+    pub(crate) fn similar(&self, of: u32, want: usize) -> (Vec<u32>, usize) {
         let f = self.films.get(of);
         let shared = |g: Film<'_>, which| {
             let mine = f.list(which);
             g.list(which).iter().filter(|x| mine.contains(x)).count()
         };
-        let mut scored: Vec<(Reverse<usize>, i32, &str, u32)> = Vec::new();
-        for i in self.similar_candidates(of) {
+        let same =
+            |i: u32, g: Film<'_>| i == of || (g.title_id() == f.title_id() && g.year() == f.year());
+        let mut scored: Vec<(Reverse<usize>, i32, u32)> = Vec::new();
+        // Films listing one of its directors or cast, scored in full.
+        let people = self.films_sharing_people(of);
+        for &i in &people {
             let g = self.films.get(i);
-            if i == of || (g.title_id() == f.title_id() && g.year() == f.year()) {
+            if same(i, g) {
                 continue;
             }
             let directors = shared(g, List::Directors);
@@ -208,31 +214,52 @@ impl Builtin {
                 continue;
             }
             let score = 3 * directors + 2 * cast + genres;
-            scored.push((Reverse(score), (g.year() - f.year()).abs(), g.title(), i));
+            scored.push((Reverse(score), (g.year() - f.year()).abs(), i));
         }
-        scored.sort_unstable();
-        scored.into_iter().map(|s| s.3).collect()
-    }
-
-    /// Every film that can qualify as like film `of`, ascending: those listing one of its
-    /// directors or cast (from the people order), and those carrying all of its genres (from its
-    /// rarest genre's order; the data lists a genre once per film).
-    fn similar_candidates(&self, of: u32) -> Vec<u32> {
-        let f = self.films.get(of);
-        let people = f.list(List::Directors).iter().chain(f.list(List::Cast));
-        let mut out: Vec<u32> = people
-            .flat_map(|&name| self.orders.films_of(name).iter().map(|&i| u32::from(i)))
-            .collect();
+        // The rest carry all of its genres (from its rarest genre's order) and share no one:
+        // their score is their shared genres alone.
         let rarest = f
             .genres()
             .iter()
             .map(|&g| self.orders.genre(g))
             .min_by_key(|l| l.len())
             .unwrap_or_default();
-        out.extend(rarest.iter().map(|&i| u32::from(i)).filter(|&i| {
-            let theirs = self.films.get(i).genres();
-            f.genres().iter().all(|g| theirs.contains(g))
-        }));
+        for i in rarest.iter().map(|&i| u32::from(i)) {
+            let g = self.films.get(i);
+            let theirs = g.genres();
+            if !f.genres().iter().all(|x| theirs.contains(x))
+                || people.binary_search(&i).is_ok()
+                || same(i, g)
+            {
+                continue;
+            }
+            let score = shared(g, List::Genres);
+            scored.push((Reverse(score), (g.year() - f.year()).abs(), i));
+        }
+        let title = |i: u32| self.films.get(i).title();
+        let order = |a: &(Reverse<usize>, i32, u32), b: &(Reverse<usize>, i32, u32)| {
+            (a.0, a.1)
+                .cmp(&(b.0, b.1))
+                .then_with(|| title(a.2).cmp(title(b.2)))
+                .then(a.2.cmp(&b.2))
+        };
+        let total = scored.len();
+        if want < total {
+            scored.select_nth_unstable_by(want, order);
+            scored.truncate(want);
+        }
+        scored.sort_unstable_by(order);
+        (scored.into_iter().map(|s| s.2).collect(), total)
+    }
+
+    /// The films listing one of film `of`'s directors or cast (in either role), ascending, once
+    /// each, from the people order.
+    fn films_sharing_people(&self, of: u32) -> Vec<u32> {
+        let f = self.films.get(of);
+        let people = f.list(List::Directors).iter().chain(f.list(List::Cast));
+        let mut out: Vec<u32> = people
+            .flat_map(|&name| self.orders.films_of(name).iter().map(|&i| u32::from(i)))
+            .collect();
         out.sort_unstable();
         out.dedup();
         out
