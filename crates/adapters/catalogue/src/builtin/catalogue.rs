@@ -82,8 +82,14 @@ impl Catalogue for Builtin {
         }
         let mut docs = Vec::with_capacity(want.min(candidates.len()));
         let mut total = 0;
+        let packed = self.orders.facets.as_deref().zip(filter.genre_bits());
         for i in candidates.iter().map(|&i| u32::from(i)) {
-            if filter.allows(self.films.get(i)) {
+            let film = || self.films.get(i);
+            let allowed = match packed {
+                Some((facets, bits)) => filter.allows_packed(&facets[i as usize], bits, film),
+                None => filter.allows(film()),
+            };
+            if allowed {
                 if total < want {
                     docs.push(i);
                 }

@@ -4,7 +4,8 @@ use domain::{MediaSource, MediaType};
 
 use super::{
     Builtin,
-    films::{Film, List},
+    films::{Film, List, NO_RANK},
+    orders::{FACET_GENRES, Facet},
     tables,
 };
 use crate::{BrowseFilters, Error, Result, text::close_matches, text::fold};
@@ -48,6 +49,40 @@ impl FilmFilter {
             && self
                 .runtime_max
                 .is_none_or(|m| f.runtime().is_some_and(|r| r <= m))
+    }
+
+    /// The required and the refused genres as [`Facet`] bits, or `None` when one of them has no
+    /// bit (a catalogue of more than [`FACET_GENRES`] genres).
+    pub fn genre_bits(&self) -> Option<(u64, u64)> {
+        let bits = |ids: &[u32]| {
+            ids.iter().try_fold(0u64, |bits, &g| {
+                (g < FACET_GENRES as u32).then_some(bits | 1 << g)
+            })
+        };
+        Some((bits(&self.genres)?, bits(&self.without_genres)?))
+    }
+
+    /// [`FilmFilter::allows`] read from the film's facet (genres as `bits`, from
+    /// [`FilmFilter::genre_bits`]; year; certification); the film itself is read only for a
+    /// language, country or runtime filter.
+    pub fn allows_packed<'a>(
+        &self,
+        facet: &Facet,
+        (need, refuse): (u64, u64),
+        film: impl FnOnce() -> Film<'a>,
+    ) -> bool {
+        facet.genres & need == need
+            && facet.genres & refuse == 0
+            && self.year_from.is_none_or(|y| facet.year >= y)
+            && self.year_to.is_none_or(|y| facet.year <= y)
+            && self
+                .max_certification
+                .is_none_or(|max| facet.cert_rank != NO_RANK && u32::from(facet.cert_rank) <= max)
+            && (self.languages.is_none()
+                && self.countries.is_none()
+                && self.runtime_min.is_none()
+                && self.runtime_max.is_none()
+                || self.allows(film()))
     }
 
     /// Whether every film of [`Orders::browse_candidates`](super::orders::Orders::browse_candidates)
@@ -187,9 +222,9 @@ impl Builtin {
 
     fn genre_id(&self, name: &str) -> Result<u32> {
         let folded = fold(name);
-        self.genres
+        self.folded_genres
             .iter()
-            .position(|g| fold(g) == folded)
+            .position(|g| *g == folded)
             .map(|i| i as u32)
             .ok_or_else(|| Error::UnknownName {
                 what: "genre",

@@ -31,13 +31,15 @@ use self::{
     index::Index,
     orders::Orders,
 };
-use crate::{Certification, Error, PAGE_SIZE, Page, Result, TitleSummary};
+use crate::{Certification, Error, PAGE_SIZE, Page, Result, TitleSummary, text};
 
 /// The offline catalogue. Cheap to share: load it once ([`Builtin::shared`]) and hand out the `Arc`.
 pub struct Builtin {
     films: Films,
     /// Genre names; films hold indices into this.
     genres: Vec<Box<str>>,
+    /// The same names folded (`text::fold`), as a filter's genre is matched.
+    folded_genres: Box<[String]>,
     index: Index,
     /// Browse, genre, title and people orders, computed at load.
     orders: Orders,
@@ -92,6 +94,7 @@ impl Builtin {
         });
         let mut builtin = Builtin {
             films: loaded.films,
+            folded_genres: loaded.genres.iter().map(|g| text::fold(g)).collect(),
             genres: loaded.genres,
             index,
             orders,

@@ -1,14 +1,31 @@
 //! Orders of the builtin catalogue computed once at load, so a question reads a slice instead of
 //! sorting the catalogue: every film in browse order (newest first, then by folded title), the
 //! same order per genre (a year range is then a contiguous run, found by binary search), the rank
-//! of each film's folded title (ranking compares integers, not strings), and each person's films.
+//! of each film's title, folded and as written (ranking compares integers, not strings), each
+//! person's films, and each film's genres, year and certification packed for filter scans.
 
 use super::{
-    films::{Films, List, Pos, pos},
+    films::{Films, List, NO_RANK, Pos, pos},
     index::Index,
 };
 
+/// What a browse filter tests of one film, packed, so a scan over thousands of films stays in
+/// the cache instead of reading each film's row and lists.
+#[derive(Clone, Copy)]
+pub(crate) struct Facet {
+    /// Bit `g` for each genre `g` the film carries.
+    pub genres: u64,
+    pub year: i32,
+    /// The film's `cert_rank` (`films::NO_RANK` when unranked).
+    pub cert_rank: u8,
+}
+
+/// Genre ids a [`Facet`] can hold.
+pub(crate) const FACET_GENRES: usize = 64;
+
 pub(crate) struct Orders {
+    /// Per film, its [`Facet`]; `None` when the data has more than [`FACET_GENRES`] genres.
+    pub facets: Option<Box<[Facet]>>,
     /// Every film, newest first, then by folded title, then by position.
     browse: Box<[Pos]>,
     /// Genre `g`'s films, in browse order, are `by_genre[genre_starts[g]..genre_starts[g + 1]]`.
@@ -16,6 +33,8 @@ pub(crate) struct Orders {
     by_genre: Box<[Pos]>,
     /// Per film, the rank of its folded title among all folded titles (equal titles, equal ranks).
     pub title_rank: Box<[Pos]>,
+    /// Per film, the rank of its title as written (compared as strings), the same way.
+    pub written_rank: Box<[Pos]>,
     /// The films of the person named by string id `s` (director or cast), ascending, are
     /// `person_films[person_starts[s]..person_starts[s + 1]]`.
     person_starts: Box<[u32]>,
@@ -25,18 +44,8 @@ pub(crate) struct Orders {
 impl Orders {
     pub fn build(films: &Films, index: &Index, genres: usize) -> Orders {
         let n = films.len() as u32;
-        let mut by_title: Vec<u32> = (0..n).collect();
-        by_title
-            .sort_unstable_by(|&a, &b| index.folded_titles.get(a).cmp(index.folded_titles.get(b)));
-        let mut title_rank = vec![0; films.len()];
-        let mut rank = 0;
-        for (k, &i) in by_title.iter().enumerate() {
-            if k > 0 && index.folded_titles.get(by_title[k - 1]) != index.folded_titles.get(i) {
-                rank = pos(k as u32);
-            }
-            title_rank[i as usize] = rank;
-        }
-        drop(by_title);
+        let title_rank = ranks(n, |i| index.folded_titles.get(i));
+        let written_rank = ranks(n, |i| films.get(i).title());
         let mut browse: Vec<Pos> = (0..n).map(pos).collect();
         browse.sort_unstable_by_key(|&i| {
             (
@@ -63,11 +72,23 @@ impl Orders {
             }
         }
         let (person_starts, person_films) = people(films);
+        let facets = (genres <= FACET_GENRES).then(|| {
+            films
+                .iter()
+                .map(|f| Facet {
+                    genres: f.genres().iter().fold(0, |bits, &g| bits | 1 << g),
+                    year: f.year(),
+                    cert_rank: f.cert_rank().map_or(NO_RANK, |r| r as u8),
+                })
+                .collect()
+        });
         Orders {
+            facets,
             browse: browse.into_boxed_slice(),
             genre_starts: genre_starts.into_boxed_slice(),
             by_genre: by_genre.into_boxed_slice(),
-            title_rank: title_rank.into_boxed_slice(),
+            title_rank,
+            written_rank,
             person_starts,
             person_films,
         }
@@ -114,6 +135,21 @@ impl Orders {
             _ => &[],
         }
     }
+}
+
+/// Per film of `0..n`, the rank of its `text` among all of them (equal texts, equal ranks).
+fn ranks<'a>(n: u32, text: impl Fn(u32) -> &'a str) -> Box<[Pos]> {
+    let mut sorted: Vec<u32> = (0..n).collect();
+    sorted.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
+    let mut out = vec![0; n as usize].into_boxed_slice();
+    let mut rank = 0;
+    for (k, &i) in sorted.iter().enumerate() {
+        if k > 0 && text(sorted[k - 1]) != text(i) {
+            rank = pos(k as u32);
+        }
+        out[i as usize] = rank;
+    }
+    out
 }
 
 /// Each person's films, grouped by name id, counted first so each film is written once in place.

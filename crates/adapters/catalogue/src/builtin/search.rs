@@ -236,12 +236,10 @@ impl Builtin {
             let score = shared(g, List::Genres);
             scored.push((Reverse(score), (g.year() - f.year()).abs(), i));
         }
-        let title = |i: u32| self.films.get(i).title();
+        // Titles compare by their rank among titles as written: as strings would, without them.
+        let title = |i: u32| self.orders.written_rank[i as usize];
         let order = |a: &(Reverse<usize>, i32, u32), b: &(Reverse<usize>, i32, u32)| {
-            (a.0, a.1)
-                .cmp(&(b.0, b.1))
-                .then_with(|| title(a.2).cmp(title(b.2)))
-                .then(a.2.cmp(&b.2))
+            (a.0, a.1, title(a.2), a.2).cmp(&(b.0, b.1, title(b.2), b.2))
         };
         let total = scored.len();
         if want < total {
