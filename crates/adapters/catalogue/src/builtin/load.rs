@@ -121,15 +121,20 @@ impl Tables {
             lists.extend(list(&f[field]).map(|n| strs.intern(n)));
             *end = lists.len() - start;
         }
-        lists.extend(
-            list(&f[5]).map(|g| match genres.iter().position(|x| **x == *g) {
+        let first_genre = lists.len();
+        for g in list(&f[5]) {
+            let id = match genres.iter().position(|x| **x == *g) {
                 Some(i) => i as u32,
                 None => {
                     genres.push(g.into());
                     (genres.len() - 1) as u32
                 }
-            }),
-        );
+            };
+            // A genre listed twice counts once: the genre orders and scores assume it.
+            if !lists[first_genre..].contains(&id) {
+                lists.push(id);
+            }
+        }
         ends[4] = lists.len() - start;
         let ends = ends.map(|e| u16::try_from(e).unwrap_or(u16::MAX));
         if usize::from(ends[4]) != lists.len() - start {
@@ -254,7 +259,7 @@ mod tests {
     fn parses_quotes_and_lists() {
         let csv = format!(
             "{HEADER}\ntt1,\"Say \"\"Hi\"\", Bob\",1999,PG,90,\"Comedy, Drama\",1999-01-02,Ann,\"B, C\",English,France\r\n\
-             tt2,Plain,2000,,,Drama,,,,,\n"
+             tt2,Plain,2000,,,\"Drama, Drama\",,,,,\n"
         );
         let loaded = parse(csv.as_bytes(), csv.len()).unwrap();
         assert_eq!(loaded.films.len(), 2);

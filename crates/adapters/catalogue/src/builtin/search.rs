@@ -224,17 +224,37 @@ impl Builtin {
             .map(|&g| self.orders.genre(g))
             .min_by_key(|l| l.len())
             .unwrap_or_default();
+        let facets = self.orders.facets.as_deref();
+        let mine = f
+            .genres()
+            .iter()
+            .fold(0u64, |bits, &g| bits | 1 << (g % 64));
         for i in rarest.iter().map(|&i| u32::from(i)) {
-            let g = self.films.get(i);
-            let theirs = g.genres();
-            if !f.genres().iter().all(|x| theirs.contains(x))
-                || people.binary_search(&i).is_ok()
-                || same(i, g)
-            {
+            // From the packed facet when there is one: no film row is read for most of them.
+            let (score, year) = match facets {
+                Some(facets) => {
+                    let facet = &facets[i as usize];
+                    if facet.genres & mine != mine {
+                        continue;
+                    }
+                    ((facet.genres & mine).count_ones() as usize, facet.year)
+                }
+                None => {
+                    let g = self.films.get(i);
+                    let theirs = g.genres();
+                    if !f.genres().iter().all(|x| theirs.contains(x)) {
+                        continue;
+                    }
+                    (shared(g, List::Genres), g.year())
+                }
+            };
+            if (year == f.year() && same(i, self.films.get(i))) || i == of {
                 continue;
             }
-            let score = shared(g, List::Genres);
-            scored.push((Reverse(score), (g.year() - f.year()).abs(), i));
+            if people.binary_search(&i).is_ok() {
+                continue;
+            }
+            scored.push((Reverse(score), (year - f.year()).abs(), i));
         }
         // Titles compare by their rank among titles as written: as strings would, without them.
         let title = |i: u32| self.orders.written_rank[i as usize];
