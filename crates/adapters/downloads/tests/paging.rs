@@ -1,7 +1,7 @@
 //! Pages over two catalogues: every page of a merged result equals the same slice of one
 //! reference sort, a repeated query sees rows a refresh changed, and pages never overlap.
 
-use adapters_downloads::{SortKey, TorrentCatalogue, TorrentQuery, query_merged};
+use adapters_downloads::{MergedPage, SortKey, TorrentCatalogue, TorrentQuery, query_merged};
 use domain::InstanceKind;
 use serde_json::{Value, json};
 
@@ -29,18 +29,24 @@ fn maindata(rows: impl Iterator<Item = usize>, full: bool) -> Vec<u8> {
     serde_json::to_vec(&json!({"rid": 1, "full_update": full, "torrents": torrents})).unwrap()
 }
 
+/// (instance, hash) of each row of a page.
+fn ids(merged: &MergedPage) -> Vec<(String, String)> {
+    merged
+        .page
+        .rows
+        .iter()
+        .map(|r| (r.instance.0.clone(), r.torrent.info_hash.to_string()))
+        .collect()
+}
+
 /// (instance, hash) of every row of every page, walking next_offset.
 fn walk(cats: &[&TorrentCatalogue], q: &TorrentQuery) -> Vec<(String, String)> {
     let mut q = q.clone();
     let mut out = Vec::new();
     loop {
-        let page = query_merged(cats, &q).page;
-        out.extend(
-            page.rows
-                .iter()
-                .map(|r| (r.instance.0.clone(), r.torrent.info_hash.to_string())),
-        );
-        match page.next_offset {
+        let merged = query_merged(cats, &q);
+        out.extend(ids(&merged));
+        match merged.page.next_offset {
             Some(n) => q.offset = n,
             None => return out,
         }
@@ -67,38 +73,26 @@ fn merged_pages_are_slices_of_one_sort_and_follow_changes() {
             limit: 7,
             ..TorrentQuery::default()
         };
-        let everything = query_merged(
-            &cats,
-            &TorrentQuery {
-                limit: 200,
+        let page = |offset: usize, limit: usize| {
+            let q = TorrentQuery {
+                offset,
+                limit,
                 ..q.clone()
-            },
-        )
-        .page;
-        let expected: Vec<(String, String)> = everything
-            .rows
-            .iter()
-            .map(|r| (r.instance.0.clone(), r.torrent.info_hash.to_string()))
-            .collect();
-        assert_eq!(everything.total, 30 + 33, "{sort:?}: even rows of both");
+            };
+            query_merged(&cats, &q)
+        };
+        let everything = page(0, 200);
+        let expected = ids(&everything);
+        assert_eq!(
+            everything.page.total,
+            30 + 33,
+            "{sort:?}: even rows of both"
+        );
         assert_eq!(walk(&cats, &q), expected, "{sort:?} desc={descending}");
         // A page at every offset (found by binary search in each order) is that slice.
         for offset in 0..=expected.len() {
-            let page = query_merged(
-                &cats,
-                &TorrentQuery {
-                    offset,
-                    limit: 3,
-                    ..q.clone()
-                },
-            )
-            .page;
-            let got: Vec<(String, String)> = page
-                .rows
-                .iter()
-                .map(|r| (r.instance.0.clone(), r.torrent.info_hash.to_string()))
-                .collect();
             let want = &expected[offset..(offset + 3).min(expected.len())];
+            let got = ids(&page(offset, 3));
             assert_eq!(got, want, "{sort:?} desc={descending} offset {offset}");
         }
         // The reference order: key, then hash, then instance.
