@@ -260,6 +260,7 @@ impl Store {
                 "message",
                 "finished_at",
             ],
+            "id DESC",
             "a.id, a.at, p.name AS person, c.key_id, a.tool, a.instance_id, \
              a.args_digest, a.status, a.message, a.finished_at FROM audit a \
              JOIN people p ON p.id = a.person_id \

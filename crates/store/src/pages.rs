@@ -10,16 +10,17 @@ use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 use crate::{Error, error::corrupt};
 
 /// Starts a page query: `SELECT` the JSON array of `columns` (names of the inner query's
-/// result columns, in the order `T` reads them) `FROM (SELECT {inner}`; the caller pushes the
-/// rest of the inner query (conditions, order, limit), and [`fetch`] closes it.
-pub(crate) fn select(columns: &[&str], inner: &str) -> QueryBuilder<'static, Sqlite> {
+/// result columns, in the order `T` reads them) in `order` (the inner query's order, in those
+/// names: an aggregate's input order is otherwise unspecified) `FROM (SELECT {inner}`; the
+/// caller pushes the rest of the inner query (conditions, order, limit), and [`fetch`] closes it.
+pub(crate) fn select(columns: &[&str], order: &str, inner: &str) -> QueryBuilder<'static, Sqlite> {
     QueryBuilder::new(format!(
-        "SELECT json_group_array(json_array({})) FROM (SELECT {inner}",
+        "SELECT json_group_array(json_array({}) ORDER BY {order}) FROM (SELECT {inner}",
         columns.join(", ")
     ))
 }
 
-/// Runs a page query begun with [`select`]: its rows in the inner query's order, each read by
+/// Runs a page query begun with [`select`]: its rows in its order, each read by
 /// `T` from its array (a tuple struct, or a struct whose fields come in the columns' order).
 pub(crate) async fn fetch<T: DeserializeOwned>(
     mut sql: QueryBuilder<'_, Sqlite>,

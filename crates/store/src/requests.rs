@@ -7,7 +7,7 @@ use std::{collections::BTreeSet, fmt, str::FromStr};
 
 use domain::{MediaId, MediaSource, MediaType, PersonId, Role};
 use serde::{Deserialize, Serialize};
-use sqlx::{Row, sqlite::SqliteRow};
+use sqlx::{FromRow, sqlite::SqliteRow};
 
 use crate::{
     Error, Store,
@@ -153,7 +153,7 @@ const REQUEST_COLUMNS: &str = "r.id, r.person_id, p.name AS person_name, r.media
 const REQUEST_FROM: &str =
     "FROM requests r JOIN people p ON p.id = r.person_id LEFT JOIN people d ON d.id = r.decided_by";
 
-/// The result columns of [`REQUEST_COLUMNS`], in the order [`PageRow`] reads them.
+/// The result columns of [`REQUEST_COLUMNS`], in the order [`RequestRow`] reads them.
 const PAGE_COLUMNS: [&str; 17] = [
     "id",
     "person_id",
@@ -174,9 +174,10 @@ const PAGE_COLUMNS: [&str; 17] = [
     "decided_at",
 ];
 
-/// A request as [`Store::requests_page`] reads it ([`PAGE_COLUMNS`], in order).
-#[derive(Deserialize)]
-struct PageRow {
+/// A request's columns ([`REQUEST_COLUMNS`]) as stored, read from a row or, on a page, from its
+/// JSON array ([`PAGE_COLUMNS`], in order); [`RequestRow::request`] is the one way to a request.
+#[derive(Deserialize, FromRow)]
+struct RequestRow {
     id: i64,
     person_id: i64,
     person_name: String,
@@ -196,7 +197,7 @@ struct PageRow {
     decided_at: Option<i64>,
 }
 
-impl PageRow {
+impl RequestRow {
     fn request(self) -> Result<MediaRequest, Error> {
         Ok(MediaRequest {
             id: self.id,
@@ -224,33 +225,7 @@ impl PageRow {
 }
 
 fn request_from_row(row: &SqliteRow) -> Result<MediaRequest, Error> {
-    let source: String = row.try_get("media_source")?;
-    let media_type: String = row.try_get("media_type")?;
-    let seasons: String = row.try_get("seasons")?;
-    let status: String = row.try_get("status")?;
-    let units: i64 = row.try_get("units")?;
-    Ok(MediaRequest {
-        id: row.try_get("id")?,
-        person: PersonId(row.try_get("person_id")?),
-        person_name: row.try_get("person_name")?,
-        media: MediaId::new(
-            source.parse::<MediaSource>().map_err(corrupt)?,
-            row.try_get::<String, _>("media_id")?,
-        ),
-        media_type: parse_media_type(&media_type)?,
-        title: row.try_get("title")?,
-        year: row.try_get("year")?,
-        seasons: serde_json::from_str(&seasons)
-            .map_err(|e| corrupt(format!("stored seasons are not a JSON list: {e}")))?,
-        status: status.parse().map_err(corrupt)?,
-        instance_id: row.try_get("instance_id")?,
-        units: u32::try_from(units).map_err(|e| corrupt(e.to_string()))?,
-        decided_by: row.try_get("decided_by")?,
-        decision_note: row.try_get("decision_note")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-        decided_at: row.try_get("decided_at")?,
-    })
+    RequestRow::from_row(row)?.request()
 }
 
 fn open_statuses() -> String {
@@ -399,6 +374,7 @@ impl Store {
     pub async fn requests_page(&self, query: &RequestQuery) -> Result<Vec<MediaRequest>, Error> {
         let mut sql = pages::select(
             &PAGE_COLUMNS,
+            "id DESC",
             &format!("{REQUEST_COLUMNS} {REQUEST_FROM} WHERE 1 = 1"),
         );
         if let Some(person) = query.person {
@@ -418,8 +394,8 @@ impl Store {
         }
         sql.push(" ORDER BY r.id DESC LIMIT ")
             .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
-        let rows: Vec<PageRow> = pages::fetch(sql, self.pool()).await?;
-        rows.into_iter().map(PageRow::request).collect()
+        let rows: Vec<RequestRow> = pages::fetch(sql, self.pool()).await?;
+        rows.into_iter().map(RequestRow::request).collect()
     }
 
     /// Approves or rejects a pending request; a rejection gives its quota units back.
