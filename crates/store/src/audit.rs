@@ -260,7 +260,6 @@ impl Store {
                 "message",
                 "finished_at",
             ],
-            "id DESC",
             "a.id, a.at, p.name AS person, c.key_id, a.tool, a.instance_id, \
              a.args_digest, a.status, a.message, a.finished_at FROM audit a \
              JOIN people p ON p.id = a.person_id \
@@ -274,7 +273,7 @@ impl Store {
         }
         sql.push(" ORDER BY a.id DESC LIMIT ")
             .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
-        let rows: Vec<PageRow> = pages::fetch(sql, self.pool()).await?;
+        let rows = pages::fetch(sql, self.pool(), |r: &PageRow| r.0).await?;
         rows.into_iter().map(PageRow::entry).collect()
     }
 

@@ -3,6 +3,10 @@
 //! under SQLite's memory lock; for a page of 50 to 200 rows that traffic, and the threads waking
 //! each other for it, cost far more than the query. So a page is asked of SQLite as one JSON
 //! array of rows (`json_group_array`), which crosses once and is read by serde.
+//!
+//! An aggregate's input order is unspecified, and asking for one (`json_group_array(... ORDER
+//! BY ...)`) makes SQLite sort the page again in a temporary b-tree; so the array is read in
+//! whatever order it comes and [`fetch`] puts the rows newest first (highest id) itself.
 
 use serde::de::DeserializeOwned;
 use sqlx::{QueryBuilder, Sqlite, SqlitePool};
@@ -10,23 +14,27 @@ use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 use crate::{Error, error::corrupt};
 
 /// Starts a page query: `SELECT` the JSON array of `columns` (names of the inner query's
-/// result columns, in the order `T` reads them) in `order` (the inner query's order, in those
-/// names: an aggregate's input order is otherwise unspecified) `FROM (SELECT {inner}`; the
-/// caller pushes the rest of the inner query (conditions, order, limit), and [`fetch`] closes it.
-pub(crate) fn select(columns: &[&str], order: &str, inner: &str) -> QueryBuilder<'static, Sqlite> {
+/// result columns, in the order `T` reads them) `FROM (SELECT {inner}`; the caller pushes the
+/// rest of the inner query (conditions, order, limit), and [`fetch`] closes it.
+pub(crate) fn select(columns: &[&str], inner: &str) -> QueryBuilder<'static, Sqlite> {
     QueryBuilder::new(format!(
-        "SELECT json_group_array(json_array({}) ORDER BY {order}) FROM (SELECT {inner}",
+        "SELECT json_group_array(json_array({})) FROM (SELECT {inner}",
         columns.join(", ")
     ))
 }
 
-/// Runs a page query begun with [`select`]: its rows in its order, each read by
-/// `T` from its array (a tuple struct, or a struct whose fields come in the columns' order).
+/// Runs a page query begun with [`select`]: its rows newest first (by `id`, highest first),
+/// each read by `T` from its array (a tuple struct, or a struct whose fields come in the
+/// columns' order).
 pub(crate) async fn fetch<T: DeserializeOwned>(
     mut sql: QueryBuilder<'_, Sqlite>,
     pool: &SqlitePool,
+    id: impl Fn(&T) -> i64,
 ) -> Result<Vec<T>, Error> {
     sql.push(")");
     let json: String = sql.build_query_scalar().fetch_one(pool).await?;
-    serde_json::from_str(&json).map_err(|e| corrupt(format!("a stored page does not read: {e}")))
+    let mut rows: Vec<T> = serde_json::from_str(&json)
+        .map_err(|e| corrupt(format!("a stored page does not read: {e}")))?;
+    rows.sort_unstable_by_key(|r| std::cmp::Reverse(id(r)));
+    Ok(rows)
 }

@@ -374,7 +374,6 @@ impl Store {
     pub async fn requests_page(&self, query: &RequestQuery) -> Result<Vec<MediaRequest>, Error> {
         let mut sql = pages::select(
             &PAGE_COLUMNS,
-            "id DESC",
             &format!("{REQUEST_COLUMNS} {REQUEST_FROM} WHERE 1 = 1"),
         );
         if let Some(person) = query.person {
@@ -394,7 +393,7 @@ impl Store {
         }
         sql.push(" ORDER BY r.id DESC LIMIT ")
             .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
-        let rows: Vec<RequestRow> = pages::fetch(sql, self.pool()).await?;
+        let rows = pages::fetch(sql, self.pool(), |r: &RequestRow| r.id).await?;
         rows.into_iter().map(RequestRow::request).collect()
     }
 

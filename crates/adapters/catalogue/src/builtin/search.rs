@@ -141,9 +141,9 @@ impl Builtin {
                 in_title += usize::from(h.title.get(d) || by_year);
                 exact += usize::from(h.title_exact.get(d) || by_year);
             }
-            let folded = self.index.folded_titles.get(d);
-            let tier = if folded == query_folded
-                || (folded == without_years && years.contains(&Some(film.year())))
+            let folded = &self.index.folded_titles;
+            let tier = if folded.is(d, &query_folded)
+                || (years.contains(&Some(film.year())) && folded.is(d, &without_years))
             {
                 0
             } else if in_title == n {

@@ -42,6 +42,13 @@ impl Strs {
         &self.text[self.bounds[i] as usize..self.bounds[i + 1] as usize]
     }
 
+    /// Whether string `i` is `s`: the lengths first, from the bounds alone, so a string of
+    /// another length is passed over without reading the arena (a cache miss per string).
+    pub fn is(&self, i: u32, s: &str) -> bool {
+        let i = i as usize;
+        (self.bounds[i + 1] - self.bounds[i]) as usize == s.len() && self.get(i as u32) == s
+    }
+
     pub fn len(&self) -> usize {
         self.bounds.len() - 1
     }
