@@ -88,13 +88,14 @@ impl Builtin {
         let loaded = load::parse_gz(gz)?;
         let index = Index::build(&loaded.films);
         let orders = Orders::build(&loaded.films, &index, loaded.genres.len());
-        let mut by_id: Box<[Pos]> = (0..loaded.films.len() as u32).map(films::pos).collect();
-        let key = |p: Pos| {
-            let id = loaded.films.get(p.into()).imdb_id();
-            (id_number(id), id)
-        };
+        let table = &loaded.films;
+        let numbers: Vec<u32> = (0..table.len() as u32)
+            .map(|i| id_number(table.get(i).imdb_id()))
+            .collect();
+        let mut by_id: Box<[Pos]> = (0..table.len() as u32).map(films::pos).collect();
+        let key = |p: Pos| (numbers[usize::from(p)], table.get(p.into()).imdb_id());
         by_id.sort_by(|&a, &b| key(a).cmp(&key(b)));
-        let id_numbers = by_id.iter().map(|&p| key(p).0).collect();
+        let id_numbers = by_id.iter().map(|&p| numbers[usize::from(p)]).collect();
         let mut builtin = Builtin {
             films: loaded.films,
             folded_genres: loaded.genres.iter().map(|g| text::fold(g)).collect(),
