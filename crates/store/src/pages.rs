@@ -38,3 +38,35 @@ pub(crate) async fn fetch<T: DeserializeOwned>(
     rows.sort_unstable_by_key(|r| std::cmp::Reverse(id(r)));
     Ok(rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Store;
+
+    /// SQLite is free to feed the aggregate in any order; here the inner query asks for oldest
+    /// first on purpose, and the page must still come newest first.
+    #[tokio::test]
+    async fn a_page_comes_newest_first_whatever_order_sqlite_gives() {
+        let store = Store::open_in_memory().await.unwrap();
+        let pool = store.pool();
+        sqlx::query("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+            .execute(pool)
+            .await
+            .unwrap();
+        for (id, name) in [(3, "c"), (1, "a"), (7, "g"), (5, "e")] {
+            sqlx::query("INSERT INTO t (id, name) VALUES (?, ?)")
+                .bind(id)
+                .bind(name)
+                .execute(pool)
+                .await
+                .unwrap();
+        }
+        let mut sql = select(&["id", "name"], "id, name FROM t WHERE 1 = 1");
+        sql.push(" ORDER BY id ASC LIMIT 10");
+        let rows: Vec<(i64, String)> = fetch(sql, pool, |r: &(i64, String)| r.0).await.unwrap();
+        let ids: Vec<i64> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(ids, [7, 5, 3, 1]);
+        assert_eq!(rows[0].1, "g");
+    }
+}
