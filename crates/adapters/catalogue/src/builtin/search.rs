@@ -11,8 +11,9 @@ use std::cmp::Reverse;
 
 use super::{
     Builtin, broad,
-    films::{Film, List},
+    films::{Film, List, Pos},
     index::Bits,
+    orders::Facet,
 };
 use crate::text::tokens;
 
@@ -188,8 +189,9 @@ impl Builtin {
     /// The first `want` films like film `of`, in order, and how many there are in all; computed
     /// only from what the data holds: a shared director counts 3, a shared cast member 2, a shared
     /// genre 1. A film qualifies through a shared person, or by sharing every genre of `of`. Ties
-    /// go to the film closest in year, then to the title. Not from viewing data. Only the films
-    /// asked for are sorted (a film of one common genre has thousands of candidates).
+    /// go to the film closest in year, then to the title. Not from viewing data. A film of one
+    /// common genre has thousands of candidates that share only genres: those are counted, and
+    /// only the nearest in year are collected and sorted.
     pub(crate) fn similar(&self, of: u32, want: usize) -> (Vec<u32>, usize) {
         let f = self.films.get(of);
         let shared = |g: Film<'_>, which| {
@@ -216,58 +218,107 @@ impl Builtin {
             let score = 3 * directors + 2 * cast + genres;
             scored.push((Reverse(score), (g.year() - f.year()).abs(), i));
         }
-        // The rest carry all of its genres (from its rarest genre's order) and share no one:
-        // their score is their shared genres alone.
+        // The rest carry all of its genres (from its rarest genre's order) and share no one.
         let rarest = f
             .genres()
             .iter()
             .map(|&g| self.orders.genre(g))
             .min_by_key(|l| l.len())
             .unwrap_or_default();
-        let facets = self.orders.facets.as_deref();
-        let mine = f
-            .genres()
-            .iter()
-            .fold(0u64, |bits, &g| bits | 1 << (g % 64));
-        for i in rarest.iter().map(|&i| u32::from(i)) {
-            // From the packed facet when there is one: no film row is read for most of them.
-            let (score, year) = match facets {
-                Some(facets) => {
-                    let facet = &facets[i as usize];
-                    if facet.genres & mine != mine {
-                        continue;
-                    }
-                    ((facet.genres & mine).count_ones() as usize, facet.year)
-                }
-                None => {
+        let mut total = scored.len();
+        match self.orders.facets.as_deref() {
+            Some(facets) => {
+                let (near, count) = self.nearest_sharing_genres(of, &people, rarest, facets, want);
+                scored.extend(near);
+                total += count;
+            }
+            None => {
+                for i in rarest.iter().map(|&i| u32::from(i)) {
                     let g = self.films.get(i);
                     let theirs = g.genres();
-                    if !f.genres().iter().all(|x| theirs.contains(x)) {
+                    if !f.genres().iter().all(|x| theirs.contains(x))
+                        || same(i, g)
+                        || people.binary_search(&i).is_ok()
+                    {
                         continue;
                     }
-                    (shared(g, List::Genres), g.year())
+                    scored.push((
+                        Reverse(shared(g, List::Genres)),
+                        (g.year() - f.year()).abs(),
+                        i,
+                    ));
+                    total += 1;
                 }
-            };
-            if (year == f.year() && same(i, self.films.get(i))) || i == of {
-                continue;
             }
-            if people.binary_search(&i).is_ok() {
-                continue;
-            }
-            scored.push((Reverse(score), (year - f.year()).abs(), i));
         }
         // Titles compare by their rank among titles as written: as strings would, without them.
         let title = |i: u32| self.orders.written_rank[i as usize];
         let order = |a: &(Reverse<usize>, i32, u32), b: &(Reverse<usize>, i32, u32)| {
             (a.0, a.1, title(a.2), a.2).cmp(&(b.0, b.1, title(b.2), b.2))
         };
-        let total = scored.len();
-        if want < total {
+        if want < scored.len() {
             scored.select_nth_unstable_by(want, order);
             scored.truncate(want);
         }
         scored.sort_unstable_by(order);
         (scored.into_iter().map(|s| s.2).collect(), total)
+    }
+
+    /// Of the films in `candidates` (film `of`'s rarest genre, in browse order: newest first) that
+    /// carry every genre of `of` and are neither `of`, another listing of it, nor in `people`
+    /// (scored already): the ones closest in year, at least `want` of them when there are, every
+    /// film of each year distance taken whole; and how many qualify in all. They all score the
+    /// same (their shared genres), so only the nearest can make a page: the count reads each
+    /// candidate's packed facet once, and only the nearest are collected for sorting.
+    fn nearest_sharing_genres(
+        &self,
+        of: u32,
+        people: &[u32],
+        candidates: &[Pos],
+        facets: &[Facet],
+        want: usize,
+    ) -> (Vec<(Reverse<usize>, i32, u32)>, usize) {
+        let f = self.films.get(of);
+        let mine = f.genres().iter().fold(0u64, |bits, &g| bits | 1 << g);
+        let score = Reverse(mine.count_ones() as usize);
+        let mut scored_already = Bits::new(self.films.len());
+        people.iter().for_each(|&i| scored_already.set(i));
+        scored_already.set(of);
+        let qualifies = |i: u32| {
+            let facet = &facets[i as usize];
+            facet.genres & mine == mine
+                && !scored_already.get(i)
+                && !(facet.year == f.year() && self.films.get(i).title_id() == f.title_id())
+        };
+        let count = candidates.iter().filter(|&&i| qualifies(i.into())).count();
+        let year = |at: usize| facets[usize::from(candidates[at])].year;
+        // Walk out from `of`'s year both ways, one year distance at a time: `before` moves to
+        // newer films (towards the front), `after` to older ones.
+        let start = candidates.partition_point(|&i| facets[usize::from(i)].year > f.year());
+        let (mut before, mut after) = (start, start);
+        let mut near = Vec::new();
+        while near.len() < want.min(count) {
+            let newer = (before > 0).then(|| year(before - 1) - f.year());
+            let older = (after < candidates.len()).then(|| f.year() - year(after));
+            let Some(distance) = newer.into_iter().chain(older).min() else {
+                break;
+            };
+            while before > 0 && year(before - 1) - f.year() == distance {
+                before -= 1;
+                let i = u32::from(candidates[before]);
+                if qualifies(i) {
+                    near.push((score, distance, i));
+                }
+            }
+            while after < candidates.len() && f.year() - year(after) == distance {
+                let i = u32::from(candidates[after]);
+                if qualifies(i) {
+                    near.push((score, distance, i));
+                }
+                after += 1;
+            }
+        }
+        (near, count)
     }
 
     /// The films listing one of film `of`'s directors or cast (in either role), ascending, once
