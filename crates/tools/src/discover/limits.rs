@@ -66,15 +66,28 @@ pub(crate) struct Gate<'e> {
     /// Ladders read so far, per media type.
     ladders: HashMap<MediaType, Arc<Ladder>>,
     blocked: Vec<String>,
+    /// Genres judged so far, as written, and whether they are blocked: a page's rows repeat a
+    /// few genres, so each is folded once per call.
+    judged: Vec<(String, bool)>,
 }
+
+/// How many judged genres a gate remembers (a catalogue has a few dozen).
+const JUDGED: usize = 64;
 
 /// Lower-case letters and digits only: "Sci-Fi" and "sci fi" compare equal.
 fn fold(s: &str) -> String {
-    let f: String = s
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect();
+    let f: String = if s.is_ascii() {
+        // The same letters as below, without decoding characters.
+        s.bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .map(|b| char::from(b.to_ascii_lowercase()))
+            .collect()
+    } else {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
     match f.as_str() {
         "scifi" | "sf" => "sciencefiction".into(),
         _ => f,
@@ -130,6 +143,7 @@ impl<'e> Gate<'e> {
             entry,
             catalogue,
             ladders: HashMap::new(),
+            judged: Vec::new(),
         })
     }
 
@@ -197,7 +211,7 @@ impl<'e> Gate<'e> {
         genres: &[String],
         cert: &Certification,
     ) -> Result<Verdict, ToolError> {
-        if genres.iter().any(|g| genre_blocked(&self.blocked, g)) {
+        if genres.iter().any(|g| self.genre_is_blocked(g)) {
             return Ok(Verdict::Hide);
         }
         let cap = self.cap(media_type).await?;
@@ -220,6 +234,21 @@ impl<'e> Gate<'e> {
                 }
             }
         })
+    }
+
+    /// Whether a row's genre is blocked ([`genre_blocked`]), judged once per genre per call.
+    fn genre_is_blocked(&mut self, genre: &str) -> bool {
+        if self.blocked.is_empty() {
+            return false;
+        }
+        if let Some((_, blocked)) = self.judged.iter().find(|(g, _)| g == genre) {
+            return *blocked;
+        }
+        let blocked = genre_blocked(&self.blocked, genre);
+        if self.judged.len() < JUDGED {
+            self.judged.push((genre.to_string(), blocked));
+        }
+        blocked
     }
 
     /// The ceiling to push into an upstream query for this media type, when there is a cap.
@@ -247,10 +276,10 @@ impl<'e> Gate<'e> {
             return Ok(Vec::new());
         }
         match self.catalogue.genres(media_type).await {
-            Ok(names) => Ok(names
-                .into_iter()
-                .filter(|g| genre_blocked(&self.blocked, g))
-                .collect()),
+            Ok(mut names) => {
+                names.retain(|g| self.genre_is_blocked(g));
+                Ok(names)
+            }
             Err(CatalogueError::Unsupported { .. }) => Ok(Vec::new()),
             Err(e) => Err(render::catalogue_error(e, &self.entry.id)),
         }
@@ -419,6 +448,39 @@ mod tests {
         assert!(genre_blocked(&blocked, "Sci-Fi & Fantasy"));
         assert!(!genre_blocked(&blocked, "Warriors"));
         assert!(!genre_blocked(&blocked, "Animation"));
+    }
+
+    #[test]
+    fn folding_ascii_bytes_equals_folding_characters() {
+        let by_chars = |s: &str| -> String {
+            let f: String = s
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            match f.as_str() {
+                "scifi" | "sf" => "sciencefiction".into(),
+                _ => f,
+            }
+        };
+        let every_byte: Vec<String> = (0u8..128).map(|b| char::from(b).to_string()).collect();
+        let names = [
+            "Sci-Fi",
+            "SF",
+            "War & Politics",
+            "TV Movie",
+            "Film-Noir",
+            "R&B",
+            "123 Go!",
+        ];
+        for s in names
+            .iter()
+            .copied()
+            .chain(every_byte.iter().map(String::as_str))
+        {
+            assert_eq!(fold(s), by_chars(s), "{s:?}");
+        }
+        assert_eq!(fold("Comédie Dramatique"), "comédiedramatique");
     }
 
     #[test]
