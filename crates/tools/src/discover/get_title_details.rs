@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::{
     catalogues::Entry,
     identity::TitleType,
-    lookup::{self, details_data, label},
+    lookup::{self, DetailsData, label},
     render::{media_type_str, rating_fields},
 };
 use crate::{Ctx, Meta, Output, Tool, ToolError};
@@ -94,9 +94,8 @@ async fn details(
         looked.entry.id
     );
     let id = &d.summary.id;
-    let mut data = details_data(&looked.entry.id, d);
-    data["content_limits_applied"] = looked.limited.into();
-    Ok(Output::new(summary, data).next(format!(
+    let data = DetailsData::new(&looked.entry.id, d, looked.limited);
+    Ok(Output::typed(summary, &data)?.next(format!(
         "get_request_options {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"}}",
         id.media_source,
         id.media_id,

@@ -89,15 +89,18 @@ pub(crate) struct TitleRow<'a> {
     in_library: Option<bool>,
 }
 
+/// A row's `rating` and `rating_region`.
+pub(crate) fn rating_of(c: &Certification) -> (Option<&str>, Option<&str>) {
+    match c {
+        Certification::Rated { region, rating } => (Some(rating.as_str()), Some(region.as_str())),
+        Certification::Unrated { region } => (Some("unrated"), region.as_deref()),
+        Certification::NotFetched => (None, None),
+    }
+}
+
 impl<'a> TitleRow<'a> {
     pub(crate) fn new(t: &'a TitleSummary) -> TitleRow<'a> {
-        let (rating, rating_region) = match &t.certification {
-            Certification::Rated { region, rating } => {
-                (Some(rating.as_str()), Some(region.as_str()))
-            }
-            Certification::Unrated { region } => (Some("unrated"), region.as_deref()),
-            Certification::NotFetched => (None, None),
-        };
+        let (rating, rating_region) = rating_of(&t.certification);
         TitleRow {
             media_source: t.id.media_source,
             media_id: &t.id.media_id,
@@ -128,11 +131,6 @@ impl<'a> TitleRow<'a> {
             ..TitleRow::new(t)
         }
     }
-}
-
-/// [`TitleRow`] as a JSON tree, for answers that add fields to it.
-pub(crate) fn title_row(t: &TitleSummary) -> Value {
-    serde_json::to_value(TitleRow::new(t)).unwrap_or_default()
 }
 
 pub(crate) fn music_row(m: &MusicItem, held: &Held) -> Value {
