@@ -407,13 +407,12 @@ impl<'e> Gate<'e> {
     }
 
     /// Music carries no ratings: blocked genres (tags) hide a row, and so does "block unrated".
-    pub fn music(&self, rows: Vec<MusicItem>) -> Filtered<MusicItem> {
+    pub fn music(&mut self, mut rows: Vec<MusicItem>) -> Filtered<MusicItem> {
         let before = rows.len();
-        let rows: Vec<MusicItem> = rows
-            .into_iter()
-            .filter(|_| !self.limits.block_unrated)
-            .filter(|m| !m.genres.iter().any(|g| genre_blocked(&self.blocked, g)))
-            .collect();
+        if self.limits.block_unrated {
+            rows.clear();
+        }
+        rows.retain(|m| !m.genres.iter().any(|g| self.genre_is_blocked(g)));
         Filtered {
             hidden: (before - rows.len()) as u32,
             rows,

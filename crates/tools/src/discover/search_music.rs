@@ -93,13 +93,13 @@ async fn search(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolEr
         }),
         page: render::page(input.page)?,
     };
-    let gate = Gate::for_caller(ctx, entry, catalogue.clone());
+    let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
     let held = crate::library::held::for_caller(ctx).await;
     let mut page = catalogue
         .search_music(&search)
         .await
         .map_err(|e| render::catalogue_error(e, &entry.id))?;
-    let (rows, hidden) = match &gate {
+    let (rows, hidden) = match &mut gate {
         Some(g) => {
             let f = g.music(std::mem::take(&mut page.items));
             (f.rows, f.hidden)
