@@ -26,6 +26,9 @@ pub(crate) const FACET_GENRES: usize = 64;
 pub(crate) struct Orders {
     /// Per film, its [`Facet`]; `None` when the data has more than [`FACET_GENRES`] genres.
     pub facets: Option<Box<[Facet]>>,
+    /// Each set of genres the facets hold (as their bits), with how many films carry exactly
+    /// it: a few thousand sets stand for all the films when counting those with some genres.
+    genre_sets: Box<[(u64, u32)]>,
     /// Every film, newest first, then by folded title, then by position.
     browse: Box<[Pos]>,
     /// Genre `g`'s films, in browse order, are `by_genre[genre_starts[g]..genre_starts[g + 1]]`.
@@ -82,8 +85,10 @@ impl Orders {
                 })
                 .collect()
         });
+        let genre_sets = facets.as_deref().map(genre_sets).unwrap_or_default();
         Orders {
             facets,
+            genre_sets,
             browse: browse.into_boxed_slice(),
             genre_starts: genre_starts.into_boxed_slice(),
             by_genre: by_genre.into_boxed_slice(),
@@ -115,6 +120,19 @@ impl Orders {
         &list[start..end.max(start)]
     }
 
+    /// How many films carry every genre of `genres` (bits, as in [`Facet::genres`]); `None`
+    /// without facets.
+    pub fn films_with_genres(&self, genres: u64) -> Option<usize> {
+        self.facets.as_ref()?;
+        Some(
+            self.genre_sets
+                .iter()
+                .filter(|(set, _)| set & genres == genres)
+                .map(|&(_, films)| films as usize)
+                .sum(),
+        )
+    }
+
     /// Genre `g`'s films, in browse order.
     pub fn genre(&self, g: u32) -> &[Pos] {
         let g = g as usize;
@@ -135,6 +153,20 @@ impl Orders {
             _ => &[],
         }
     }
+}
+
+/// The distinct genre sets of `facets`, each with how many films carry exactly it.
+fn genre_sets(facets: &[Facet]) -> Box<[(u64, u32)]> {
+    let mut sets: Vec<u64> = facets.iter().map(|f| f.genres).collect();
+    sets.sort_unstable();
+    let mut out: Vec<(u64, u32)> = Vec::new();
+    for set in sets {
+        match out.last_mut() {
+            Some((last, films)) if *last == set => *films += 1,
+            _ => out.push((set, 1)),
+        }
+    }
+    out.into_boxed_slice()
 }
 
 /// Per film of `0..n`, the rank of its `text` among all of them (equal texts, equal ranks).

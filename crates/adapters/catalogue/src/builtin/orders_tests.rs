@@ -141,6 +141,27 @@ async fn recommendations_from_the_orders_equal_a_scan_of_every_film() {
             assert_eq!(b.similar(of, want), (first, all.len()), "film {of}, {want}");
         }
     }
+    // Films listed twice (same title, same year): the other listing is left out of the count.
+    let mut listings = std::collections::HashMap::new();
+    for i in 0..b.films.len() as u32 {
+        let f = b.films.get(i);
+        *listings.entry((f.title_id(), f.year())).or_insert(0) += 1;
+    }
+    let mut twins: Vec<u32> = (0..b.films.len() as u32)
+        .filter(|&i| {
+            let f = b.films.get(i);
+            listings[&(f.title_id(), f.year())] > 1
+        })
+        .collect();
+    assert!(!twins.is_empty(), "the data has films listed twice");
+    twins.truncate(60);
+    for of in twins {
+        let all = similar_reference(&b, of);
+        for want in [1, PAGE_SIZE, usize::MAX] {
+            let first: Vec<u32> = all.iter().copied().take(want).collect();
+            assert_eq!(b.similar(of, want), (first, all.len()), "film {of}, {want}");
+        }
+    }
     let heat = MediaId::new(MediaSource::Builtin, "tt0113277");
     let page = b.recommendations(&heat, MediaType::Movie, 1).await;
     assert_eq!(page.expect("heat").items.len(), PAGE_SIZE);

@@ -290,11 +290,33 @@ impl Builtin {
                 && !scored_already.get(i)
                 && !(facet.year == f.year() && self.films.get(i).title_id() == f.title_id())
         };
-        let count = candidates.iter().filter(|&&i| qualifies(i.into())).count();
         let year = |at: usize| facets[usize::from(candidates[at])].year;
+        let start = candidates.partition_point(|&i| facets[usize::from(i)].year > f.year());
+        // Every film carrying all of `of`'s genres is a candidate (the rarest genre's order holds
+        // them all); the count takes them from the genre-set table, less those that do not
+        // qualify: the ones scored already (`of` among them) and other listings of `of` (same
+        // title, same year, so within `of`'s year of the candidates).
+        let count = match self.orders.films_with_genres(mine) {
+            Some(all) if !candidates.is_empty() => {
+                let carries = |i: u32| facets[i as usize].genres & mine == mine;
+                let scored = people
+                    .iter()
+                    .copied()
+                    .chain((people.binary_search(&of).is_err()).then_some(of))
+                    .filter(|&i| carries(i))
+                    .count();
+                let same_year = candidates[start..]
+                    .iter()
+                    .take_while(|&&i| facets[usize::from(i)].year == f.year())
+                    .filter(|&&i| carries(i.into()) && !qualifies(i.into()))
+                    .filter(|&&i| !scored_already.get(i.into()))
+                    .count();
+                all - scored - same_year
+            }
+            _ => candidates.iter().filter(|&&i| qualifies(i.into())).count(),
+        };
         // Walk out from `of`'s year both ways, one year distance at a time: `before` moves to
         // newer films (towards the front), `after` to older ones.
-        let start = candidates.partition_point(|&i| facets[usize::from(i)].year > f.year());
         let (mut before, mut after) = (start, start);
         let mut near = Vec::new();
         while near.len() < want.min(count) {
