@@ -67,7 +67,7 @@ impl Entry {
         &self,
         ctx: &Ctx,
         tool: &'static str,
-        question: String,
+        mut question: String,
         compute: F,
     ) -> Result<Output, ToolError>
     where
@@ -76,7 +76,7 @@ impl Entry {
     {
         // Rows say in_library: an answer is kept per view of the libraries too.
         let held = crate::library::held::for_caller(ctx).await;
-        let question = format!("{question}{}", held.key());
+        question.push_str(held.key());
         let limits =
             Gate::for_caller_would_filter(ctx).then(|| ctx.caller.authority.person.limits.clone());
         self.kept.answer(tool, question, limits, compute).await

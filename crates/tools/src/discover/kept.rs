@@ -6,7 +6,12 @@
 //! broad questions do not each cost an upstream request (MusicBrainz allows one a second).
 //! Failures are not kept.
 
-use std::{future::Future, time::Duration};
+use std::{
+    collections::HashMap,
+    future::Future,
+    hash::{Hash, Hasher},
+    time::Duration,
+};
 
 use parking_lot::Mutex;
 use store::ContentLimits;
@@ -31,18 +36,37 @@ struct Key {
     limits: Option<ContentLimits>,
 }
 
-struct Entry {
-    key: Key,
+/// Hashes the tool and the question alone: keys that differ only in limits share a bucket and
+/// are told apart by `Eq`, so equal keys still hash equally.
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.tool.hash(h);
+        self.question.hash(h);
+    }
+}
+
+struct Slot {
     answer: Output,
     /// When the answer stops being handed out; `None`: never (the builtin catalogue).
     until: Option<Instant>,
+    /// The use count at its last use: the smallest is the least recently used.
+    used: u64,
 }
 
-/// Kept answers, most recently used first.
+/// The kept answers by question, and a count of uses that orders them by recency. A hit costs a
+/// hash and one comparison; only keeping a new answer in a full map scans it, for the least
+/// recently used.
+#[derive(Default)]
+struct Slots {
+    by_key: HashMap<Key, Slot>,
+    uses: u64,
+}
+
+/// Kept answers, the least recently used given up first.
 pub(crate) struct Kept {
     /// How long an answer is kept; `None` for as long as the process runs.
     keep_for: Option<Duration>,
-    entries: Mutex<Vec<Entry>>,
+    slots: Mutex<Slots>,
 }
 
 impl Kept {
@@ -50,7 +74,7 @@ impl Kept {
     pub fn forever() -> Kept {
         Kept {
             keep_for: None,
-            entries: Mutex::default(),
+            slots: Mutex::default(),
         }
     }
 
@@ -58,7 +82,7 @@ impl Kept {
     pub fn for_a_while(keep_for: Duration) -> Kept {
         Kept {
             keep_for: Some(keep_for),
-            entries: Mutex::default(),
+            slots: Mutex::default(),
         }
     }
 
@@ -85,30 +109,44 @@ impl Kept {
         }
         let answer = compute().await?.shared();
         let until = self.keep_for.map(|d| Instant::now() + d);
-        let mut entries = self.entries.lock();
-        entries.retain(|e| e.key != key);
-        entries.insert(
-            0,
-            Entry {
-                key,
+        let mut slots = self.slots.lock();
+        slots.uses += 1;
+        let used = slots.uses;
+        if slots.by_key.len() >= KEPT
+            && !slots.by_key.contains_key(&key)
+            && let Some(oldest) = slots.by_key.values().map(|s| s.used).min()
+        {
+            // Use counts are unique: this gives up exactly the least recently used.
+            slots.by_key.retain(|_, s| s.used != oldest);
+        }
+        slots.by_key.insert(
+            key,
+            Slot {
                 answer: answer.clone(),
                 until,
+                used,
             },
         );
-        entries.truncate(KEPT);
         Ok(answer)
     }
 
     fn get(&self, key: &Key) -> Option<Output> {
-        let mut entries = self.entries.lock();
-        let at = entries.iter().position(|e| e.key == *key)?;
-        let entry = entries.remove(at);
-        if entry.until.is_some_and(|until| Instant::now() >= until) {
+        let mut slots = self.slots.lock();
+        slots.uses += 1;
+        let used = slots.uses;
+        let slot = slots.by_key.get_mut(key)?;
+        if slot.until.is_some_and(|until| Instant::now() >= until) {
+            slots.by_key.remove(key);
             return None;
         }
-        let answer = entry.answer.clone();
-        entries.insert(0, entry);
-        Some(answer)
+        slot.used = used;
+        Some(slot.answer.clone())
+    }
+
+    /// How many answers are kept.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.slots.lock().by_key.len()
     }
 }
 
@@ -162,6 +200,41 @@ mod tests {
         assert_eq!(ask(&kept, Some(pg.clone()), &computed).await, "answer 1");
         assert_eq!(ask(&kept, None, &computed).await, "answer 0");
         assert_eq!(ask(&kept, Some(pg), &computed).await, "answer 1");
+    }
+
+    /// Asks `kept` the question `q` (no limits); whether it was computed afresh.
+    async fn computes(kept: &Kept, q: &str) -> bool {
+        let computed = AtomicUsize::new(0);
+        kept.answer("search_titles", q.into(), None, || async {
+            computed.fetch_add(1, Ordering::SeqCst);
+            Ok(Output::new(q, serde_json::json!({})))
+        })
+        .await
+        .expect("the answer");
+        computed.load(Ordering::SeqCst) == 1
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_full_store_gives_up_the_least_recently_used_answer() {
+        let kept = Kept::forever();
+        for i in 0..KEPT {
+            assert!(computes(&kept, &format!("q{i}")).await);
+        }
+        // q0 is the oldest kept, but asking it again makes q1 the least recently used.
+        assert!(!computes(&kept, "q0").await);
+        assert!(computes(&kept, "new").await);
+        assert_eq!(kept.len(), KEPT);
+        assert!(
+            !computes(&kept, "q0").await,
+            "q0 was used recently and stays"
+        );
+        assert!(!computes(&kept, "new").await);
+        assert!(!computes(&kept, "q2").await);
+        assert!(
+            computes(&kept, "q1").await,
+            "q1 was the least recently used, given up"
+        );
+        assert_eq!(kept.len(), KEPT);
     }
 
     #[tokio::test(start_paused = true)]
