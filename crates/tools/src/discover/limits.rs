@@ -65,14 +65,11 @@ pub(crate) struct Gate<'e> {
     catalogue: Arc<dyn Catalogue>,
     /// Ladders read so far, per media type.
     ladders: HashMap<MediaType, Arc<Ladder>>,
+    /// Caps' ranks read so far, per media type.
+    cap_ranks: HashMap<MediaType, Option<u32>>,
+    /// The blocked genres, folded ([`fold`]).
     blocked: Vec<String>,
-    /// Genres judged so far, as written, and whether they are blocked: a page's rows repeat a
-    /// few genres, so each is folded once per call.
-    judged: Vec<(String, bool)>,
 }
-
-/// How many judged genres a gate remembers (a catalogue has a few dozen).
-const JUDGED: usize = 64;
 
 /// Lower-case letters and digits only: "Sci-Fi" and "sci fi" compare equal.
 fn fold(s: &str) -> String {
@@ -94,16 +91,37 @@ fn fold(s: &str) -> String {
     }
 }
 
-/// True when a row's genre is a blocked one, or a combined genre ("War & Politics") holds it.
+/// Whether `fold(s) == folded`, for a `folded` that [`fold`] wrote, without writing `fold(s)`.
+fn folds_to(s: &str, folded: &str) -> bool {
+    let letters = |s: &str, target: &str| -> bool {
+        if s.is_ascii() {
+            s.bytes()
+                .filter(u8::is_ascii_alphanumeric)
+                .map(|b| b.to_ascii_lowercase())
+                .eq(target.bytes())
+        } else {
+            s.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .eq(target.chars())
+        }
+    };
+    match folded {
+        "sciencefiction" => ["sciencefiction", "scifi", "sf"]
+            .iter()
+            .any(|t| letters(s, t)),
+        _ => letters(s, folded),
+    }
+}
+
+/// True when a row's genre is a blocked one (`blocked`: folded, see [`fold`]), or a combined
+/// genre ("War & Politics") holds it. Folds nothing into new strings: a kid's page judges every
+/// genre of the catalogue.
 fn genre_blocked(blocked: &[String], genre: &str) -> bool {
-    let whole = fold(genre);
-    let parts = genre
-        .split(['&', '/', ','])
-        .flat_map(|p| p.split(" and "))
-        .map(fold);
-    std::iter::once(whole)
+    let parts = genre.split(['&', '/', ',']).flat_map(|p| p.split(" and "));
+    std::iter::once(genre)
         .chain(parts)
-        .any(|g| !g.is_empty() && blocked.contains(&g))
+        .any(|g| blocked.iter().any(|b| !b.is_empty() && folds_to(g, b)))
 }
 
 /// The region's rating the row carries, if it is for `region`.
@@ -143,7 +161,7 @@ impl<'e> Gate<'e> {
             entry,
             catalogue,
             ladders: HashMap::new(),
-            judged: Vec::new(),
+            cap_ranks: HashMap::new(),
         })
     }
 
@@ -205,6 +223,16 @@ impl<'e> Gate<'e> {
         }
     }
 
+    /// The cap's rank for a media type, read once per call (every row asks it).
+    async fn cap_rank(&mut self, media_type: MediaType) -> Result<Option<u32>, ToolError> {
+        if let Some(&rank) = self.cap_ranks.get(&media_type) {
+            return Ok(rank);
+        }
+        let rank = self.cap(media_type).await?.map(|(_, rank)| rank);
+        self.cap_ranks.insert(media_type, rank);
+        Ok(rank)
+    }
+
     async fn verdict(
         &mut self,
         media_type: MediaType,
@@ -214,7 +242,7 @@ impl<'e> Gate<'e> {
         if genres.iter().any(|g| self.genre_is_blocked(g)) {
             return Ok(Verdict::Hide);
         }
-        let cap = self.cap(media_type).await?;
+        let cap = self.cap_rank(media_type).await?;
         if cap.is_none() && !self.limits.block_unrated {
             return Ok(Verdict::Allow);
         }
@@ -225,7 +253,7 @@ impl<'e> Gate<'e> {
             (None, _) if self.limits.block_unrated => Verdict::Hide,
             (None, _) => Verdict::Allow,
             (Some(_), None) => Verdict::Allow,
-            (Some(rating), Some((_, max))) => {
+            (Some(rating), Some(max)) => {
                 let ladder = self.ladder(media_type).await?;
                 match ladder.rank(rating) {
                     Some(rank) if rank <= max => Verdict::Allow,
@@ -236,19 +264,9 @@ impl<'e> Gate<'e> {
         })
     }
 
-    /// Whether a row's genre is blocked ([`genre_blocked`]), judged once per genre per call.
-    fn genre_is_blocked(&mut self, genre: &str) -> bool {
-        if self.blocked.is_empty() {
-            return false;
-        }
-        if let Some((_, blocked)) = self.judged.iter().find(|(g, _)| g == genre) {
-            return *blocked;
-        }
-        let blocked = genre_blocked(&self.blocked, genre);
-        if self.judged.len() < JUDGED {
-            self.judged.push((genre.to_string(), blocked));
-        }
-        blocked
+    /// Whether a row's genre is blocked ([`genre_blocked`]).
+    fn genre_is_blocked(&self, genre: &str) -> bool {
+        genre_blocked(&self.blocked, genre)
     }
 
     /// The ceiling to push into an upstream query for this media type, when there is a cap.
@@ -447,6 +465,64 @@ mod tests {
         assert!(genre_blocked(&blocked, "Sci-Fi & Fantasy"));
         assert!(!genre_blocked(&blocked, "Warriors"));
         assert!(!genre_blocked(&blocked, "Animation"));
+    }
+
+    #[test]
+    fn judging_a_genre_in_place_equals_comparing_its_folded_parts() {
+        // The judgement as it was first written: every part folded into a new string.
+        let by_folding = |blocked: &[String], genre: &str| -> bool {
+            let parts = genre
+                .split(['&', '/', ','])
+                .flat_map(|p| p.split(" and "))
+                .map(fold);
+            std::iter::once(fold(genre))
+                .chain(parts)
+                .any(|g| !g.is_empty() && blocked.contains(&g))
+        };
+        let genres = [
+            "Horror",
+            "horror",
+            "HORROR!",
+            "Sci-Fi",
+            "SF",
+            "Science Fiction",
+            "sci fi & Fantasy",
+            "War & Politics",
+            "Action and Adventure",
+            "Mystery/Thriller",
+            "R&B",
+            "Comédie",
+            "Comédie Dramatique",
+            "Kids",
+            "",
+            " & ",
+            "Film-Noir",
+            "Drama, Romance",
+            "scifi",
+            "Horreur",
+            "HorrorComedy",
+        ];
+        let lists: [&[&str]; 6] = [
+            &["Horror"],
+            &["Sci-Fi"],
+            &["science fiction", "war"],
+            &["comédie dramatique"],
+            &["", "Romance"],
+            &["thriller", "r&b", "Kids"],
+        ];
+        for list in lists {
+            let blocked: Vec<String> = list.iter().map(|g| fold(g)).collect();
+            for genre in genres {
+                assert_eq!(
+                    genre_blocked(&blocked, genre),
+                    by_folding(&blocked, genre),
+                    "{genre:?} against {list:?}"
+                );
+            }
+        }
+        assert!(genre_blocked(&[fold("Sci-Fi")], "Science Fiction"));
+        assert!(genre_blocked(&[fold("war")], "War & Politics"));
+        assert!(!genre_blocked(&[fold("war")], "Warriors"));
     }
 
     #[test]
