@@ -215,48 +215,45 @@ pub fn query_merged(catalogues: &[&TorrentCatalogue], q: &TorrentQuery) -> Merge
 
 /// How many rows of each of `orders` (each sorted by `cmp`, which orders rows of any two) come
 /// before the row at place `rank` of their merge: where a page starting there begins in each.
-/// Found by binary search (that row's place is its index in its own order plus how many rows of
-/// the others come before it), so a page deep into a long result costs no walk from the top.
+///
+/// Selection by steps, not a walk from the top: with `left` rows still to pass over `live`
+/// orders that have rows left, look at the row `step = left / live` on in each (or its last),
+/// and pass the order whose such row comes first by that many. At most `step - 1` rows of each
+/// other order come before that row, so it is within the `left` rows to pass. Each step passes
+/// a share of what is left or empties an order, so a page deep into a million rows costs a few
+/// dozen comparisons, not one per row before it.
 fn heads_at(
     orders: &[Arc<[u32]>],
     rank: usize,
     cmp: impl Fn(usize, u32, usize, u32) -> std::cmp::Ordering,
-) -> Option<Vec<usize>> {
-    let total: usize = orders.iter().map(|o| o.len()).sum();
-    if rank >= total {
-        return Some(orders.iter().map(|o| o.len()).collect());
-    }
-    // Rows of order `j` before row `r` of order `i`.
-    let before =
-        |j: usize, i: usize, r: u32| orders[j].partition_point(|&x| cmp(j, x, i, r).is_lt());
-    let place = |i: usize, p: usize| {
-        p + (0..orders.len())
-            .filter(|&j| j != i)
-            .map(|j| before(j, i, orders[i][p]))
-            .sum::<usize>()
-    };
-    for (i, order) in orders.iter().enumerate() {
-        // Places grow with the index: the first index whose place reaches `rank`.
-        let (mut lo, mut hi) = (0, order.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if place(i, mid) < rank {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+) -> Vec<usize> {
+    let mut heads = vec![0; orders.len()];
+    let mut left = rank;
+    while left > 0 {
+        let live = (0..orders.len())
+            .filter(|&i| heads[i] < orders[i].len())
+            .count();
+        if live == 0 {
+            break;
+        }
+        let step = (left / live).max(1);
+        // (order, rows it would pass, the last of them)
+        let mut first: Option<(usize, usize, u32)> = None;
+        for (i, order) in orders.iter().enumerate() {
+            let take = step.min(order.len() - heads[i]);
+            if take == 0 {
+                continue;
+            }
+            let r = order[heads[i] + take - 1];
+            if first.is_none_or(|(j, _, b)| cmp(i, r, j, b).is_lt()) {
+                first = Some((i, take, r));
             }
         }
-        if lo < order.len() && place(i, lo) == rank {
-            let r = order[lo];
-            return Some(
-                (0..orders.len())
-                    .map(|j| if j == i { lo } else { before(j, i, r) })
-                    .collect(),
-            );
-        }
+        let Some((i, take, _)) = first else { break };
+        heads[i] += take;
+        left -= take;
     }
-    // Only when `cmp` is no total order, which the query's orders are by construction.
-    None
+    heads
 }
 
 /// [`query_merged`] with each row of the page made by `f` while the rows are locked, so a
@@ -299,12 +296,7 @@ pub fn query_merged_map<R>(
         heads[i] += 1;
         Some((i, t))
     };
-    let mut heads = heads_at(&orders, start, |i, a, j, b| cmp(i, row(i, a), j, row(j, b)))
-        .unwrap_or_else(|| {
-            let mut heads = vec![0; orders.len()];
-            (0..start).for_each(|_| _ = next(&mut heads));
-            heads
-        });
+    let mut heads = heads_at(&orders, start, |i, a, j, b| cmp(i, row(i, a), j, row(j, b)));
     let mut rows = Vec::with_capacity(end - start);
     for _ in start..end {
         let Some((i, t)) = next(&mut heads) else {
@@ -322,39 +314,84 @@ pub fn query_merged_map<R>(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
+    use std::{cell::Cell, sync::Arc};
 
     use super::heads_at;
 
-    /// Every rank of the merge of three lists with values in common: the binary search finds
-    /// the heads a walk from the top reaches.
-    #[test]
-    fn heads_at_every_rank_are_those_of_a_walk() {
-        let values: [&[u32]; 3] = [&[1, 3, 3, 8, 9, 12], &[2, 3, 4, 9], &[0, 3, 13, 14, 15]];
-        let orders: Vec<Arc<[u32]>> = (0..3u32)
-            .map(|i| (0..values[i as usize].len() as u32).collect())
+    /// The heads a walk from the top reaches after `rank` steps of the merge.
+    fn walk(values: &[Vec<u32>], rank: usize) -> Vec<usize> {
+        let mut heads = vec![0usize; values.len()];
+        for _ in 0..rank {
+            let next = (0..values.len())
+                .filter(|&i| heads[i] < values[i].len())
+                .min_by_key(|&i| (values[i][heads[i]], i));
+            let Some(i) = next else { break };
+            heads[i] += 1;
+        }
+        heads
+    }
+
+    /// `heads_at` over `values` (each sorted), ordered by value and then list (a total order
+    /// over every (list, index)), and how many comparisons it made.
+    fn select(values: &[Vec<u32>], rank: usize) -> (Vec<usize>, usize) {
+        let orders: Vec<Arc<[u32]>> = values
+            .iter()
+            .map(|v| (0..v.len() as u32).collect())
             .collect();
-        // Value first, then the list: a total order over every (list, index).
+        let compared = Cell::new(0);
         let cmp = |i: usize, a: u32, j: usize, b: u32| {
+            compared.set(compared.get() + 1);
             values[i][a as usize]
                 .cmp(&values[j][b as usize])
                 .then(i.cmp(&j))
         };
-        let total: usize = values.iter().map(|v| v.len()).sum();
-        let mut walked = vec![0usize; 3];
-        for rank in 0..=total {
-            assert_eq!(
-                heads_at(&orders, rank, cmp),
-                Some(walked.clone()),
-                "rank {rank}"
-            );
-            // One step of the merge.
-            let next = (0..3)
-                .filter(|&i| walked[i] < values[i].len())
-                .min_by(|&i, &j| cmp(i, walked[i] as u32, j, walked[j] as u32));
-            if let Some(i) = next {
-                walked[i] += 1;
+        (heads_at(&orders, rank, cmp), compared.get())
+    }
+
+    /// Every rank (and one past the end) of the merge of lists with values in common, some
+    /// empty, one to four of them: the selection finds the heads a walk from the top reaches.
+    #[test]
+    fn heads_at_every_rank_are_those_of_a_walk() {
+        let mut seed = 0x2545_f491_u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        for case in 0..60 {
+            let lists = 1 + case % 4;
+            let values: Vec<Vec<u32>> = (0..lists)
+                .map(|_| {
+                    let len = next(if case % 3 == 0 { 4 } else { 40 }) as usize;
+                    let mut v: Vec<u32> = (0..len).map(|_| next(30) as u32).collect();
+                    v.sort_unstable();
+                    v
+                })
+                .collect();
+            let total: usize = values.iter().map(Vec::len).sum();
+            for rank in 0..=total + 1 {
+                assert_eq!(
+                    select(&values, rank).0,
+                    walk(&values, rank),
+                    "lists {values:?}, rank {rank}"
+                );
             }
+        }
+    }
+
+    /// A page deep into two orders of 500,000 rows each is found in a few dozen comparisons,
+    /// not one per row before it.
+    #[test]
+    fn heads_at_deep_ranks_take_few_comparisons() {
+        let values: Vec<Vec<u32>> = vec![
+            (0..500_000).map(|x| x * 2).collect(),
+            (0..500_000).map(|x| x * 2 + 1).collect(),
+        ];
+        for rank in [1, 777, 500_000, 999_950, 1_000_000] {
+            let (heads, compared) = select(&values, rank);
+            assert_eq!(heads, vec![rank.div_ceil(2), rank / 2], "rank {rank}");
+            assert!(compared <= 64, "rank {rank}: {compared} comparisons");
         }
     }
 }
