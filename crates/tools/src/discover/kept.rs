@@ -7,12 +7,12 @@
 //! Failures are not kept.
 
 use std::{
-    collections::HashMap,
     future::Future,
     hash::{Hash, Hasher},
     time::Duration,
 };
 
+use hashlink::LruCache;
 use parking_lot::Mutex;
 use store::ContentLimits;
 use tokio::time::Instant;
@@ -49,40 +49,31 @@ struct Slot {
     answer: Output,
     /// When the answer stops being handed out; `None`: never (the builtin catalogue).
     until: Option<Instant>,
-    /// The use count at its last use: the smallest is the least recently used.
-    used: u64,
 }
 
-/// The kept answers by question, and a count of uses that orders them by recency. A hit costs a
-/// hash and one comparison; only keeping a new answer in a full map scans it, for the least
-/// recently used.
-#[derive(Default)]
-struct Slots {
-    by_key: HashMap<Key, Slot>,
-    uses: u64,
-}
-
-/// Kept answers, the least recently used given up first.
+/// Kept answers in order of use (`hashlink`'s LRU map): a hit moves its answer to the back, and
+/// keeping a new one in a full map gives up the front one, each without a scan.
 pub(crate) struct Kept {
     /// How long an answer is kept; `None` for as long as the process runs.
     keep_for: Option<Duration>,
-    slots: Mutex<Slots>,
+    slots: Mutex<LruCache<Key, Slot>>,
 }
 
 impl Kept {
     /// Answers kept for as long as the process runs (a catalogue whose data never changes).
     pub fn forever() -> Kept {
-        Kept {
-            keep_for: None,
-            slots: Mutex::default(),
-        }
+        Kept::kept_for(None)
     }
 
     /// Answers kept for `keep_for` after they were read.
     pub fn for_a_while(keep_for: Duration) -> Kept {
+        Kept::kept_for(Some(keep_for))
+    }
+
+    fn kept_for(keep_for: Option<Duration>) -> Kept {
         Kept {
-            keep_for: Some(keep_for),
-            slots: Mutex::default(),
+            keep_for,
+            slots: Mutex::new(LruCache::new(KEPT)),
         }
     }
 
@@ -109,22 +100,11 @@ impl Kept {
         }
         let answer = compute().await?.shared();
         let until = self.keep_for.map(|d| Instant::now() + d);
-        let mut slots = self.slots.lock();
-        slots.uses += 1;
-        let used = slots.uses;
-        if slots.by_key.len() >= KEPT
-            && !slots.by_key.contains_key(&key)
-            && let Some(oldest) = slots.by_key.values().map(|s| s.used).min()
-        {
-            // Use counts are unique: this gives up exactly the least recently used.
-            slots.by_key.retain(|_, s| s.used != oldest);
-        }
-        slots.by_key.insert(
+        self.slots.lock().insert(
             key,
             Slot {
                 answer: answer.clone(),
                 until,
-                used,
             },
         );
         Ok(answer)
@@ -132,21 +112,21 @@ impl Kept {
 
     fn get(&self, key: &Key) -> Option<Output> {
         let mut slots = self.slots.lock();
-        slots.uses += 1;
-        let used = slots.uses;
-        let slot = slots.by_key.get_mut(key)?;
-        if slot.until.is_some_and(|until| Instant::now() >= until) {
-            slots.by_key.remove(key);
+        let expired = slots
+            .get(key)?
+            .until
+            .is_some_and(|until| Instant::now() >= until);
+        if expired {
+            slots.remove(key);
             return None;
         }
-        slot.used = used;
-        Some(slot.answer.clone())
+        slots.peek(key).map(|slot| slot.answer.clone())
     }
 
     /// How many answers are kept.
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.slots.lock().by_key.len()
+        self.slots.lock().len()
     }
 }
 
