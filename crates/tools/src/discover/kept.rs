@@ -112,15 +112,12 @@ impl Kept {
 
     fn get(&self, key: &Key) -> Option<Output> {
         let mut slots = self.slots.lock();
-        let expired = slots
-            .get(key)?
-            .until
-            .is_some_and(|until| Instant::now() >= until);
-        if expired {
-            slots.remove(key);
-            return None;
+        let slot = slots.get(key)?;
+        if slot.until.is_none_or(|until| Instant::now() < until) {
+            return Some(slot.answer.clone());
         }
-        slots.peek(key).map(|slot| slot.answer.clone())
+        slots.remove(key);
+        None
     }
 
     /// How many answers are kept.
