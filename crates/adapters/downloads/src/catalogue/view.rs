@@ -298,9 +298,10 @@ pub fn query_merged_map<R>(
     };
     let mut heads = heads_at(&orders, start, |i, a, j, b| cmp(i, row(i, a), j, row(j, b)));
     warm(orders.iter().enumerate().flat_map(|(i, order)| {
-        let from = heads[i].min(order.len());
-        let to = (from + (end - start)).min(order.len());
-        order[from..to].iter().map(move |&r| row(i, r))
+        order[heads[i]..]
+            .iter()
+            .take(end - start)
+            .map(move |&r| row(i, r))
     }));
     let mut rows = Vec::with_capacity(end - start);
     for _ in start..end {
