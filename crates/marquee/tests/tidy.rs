@@ -58,6 +58,8 @@ const ADAPTER: &[&str] = &["httpx", "domain"];
 /// Outside crates that only these crates of ours may use (normal dependencies).
 const ONLY_IN: &[(&str, &[&str])] = &[
     ("sqlx", &["store"]),
+    ("rusqlite", &["store"]),
+    ("serde_rusqlite", &["store"]),
     ("rmcp", &["mcp"]),
     ("reqwest", &["httpx", "mcp"]),
     ("anyhow", &["marquee", "bench"]),

@@ -115,36 +115,34 @@ pub struct AuditEntry {
     pub finished_at: Option<i64>,
 }
 
-/// An entry as [`Store::audit_page`] reads it: the columns in order.
+/// An entry as [`Store::audit_page`] reads it: the columns, in order.
 #[derive(Deserialize)]
-struct PageRow(
-    i64,
-    i64,
-    String,
-    Option<String>,
-    String,
-    Option<String>,
-    String,
-    String,
-    Option<String>,
-    Option<i64>,
-);
+struct PageRow {
+    id: i64,
+    at: i64,
+    person: String,
+    key_id: Option<String>,
+    tool: String,
+    instance_id: Option<String>,
+    args_digest: String,
+    status: String,
+    message: Option<String>,
+    finished_at: Option<i64>,
+}
 
 impl PageRow {
     fn entry(self) -> Result<AuditEntry, Error> {
-        let PageRow(id, at, person, key_id, tool, instance, args_digest, status, message, done) =
-            self;
         Ok(AuditEntry {
-            id,
-            at,
-            person,
-            key_id,
-            tool,
-            instance,
-            args_digest,
-            status: status.parse().map_err(corrupt)?,
-            message,
-            finished_at: done,
+            id: self.id,
+            at: self.at,
+            person: self.person,
+            key_id: self.key_id,
+            tool: self.tool,
+            instance: self.instance_id,
+            args_digest: self.args_digest,
+            status: self.status.parse().map_err(corrupt)?,
+            message: self.message,
+            finished_at: self.finished_at,
         })
     }
 }
@@ -273,7 +271,7 @@ impl Store {
         }
         sql.push(" ORDER BY a.id DESC LIMIT ")
             .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
-        let rows = pages::fetch(sql, self.pool(), |r: &PageRow| r.0).await?;
+        let rows = pages::fetch(sql, self, |r: &PageRow| r.id).await?;
         rows.into_iter().map(PageRow::entry).collect()
     }
 

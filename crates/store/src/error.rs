@@ -15,6 +15,9 @@ pub enum Error {
     /// The database failed or holds something this build cannot read.
     #[error("database error: {0}")]
     Database(#[source] sqlx::Error),
+    /// A page read on the caller's thread (`pages.rs`) failed.
+    #[error("database error: {0}")]
+    Reader(#[source] rusqlite::Error),
     /// The schema could not be brought up to date.
     #[error("database migration failed: {0}")]
     Migrate(#[source] sqlx::migrate::MigrateError),

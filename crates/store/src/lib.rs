@@ -1,6 +1,6 @@
 //! The store: people, credentials, grants, tool switches, audit, allowances, requests and quotas,
 //! planned changes and their operations, owner-page sessions, OAuth clients, codes and tokens, on SQLite
-//! through sqlx.
+//! through sqlx (pages of the long tables read through rusqlite on the caller's thread, `pages.rs`).
 //!
 //! Every SQL statement lives in this crate behind a typed method, so a PostgreSQL backend can
 //! come later without touching callers. SQL stays portable where that is cheap: no SQLite-only
@@ -76,6 +76,8 @@ pub struct Store {
     path: Option<Arc<Path>>,
     /// Per-request reads answered from memory while the database is unchanged.
     fresh: Arc<fresh::Fresh<keys::KeyRow>>,
+    /// Page reads on the caller's thread (`pages.rs`); `None` for an in-memory store.
+    readers: Option<Arc<pages::Readers>>,
 }
 
 impl Store {
@@ -128,6 +130,7 @@ impl Store {
             .map(|p| PathBuf::from(format!("{}-shm", p.display())));
         let store = Store {
             pool,
+            readers: path.clone().map(|p| Arc::new(pages::Readers::new(p))),
             path,
             fresh: Arc::new(fresh::Fresh::new(shm)),
         };
@@ -157,6 +160,10 @@ impl Store {
 
     pub(crate) fn fresh(&self) -> &fresh::Fresh<keys::KeyRow> {
         &self.fresh
+    }
+
+    pub(crate) fn readers(&self) -> Option<&pages::Readers> {
+        self.readers.as_deref()
     }
 
     /// The pool, for this crate's modules only: SQL never leaves the crate.

@@ -174,8 +174,9 @@ const PAGE_COLUMNS: [&str; 17] = [
     "decided_at",
 ];
 
-/// A request's columns ([`REQUEST_COLUMNS`]) as stored, read from a row or, on a page, from its
-/// JSON array ([`PAGE_COLUMNS`], in order); [`RequestRow::request`] is the one way to a request.
+/// A request's columns ([`REQUEST_COLUMNS`]) as stored, read from a row (sqlx's, or on a page a
+/// reader's, `pages.rs`) or from a page's JSON array ([`PAGE_COLUMNS`], in order);
+/// [`RequestRow::request`] is the one way to a request.
 #[derive(Deserialize, FromRow)]
 struct RequestRow {
     id: i64,
@@ -393,7 +394,7 @@ impl Store {
         }
         sql.push(" ORDER BY r.id DESC LIMIT ")
             .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
-        let rows = pages::fetch(sql, self.pool(), |r: &RequestRow| r.id).await?;
+        let rows = pages::fetch(sql, self, |r: &RequestRow| r.id).await?;
         rows.into_iter().map(RequestRow::request).collect()
     }
 

@@ -98,9 +98,15 @@ async fn finishing_is_checked() {
     assert!(matches!(err, Error::NotFound(_)), "{err:?}");
 }
 
+/// On a file a page is read on the caller's thread, in memory through the pool: the same pages.
 #[tokio::test]
 async fn pages_are_newest_first_filtered_and_clamped() {
-    let store = Store::open_in_memory().await.unwrap();
+    let (_dir, on_file) = file_store().await;
+    pages_on(on_file).await;
+    pages_on(Store::open_in_memory().await.unwrap()).await;
+}
+
+async fn pages_on(store: Store) {
     let ana = person(&store, "ana", Role::Admin).await;
     let bo = person(&store, "bo", Role::User).await;
     let mut ana_ids = Vec::new();
@@ -123,6 +129,13 @@ async fn pages_are_newest_first_filtered_and_clamped() {
         .await
         .unwrap();
     assert!(first.iter().all(|e| e.person == "ana"));
+    assert_eq!(first[0].tool, "t204");
+    assert_eq!(first[0].status, AuditStatus::Executing);
+    assert_eq!(
+        (first[0].key_id.as_deref(), first[0].finished_at),
+        (None, None)
+    );
+    assert_eq!(first[0].instance.as_deref(), Some("qbit-main"));
     let first = ids(first);
     assert_eq!(first, ana_ids[..10]);
     let second = ids(store
