@@ -35,7 +35,7 @@ use crate::{Error, Store, error::corrupt};
 /// A page query: SQL with `?` placeholders and the values they stand for, in order, and the
 /// names of its result columns.
 pub(crate) struct PageQuery {
-    columns: Vec<String>,
+    columns: &'static [String],
     sql: String,
     params: Vec<Param>,
 }
@@ -73,11 +73,18 @@ impl ToSql for Param {
     }
 }
 
+/// A page's result column names as serde_rusqlite takes them (owned), for a `static` made once
+/// per process rather than a list of strings made for every page.
+pub(crate) fn names(columns: &[&str]) -> Box<[String]> {
+    columns.iter().map(|c| c.to_string()).collect()
+}
+
 /// Starts a page query: `SELECT {inner}`, whose result columns are `columns` (their names, in
-/// order: a row type's fields); the caller pushes the rest (conditions, order, limit).
-pub(crate) fn select(columns: &[&str], inner: &str) -> PageQuery {
+/// order: a row type's fields; see [`names`]); the caller pushes the rest (conditions, order,
+/// limit).
+pub(crate) fn select(columns: &'static [String], inner: &str) -> PageQuery {
     PageQuery {
-        columns: columns.iter().map(|c| c.to_string()).collect(),
+        columns,
         sql: format!("SELECT {inner}"),
         params: Vec::new(),
     }
@@ -182,7 +189,7 @@ impl Readers {
             while let Some(row) = rows.next()? {
                 page.push(serde_rusqlite::from_row_with_columns::<T>(
                     row,
-                    &query.columns,
+                    query.columns,
                 ));
             }
             Ok(page)
@@ -231,9 +238,15 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::LazyLock;
+
     use serde::Deserialize;
 
     use super::*;
+
+    static ID_NAME: LazyLock<Box<[String]>> = LazyLock::new(|| names(&["id", "name"]));
+    static ID: LazyLock<Box<[String]>> = LazyLock::new(|| names(&["id"]));
+    static NAME: LazyLock<Box<[String]>> = LazyLock::new(|| names(&["name"]));
 
     #[derive(Debug, Deserialize, PartialEq)]
     struct Named {
@@ -265,7 +278,7 @@ mod tests {
     }
 
     fn names_before(before: i64) -> PageQuery {
-        let mut query = select(&["id", "name"], "id, name FROM t WHERE 1 = 1");
+        let mut query = select(&ID_NAME, "id, name FROM t WHERE 1 = 1");
         query
             .push(" AND id < ")
             .push_bind(before)
@@ -283,7 +296,7 @@ mod tests {
         let store = Store::open_in_memory().await.unwrap();
         assert!(store.readers().is_none());
         table(&store, &[(3, "c"), (1, "a"), (7, "g"), (5, "e")]).await;
-        let mut query = select(&["id", "name"], "id, name FROM t WHERE 1 = 1");
+        let mut query = select(&ID_NAME, "id, name FROM t WHERE 1 = 1");
         query.push(" ORDER BY id ASC LIMIT 10");
         let rows: Vec<Named> = fetch(query, &store, |r: &Named| r.id).await.unwrap();
         let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
@@ -339,8 +352,9 @@ mod tests {
         assert_eq!(page[..2], [named(10, "late"), named(9, "n9")]);
     }
 
-    /// A reader never waits: while another connection holds the file exclusively it says so at
-    /// once (the page then goes to the pool), and reads again once the file is free.
+    /// A reader never waits: while another connection holds the file exclusively it says so
+    /// (the page then goes to the pool) with a busy timeout of zero, and reads again once the
+    /// file is free.
     #[test]
     fn a_reader_gives_way_instead_of_waiting() {
         let dir = tempfile::tempdir().unwrap();
@@ -356,9 +370,20 @@ mod tests {
             .unwrap();
         let readers = Readers::new(path);
         let query = names_before(10);
-        let started = std::time::Instant::now();
         assert_eq!(readers.read::<Named>(&query).unwrap(), None);
-        assert!(started.elapsed() < Duration::from_secs(1), "it waited");
+        // It said so without waiting: a reader's busy timeout is zero (and it cannot write).
+        let reader = readers
+            .idle
+            .lock()
+            .pop()
+            .expect("the reader went back to the list");
+        let setting = |pragma: &str| -> i64 {
+            reader
+                .query_row(&format!("PRAGMA {pragma}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!((setting("busy_timeout"), setting("query_only")), (0, 1));
+        readers.idle.lock().push(reader);
         drop(holder);
         let read: Vec<Named> = readers
             .read(&query)
@@ -375,7 +400,7 @@ mod tests {
         let store = Store::open(dir.path()).await.unwrap();
         table(&store, &[(1, "a")]).await;
         let readers = store.readers().unwrap();
-        let query = select(&["id"], "id FROM no_such_table WHERE 1 = 1");
+        let query = select(&ID, "id FROM no_such_table WHERE 1 = 1");
         let err = readers.read::<Named>(&query).unwrap_err();
         assert!(err.to_string().contains("no_such_table"), "{err}");
 
@@ -384,7 +409,7 @@ mod tests {
             #[allow(dead_code)]
             name: i64,
         }
-        let query = select(&["name"], "name FROM t WHERE 1 = 1");
+        let query = select(&NAME, "name FROM t WHERE 1 = 1");
         let err = readers.read::<Wrong>(&query).unwrap_err();
         assert!(err.to_string().contains("does not read"), "{err}");
         // The reader that met the bad row is still good for the next page.
