@@ -59,7 +59,6 @@ const ADAPTER: &[&str] = &["httpx", "domain"];
 const ONLY_IN: &[(&str, &[&str])] = &[
     ("sqlx", &["store"]),
     ("rusqlite", &["store"]),
-    ("serde_rusqlite", &["store"]),
     ("rmcp", &["mcp"]),
     ("reqwest", &["httpx", "mcp"]),
     ("anyhow", &["marquee", "bench"]),

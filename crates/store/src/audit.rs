@@ -1,7 +1,7 @@
 //! The audit trail: every write is recorded as `executing` before its external effect, then
 //! finished as `applied` or `failed`; entries a crash left open become `outcome_unknown`.
 
-use std::{fmt, str::FromStr, sync::LazyLock};
+use std::{fmt, str::FromStr};
 
 use domain::PersonId;
 use serde::{Deserialize, Serialize};
@@ -116,20 +116,18 @@ pub struct AuditEntry {
 }
 
 /// The result columns of [`Store::audit_page`]'s query, in the order [`PageRow`] reads them.
-static PAGE_COLUMNS: LazyLock<Box<[String]>> = LazyLock::new(|| {
-    pages::names(&[
-        "id",
-        "at",
-        "person",
-        "key_id",
-        "tool",
-        "instance_id",
-        "args_digest",
-        "status",
-        "message",
-        "finished_at",
-    ])
-});
+const PAGE_COLUMNS: &[&str] = &[
+    "id",
+    "at",
+    "person",
+    "key_id",
+    "tool",
+    "instance_id",
+    "args_digest",
+    "status",
+    "message",
+    "finished_at",
+];
 
 /// An entry as [`Store::audit_page`] reads it: the columns, in order.
 #[derive(Deserialize)]
@@ -262,7 +260,7 @@ impl Store {
     /// A page of entries, newest first, optionally for one person, older than `before_id`.
     pub async fn audit_page(&self, query: &AuditQuery) -> Result<Vec<AuditEntry>, Error> {
         let mut sql = pages::select(
-            &PAGE_COLUMNS,
+            PAGE_COLUMNS,
             "a.id, a.at, p.name AS person, c.key_id, a.tool, a.instance_id, \
              a.args_digest, a.status, a.message, a.finished_at FROM audit a \
              JOIN people p ON p.id = a.person_id \

@@ -2,7 +2,7 @@
 //!
 //! A page on a database file is read by [`Readers`], a few read-only connections of our own
 //! (rusqlite, on the same bundled SQLite as sqlx), on the thread that asks, each row read
-//! straight into its row type (serde_rusqlite). Through sqlx's pool a page crossed threads: sqlx
+//! straight into its row type, column by column in order ([`row`]). Through sqlx's pool a page crossed threads: sqlx
 //! runs each connection on a thread of its own, and the query handed there and the answer handed
 //! back cost two wake-ups, and row by row a copy of every column made and freed under SQLite's
 //! memory lock. The pool's pages were therefore one JSON array that SQLite built
@@ -20,6 +20,8 @@
 //! BY ...)`) makes SQLite sort the page again in a temporary b-tree; so the pool's array is read
 //! in whatever order it comes and [`fetch`] puts the rows newest first (highest id) itself.
 
+mod row;
+
 use std::{path::Path, sync::Arc, time::Duration};
 
 use parking_lot::Mutex;
@@ -35,7 +37,7 @@ use crate::{Error, Store, error::corrupt};
 /// A page query: SQL with `?` placeholders and the values they stand for, in order, and the
 /// names of its result columns.
 pub(crate) struct PageQuery {
-    columns: &'static [String],
+    columns: &'static [&'static str],
     sql: String,
     params: Vec<Param>,
 }
@@ -73,16 +75,10 @@ impl ToSql for Param {
     }
 }
 
-/// A page's result column names as serde_rusqlite takes them (owned), for a `static` made once
-/// per process rather than a list of strings made for every page.
-pub(crate) fn names(columns: &[&str]) -> Box<[String]> {
-    columns.iter().map(|c| c.to_string()).collect()
-}
-
 /// Starts a page query: `SELECT {inner}`, whose result columns are `columns` (their names, in
-/// order: a row type's fields; see [`names`]); the caller pushes the rest (conditions, order,
-/// limit).
-pub(crate) fn select(columns: &'static [String], inner: &str) -> PageQuery {
+/// order: a row type's fields, which read them by position); the caller pushes the rest
+/// (conditions, order, limit).
+pub(crate) fn select(columns: &'static [&'static str], inner: &str) -> PageQuery {
     PageQuery {
         columns,
         sql: format!("SELECT {inner}"),
@@ -187,10 +183,7 @@ impl Readers {
             let mut rows = statement.query(rusqlite::params_from_iter(&query.params))?;
             let mut page = Vec::new();
             while let Some(row) = rows.next()? {
-                page.push(serde_rusqlite::from_row_with_columns::<T>(
-                    row,
-                    query.columns,
-                ));
+                page.push(row::read::<T>(row));
             }
             Ok(page)
         });
@@ -238,15 +231,13 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::LazyLock;
-
     use serde::Deserialize;
 
     use super::*;
 
-    static ID_NAME: LazyLock<Box<[String]>> = LazyLock::new(|| names(&["id", "name"]));
-    static ID: LazyLock<Box<[String]>> = LazyLock::new(|| names(&["id"]));
-    static NAME: LazyLock<Box<[String]>> = LazyLock::new(|| names(&["name"]));
+    const ID_NAME: &[&str] = &["id", "name"];
+    const ID: &[&str] = &["id"];
+    const NAME: &[&str] = &["name"];
 
     #[derive(Debug, Deserialize, PartialEq)]
     struct Named {
@@ -278,7 +269,7 @@ mod tests {
     }
 
     fn names_before(before: i64) -> PageQuery {
-        let mut query = select(&ID_NAME, "id, name FROM t WHERE 1 = 1");
+        let mut query = select(ID_NAME, "id, name FROM t WHERE 1 = 1");
         query
             .push(" AND id < ")
             .push_bind(before)
@@ -296,7 +287,7 @@ mod tests {
         let store = Store::open_in_memory().await.unwrap();
         assert!(store.readers().is_none());
         table(&store, &[(3, "c"), (1, "a"), (7, "g"), (5, "e")]).await;
-        let mut query = select(&ID_NAME, "id, name FROM t WHERE 1 = 1");
+        let mut query = select(ID_NAME, "id, name FROM t WHERE 1 = 1");
         query.push(" ORDER BY id ASC LIMIT 10");
         let rows: Vec<Named> = fetch(query, &store, |r: &Named| r.id).await.unwrap();
         let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
@@ -400,7 +391,7 @@ mod tests {
         let store = Store::open(dir.path()).await.unwrap();
         table(&store, &[(1, "a")]).await;
         let readers = store.readers().unwrap();
-        let query = select(&ID, "id FROM no_such_table WHERE 1 = 1");
+        let query = select(ID, "id FROM no_such_table WHERE 1 = 1");
         let err = readers.read::<Named>(&query).unwrap_err();
         assert!(err.to_string().contains("no_such_table"), "{err}");
 
@@ -409,9 +400,39 @@ mod tests {
             #[allow(dead_code)]
             name: i64,
         }
-        let query = select(&NAME, "name FROM t WHERE 1 = 1");
+        let query = select(NAME, "name FROM t WHERE 1 = 1");
         let err = readers.read::<Wrong>(&query).unwrap_err();
         assert!(err.to_string().contains("does not read"), "{err}");
+        // Fields are read by position: a type with fewer fields than the query has columns
+        // would read the wrong columns into the right names, and is refused.
+        #[derive(Debug, Deserialize)]
+        struct Short {
+            #[allow(dead_code)]
+            id: i64,
+        }
+        let err = readers.read::<Short>(&names_before(10)).unwrap_err();
+        assert!(err.to_string().contains("2 columns, read as 1"), "{err}");
+        #[derive(Debug, Deserialize)]
+        struct Long {
+            #[allow(dead_code)]
+            id: i64,
+            #[allow(dead_code)]
+            name: String,
+            #[allow(dead_code)]
+            more: i64,
+        }
+        let err = readers.read::<Long>(&names_before(10)).unwrap_err();
+        assert!(err.to_string().contains("column 2"), "{err}");
+        // A number too large for its field is refused, not cut.
+        #[derive(Debug, Deserialize)]
+        struct Small {
+            #[allow(dead_code)]
+            id: Option<u8>,
+        }
+        let err = readers
+            .read::<Small>(&select(ID, "300 FROM t WHERE 1 = 1"))
+            .unwrap_err();
+        assert!(err.to_string().contains("column 0"), "{err}");
         // The reader that met the bad row is still good for the next page.
         let read: Vec<Named> = readers.read(&names_before(10)).unwrap().unwrap();
         assert_eq!(read, [named(1, "a")]);

@@ -3,7 +3,7 @@
 //! `BEGIN IMMEDIATE` transaction, so concurrent requests queue for the write lock and two of them
 //! can never both pass the last unit of a quota.
 
-use std::{collections::BTreeSet, fmt, str::FromStr, sync::LazyLock};
+use std::{collections::BTreeSet, fmt, str::FromStr};
 
 use domain::{MediaId, MediaSource, MediaType, PersonId, Role};
 use serde::{Deserialize, Serialize};
@@ -154,27 +154,25 @@ const REQUEST_FROM: &str =
     "FROM requests r JOIN people p ON p.id = r.person_id LEFT JOIN people d ON d.id = r.decided_by";
 
 /// The result columns of [`REQUEST_COLUMNS`], in the order [`RequestRow`] reads them.
-static PAGE_COLUMNS: LazyLock<Box<[String]>> = LazyLock::new(|| {
-    pages::names(&[
-        "id",
-        "person_id",
-        "person_name",
-        "media_source",
-        "media_id",
-        "media_type",
-        "title",
-        "year",
-        "seasons",
-        "status",
-        "instance_id",
-        "units",
-        "decided_by",
-        "decision_note",
-        "created_at",
-        "updated_at",
-        "decided_at",
-    ])
-});
+const PAGE_COLUMNS: &[&str] = &[
+    "id",
+    "person_id",
+    "person_name",
+    "media_source",
+    "media_id",
+    "media_type",
+    "title",
+    "year",
+    "seasons",
+    "status",
+    "instance_id",
+    "units",
+    "decided_by",
+    "decision_note",
+    "created_at",
+    "updated_at",
+    "decided_at",
+];
 
 /// A request's columns ([`REQUEST_COLUMNS`]) as stored, read from a row (sqlx's, or on a page a
 /// reader's, `pages.rs`) or from a page's JSON array ([`PAGE_COLUMNS`], in order);
@@ -376,7 +374,7 @@ impl Store {
     /// A page of requests, newest first.
     pub async fn requests_page(&self, query: &RequestQuery) -> Result<Vec<MediaRequest>, Error> {
         let mut sql = pages::select(
-            &PAGE_COLUMNS,
+            PAGE_COLUMNS,
             &format!("{REQUEST_COLUMNS} {REQUEST_FROM} WHERE 1 = 1"),
         );
         if let Some(person) = query.person {
