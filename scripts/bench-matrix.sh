@@ -18,7 +18,9 @@
 # Target per row: marquee >= 0.5 of bare and p99 < 10 ms at 32 connections. Growth: the larger
 # table's ratio vs bare is at least 0.8 of the smaller table's ("flat").
 # On a shared machine compare ratios (both servers measured back to back in the same run), run it
-# several times and keep the worst run.
+# several times and keep the worst run. "CPU µs/req" is the CPU time (user + system, all threads)
+# each server used per answered request during its measured run, bare's in parentheses: the cost
+# of an answer itself, which the ratio mixes with wrk's share of the same two cores.
 #
 # Knobs (environment):
 #   BENCH_PROFILE=bench|dev     which build to run (smoke: dev, the debug build)
@@ -153,22 +155,39 @@ to_ms() {
     }'
 }
 
-# wrk_run URL LUA OUT: warm-up (unless 0), then a measured run; prints "rate p99_ms".
+# proc_ticks PID: the CPU time (user + system, every thread) the process has used, in clock
+# ticks; the fields after the command name, which is in parentheses and may hold spaces.
+proc_ticks() {
+    sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+TICK_HZ=$(getconf CLK_TCK)
+
+# wrk_run URL LUA OUT PID: warm-up (unless 0), then a measured run; prints "rate p99_ms cpu_us",
+# cpu_us being the CPU time the server PID used per answered request during the measured run
+# (its own work, without wrk's: what the ratio hides when both share the cores).
 wrk_run() {
     if [[ $WARMUP != 0 ]]; then
         wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$2" "$1" >/dev/null
     fi
+    local t0 t1
+    t0=$(proc_ticks "$4")
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$2" "$1" >"$3"
+    t1=$(proc_ticks "$4")
     if grep -q 'Non-2xx or 3xx responses' "$3"; then
         cat "$3" >&2
         die "wrk against $1 had answers other than 200"
     fi
-    local rate p99
+    local rate p99 requests
     rate=$(awk '/^Requests\/sec:/ { print $2 }' "$3")
     p99=$(awk '$1 == "99%" { print $2 }' "$3")
-    [[ -n $rate && -n $p99 ]] || die "cannot read wrk's output: $(cat "$3")"
-    printf '%s %s\n' "$rate" "$(to_ms "$p99")"
+    requests=$(awk '/ requests in / { print $1 }' "$3")
+    [[ -n $rate && -n $p99 && -n $requests ]] || die "cannot read wrk's output: $(cat "$3")"
+    printf '%s %s %s\n' "$rate" "$(to_ms "$p99")" "$(awk -v t=$((t1 - t0)) -v n="$requests" -v hz="$TICK_HZ" \
+        'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }')"
 }
+
+# The pid of the Marquee serving each URL, for its CPU time.
+declare -A URL_PID
 
 # start_marquee TAG [CONFIG]: `marquee serve` on 127.0.0.1:0 with a fresh data folder
 # $WORK/data-TAG; sets STARTED_PID, STARTED_URL, STARTED_KEY (the owner key it prints once).
@@ -193,6 +212,7 @@ start_marquee() {
     STARTED_KEY=$(awk '/shown once/ { seen = 1 } seen && $1 ~ /^mq_/ { print $1; exit }' "$out")
     [[ -n $STARTED_KEY ]] || die "marquee ($tag) printed no owner key"
     wait_ready "${STARTED_URL%/mcp}" 20 || die "marquee ($tag) did not become ready: $(tail -n 20 "$err")"
+    URL_PID[$STARTED_URL]=$STARTED_PID
 }
 
 # cli TAG ARGS...: the marquee CLI on TAG's data folder (a clean MARQUEE_ environment).
@@ -208,7 +228,7 @@ cli() {
 
 # The table, one entry per measured case.
 LABELS=()
-declare -A M_RATE M_P99 B_RATE B_P99 BYTES VERDICT RATIO STEAL TRIES
+declare -A M_RATE M_P99 M_CPU B_RATE B_P99 B_CPU BYTES VERDICT RATIO STEAL TRIES
 N_CASE=0
 
 # case_row LABEL URL KEY TOOL ARGS [VARIED]: saves Marquee's real answer, starts bench-bare
@@ -249,8 +269,8 @@ case_row() {
     local b m s t0 a best_b best_m best_s=""
     for ((a = 1; a <= ATTEMPTS; a++)); do
         t0=$(cpu_ticks)
-        b=$(wrk_run "$bare_url" "$WORK/case-$n.lua" "$WORK/wrk-bare-$n-$a.txt")
-        m=$(wrk_run "$url" "$WORK/case-$n.lua" "$WORK/wrk-marquee-$n-$a.txt")
+        b=$(wrk_run "$bare_url" "$WORK/case-$n.lua" "$WORK/wrk-bare-$n-$a.txt" "$bare_pid")
+        m=$(wrk_run "$url" "$WORK/case-$n.lua" "$WORK/wrk-marquee-$n-$a.txt" "${URL_PID[$url]}")
         s=$(steal_since "$t0")
         if quieter "$s" "$best_s"; then
             best_b=$b best_m=$m best_s=$s
@@ -263,10 +283,11 @@ case_row() {
     stop "$bare_pid"
     LABELS+=("$label")
     STEAL[$label]=$best_s
-    B_RATE[$label]=${b% *}
-    B_P99[$label]=${b#* }
-    M_RATE[$label]=${m% *}
-    M_P99[$label]=${m#* }
+    local rate p99 cpu
+    read -r rate p99 cpu <<<"$b"
+    B_RATE[$label]=$rate B_P99[$label]=$p99 B_CPU[$label]=$cpu
+    read -r rate p99 cpu <<<"$m"
+    M_RATE[$label]=$rate M_P99[$label]=$p99 M_CPU[$label]=$cpu
     BYTES[$label]=$(wc -c <"$WORK/answer-$n.json")
     RATIO[$label]=$(awk -v a="${M_RATE[$label]}" -v b="${B_RATE[$label]}" \
         'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
@@ -552,15 +573,15 @@ echo
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency$([[ $WARMUP != 0 ]] && echo " (after a $WARMUP warm-up)")," \
     "127.0.0.1, $(nproc) cores shared by wrk and both servers; $PROFILE build; $(date -u '+%F %H:%M') UTC"
 echo
-echo "| case | caller | backend | answer | marquee req/s | bare req/s | ratio | p99 ms | bare p99 ms | host steal % (try kept) | verdict |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| case | caller | backend | answer | marquee req/s | bare req/s | ratio | p99 ms | bare p99 ms | CPU µs/req (bare) | host steal % (try kept) | verdict |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 missed=0
 noisy=0
 for l in "${LABELS[@]}"; do
     IFS='|' read -r what who backend <<<"$l"
-    printf '| %s | %s | %s | %s | %.0f | %.0f | %s | %s | %s | %s (%s) | %s |\n' "${what% }" "$(xargs <<<"$who")" \
+    printf '| %s | %s | %s | %s | %.0f | %.0f | %s | %s | %s | %s (%s) | %s (%s) | %s |\n' "${what% }" "$(xargs <<<"$who")" \
         "${backend# }" "$(awk -v b="${BYTES[$l]}" 'BEGIN { printf (b >= 1024 ? "%.1f KB" : "%d B"), (b >= 1024 ? b / 1024 : b) }')" \
-        "${M_RATE[$l]}" "${B_RATE[$l]}" "${RATIO[$l]}" "${M_P99[$l]}" "${B_P99[$l]}" "${STEAL[$l]}" \
+        "${M_RATE[$l]}" "${B_RATE[$l]}" "${RATIO[$l]}" "${M_P99[$l]}" "${B_P99[$l]}" "${M_CPU[$l]}" "${B_CPU[$l]}" "${STEAL[$l]}" \
         "${TRIES[$l]}" "${VERDICT[$l]}"
     [[ ${VERDICT[$l]} == met ]] || missed=$((missed + 1))
     quiet "${STEAL[$l]}" || noisy=$((noisy + 1))
