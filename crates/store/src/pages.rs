@@ -404,34 +404,23 @@ mod tests {
         let err = readers.read::<Wrong>(&query).unwrap_err();
         assert!(err.to_string().contains("does not read"), "{err}");
         // Fields are read by position: a type with fewer fields than the query has columns
-        // would read the wrong columns into the right names, and is refused.
+        // would read the wrong columns into the right names, and is refused; so is one with
+        // more, and a number too large for its field (not cut).
         #[derive(Debug, Deserialize)]
-        struct Short {
-            #[allow(dead_code)]
-            id: i64,
-        }
+        #[allow(dead_code)]
+        struct Short(i64);
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Long(i64, String, i64);
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Small(Option<u8>);
         let err = readers.read::<Short>(&names_before(10)).unwrap_err();
         assert!(err.to_string().contains("2 columns, read as 1"), "{err}");
-        #[derive(Debug, Deserialize)]
-        struct Long {
-            #[allow(dead_code)]
-            id: i64,
-            #[allow(dead_code)]
-            name: String,
-            #[allow(dead_code)]
-            more: i64,
-        }
         let err = readers.read::<Long>(&names_before(10)).unwrap_err();
         assert!(err.to_string().contains("column 2"), "{err}");
-        // A number too large for its field is refused, not cut.
-        #[derive(Debug, Deserialize)]
-        struct Small {
-            #[allow(dead_code)]
-            id: Option<u8>,
-        }
-        let err = readers
-            .read::<Small>(&select(ID, "300 FROM t WHERE 1 = 1"))
-            .unwrap_err();
+        let query = select(ID, "300 FROM t WHERE 1 = 1");
+        let err = readers.read::<Small>(&query).unwrap_err();
         assert!(err.to_string().contains("column 0"), "{err}");
         // The reader that met the bad row is still good for the next page.
         let read: Vec<Named> = readers.read(&names_before(10)).unwrap().unwrap();
