@@ -2,12 +2,12 @@
 //!
 //! A page on a database file is read by [`Readers`], a few read-only connections of our own
 //! (rusqlite, on the same bundled SQLite as sqlx), on the thread that asks, each row read
-//! straight into its row type, column by column in order ([`row`]). Through sqlx's pool a page crossed threads: sqlx
-//! runs each connection on a thread of its own, and the query handed there and the answer handed
-//! back cost two wake-ups, and row by row a copy of every column made and freed under SQLite's
-//! memory lock. The pool's pages were therefore one JSON array that SQLite built
-//! (`json_group_array`), whose making (every integer written as text, every string escaped)
-//! cost SQLite more than the query; read here, the rows need neither.
+//! straight into its row type, column by column in order ([`row`]). Through sqlx's pool a page
+//! crossed threads: sqlx runs each connection on a thread of its own, and the query handed there
+//! and the answer handed back cost two wake-ups, and row by row a copy of every column made and
+//! freed under SQLite's memory lock. The pool's pages were therefore one JSON array that SQLite
+//! built (`json_group_array`), whose making (every integer written as text, every string
+//! escaped) cost SQLite more than the query; read here, the rows need neither.
 //!
 //! Reading here holds a runtime thread for the query alone: an indexed keyset read of at most
 //! 201 rows, tens of microseconds, and a reader of a WAL database never waits for a writer. Where
