@@ -13,7 +13,8 @@ pub(crate) fn read<T: de::DeserializeOwned>(row: &Row<'_>) -> Result<T, RowError
     T::deserialize(Columns { row, next: 0 })
 }
 
-/// A row that does not read as its type: a column of another type, or fewer columns than fields.
+/// A row that does not read as its type: a column of another type (or text that is not UTF-8),
+/// a number too large for its field, or fewer or more columns than the type has fields.
 #[derive(Debug)]
 pub(crate) struct RowError(String);
 
