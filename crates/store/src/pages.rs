@@ -179,31 +179,28 @@ impl Readers {
             Some(conn) => conn,
             None => self.open()?,
         };
+        // SQLite's failures (outer) and a row its type cannot read (inner), which ends the page.
         let read = conn.prepare_cached(&query.sql).and_then(|mut statement| {
             let mut rows = statement.query(rusqlite::params_from_iter(&query.params))?;
             let mut page = Vec::new();
             while let Some(row) = rows.next()? {
-                page.push(row::read::<T>(row));
+                match row::read::<T>(row) {
+                    Ok(row) => page.push(row),
+                    Err(e) => return Ok(Err(e)),
+                }
             }
-            Ok(page)
+            Ok(Ok(page))
         });
-        let answer = match read {
-            Ok(page) => Ok(Some(page)),
-            Err(e) if is_busy(&e) => Ok(None),
-            Err(e) => Err(Error::Reader(e)),
-        };
         let mut idle = self.idle.lock();
         if idle.len() < Readers::KEPT {
             idle.push(conn);
         }
         drop(idle);
-        match answer? {
-            Some(page) => page
-                .into_iter()
-                .collect::<Result<Vec<T>, _>>()
-                .map(Some)
-                .map_err(|e| corrupt(format!("a stored page does not read: {e}"))),
-            None => Ok(None),
+        match read {
+            Ok(Ok(page)) => Ok(Some(page)),
+            Ok(Err(e)) => Err(corrupt(format!("a stored page does not read: {e}"))),
+            Err(e) if is_busy(&e) => Ok(None),
+            Err(e) => Err(Error::Reader(e)),
         }
     }
 
