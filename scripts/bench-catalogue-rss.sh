@@ -35,8 +35,10 @@ command -v curl >/dev/null || die "curl is required"
 if [[ -n ${BENCH_BIN_DIR:-} ]]; then
     MARQUEE=$BENCH_BIN_DIR/marquee
 else
-    log "building (cargo build --profile $PROFILE -p marquee)"
-    (cd "$ROOT" && cargo build --profile "$PROFILE" -p marquee \
+    # The same packages as bench.sh and the matrix build, so each reuses the others' product
+    # (building marquee alone unifies features differently and rebuilds it).
+    log "building (cargo build --profile $PROFILE -p marquee -p bench)"
+    (cd "$ROOT" && cargo build --profile "$PROFILE" -p marquee -p bench \
         --message-format=json-render-diagnostics) >"$WORK/build.json"
     MARQUEE=$(grep -o '"executable":"[^"]*/marquee"' "$WORK/build.json" | tail -n1 | cut -d'"' -f4)
 fi
