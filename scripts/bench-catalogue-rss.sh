@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the builtin catalogue costs `marquee serve` in resident memory at start (issue 14 item 3:
+# What the builtin catalogue costs `marquee serve` in resident memory at start (the targets:
 # under +15 MiB; idle RSS under 40 MiB).
 #
 # Usage:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Loopback load benchmark of change control through the full MCP path (issue 13), each case
+# Loopback load benchmark of change control through the full MCP path, each case
 # against the bare axum reference answering the same bytes in the same run.
 #
 # Usage:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark matrix (issue 14): every read tool, at its broadest realistic arguments and at a
+# The benchmark matrix: every read tool, at its broadest realistic arguments and at a
 # narrow one, for the owner and for a kid with content limits, on the embedded default, on the
 # TMDB and MusicBrainz fakes and on fake qBittorrents, each against `bench-bare` answering the very
 # bytes Marquee answered for the same request, in the same run. Growth rows show a page's cost at

@@ -15,11 +15,11 @@
 #   5. for bare/marquee x tools/list/whoami: wrk warm-up, then a measured run with --latency;
 #      each bare/marquee pair is measured again while the host steals CPU (bench-lib.sh);
 #   6. sends 10,000 more requests to marquee and notes its VmRSS and VmHWM;
-#   7. torrents (issue 3): starts two `fake-qbittorrent` (crates/bench; 50,000 synthetic torrents
+#   7. torrents: starts two `fake-qbittorrent` (crates/bench; 50,000 synthetic torrents
 #      each, seeds 1 and 2) and a second marquee with `--config` naming them as two qbittorrent
 #      `[[instances]]`; polls `find_torrents` until its total is 100,000, notes that marquee's
 #      VmRSS and VmHWM, saves one real `find_torrents` page (BENCH_FIND_ARGS: a filter, 200 rows);
-#      saves one real `search_titles` answer (issue 4, builtin catalogue) from the first marquee;
+#      saves one real `search_titles` answer (builtin catalogue) from the first marquee;
 #      starts a second `bench-bare` answering both, and measures bare/marquee x both tools;
 #   8. runs the in-process builtin-catalogue benchmark (adapters-catalogue example bench_builtin)
 #      for "search under 1 ms p50 inside the server";
@@ -326,7 +326,7 @@ HWM_MEM=$(rss "$MQ_PID" VmHWM)
 KB_MEM=$(rss_kb "$MQ_PID" VmRSS)
 BARE_MEM="$(rss "$BARE_PID" VmRSS), VmHWM: $(rss "$BARE_PID" VmHWM)"
 
-# --- 7. torrents (issue 3) and search_titles (issue 4) -----------------------------------
+# --- 7. torrents and search_titles -------------------------------------------------------
 # Two fake qBittorrents; each builds its full maindata answer before it prints its address.
 FAKE_PASSWORD="bench-$RANDOM$RANDOM"
 FAKE_PIDS=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The library adapters against Prism mocks of the vendors' own OpenAPI documents (issue 10):
+# The library adapters against Prism mocks of the vendors' own OpenAPI documents:
 # installs @stoplight/prism-cli with npm into a local prefix (idempotently), starts one static
 # mock per document on a free 127.0.0.1 port (CommandResource's additionalProperties removed, the
 # gap ../shared/specs/README.md describes), runs `cargo test -p adapters-library --test prism`

@@ -11,10 +11,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 export SHARED=${MARQUEE_SHARED:-$ROOT/../shared}
-# Reuse a build outside the clone when there is one (CI runs in a fresh clone).
+# The build folder: CARGO_TARGET_DIR when set; else a shared build beside the clone
+# (../shared-cache/target) when that folder exists; else the clone's own target/ (CI runs in a
+# fresh clone).
 if [ -z "${CARGO_TARGET_DIR:-}" ]; then
-  if [ -d /work/shared-cache/target ]; then CARGO_TARGET_DIR=/work/shared-cache/target
-  elif [ -w "$ROOT/.." ]; then CARGO_TARGET_DIR=$(cd "$ROOT/.." && pwd)/shared-cache/target
+  if [ -d "$ROOT/../shared-cache/target" ]; then CARGO_TARGET_DIR=$(cd "$ROOT/../shared-cache/target" && pwd)
   else CARGO_TARGET_DIR=$ROOT/target; fi
 fi
 export CARGO_TARGET_DIR
@@ -39,7 +40,7 @@ fi
 log "build"
 cargo build --workspace --all-targets --quiet
 
-# --- house checks (issue 9): formatting, lints, unused dependencies; each counts as one test ---
+# --- house checks: formatting, lints, unused dependencies; each counts as one test ---
 log "house checks: cargo fmt, cargo clippy, cargo machete"
 house_passed=0; house_failed=0
 house() { # house NAME COMMAND...
@@ -75,7 +76,7 @@ e2e_failed=$(awk '/^e2e: [0-9]+ passed/ {print $4}' "$rust_log.e2e" | tail -1)
 e2e_passed=${e2e_passed:-0}; e2e_failed=${e2e_failed:-1}
 if [ "$e2e_rc" != 0 ] && [ "$e2e_failed" = 0 ]; then e2e_failed=1; fi
 
-# ---- bench matrix smoke (issue 14) ------------------------------------------------------
+# ---- bench matrix smoke -----------------------------------------------------------------
 # Every case of scripts/bench-matrix.sh answered once more, in 1-second runs on the debug
 # build, so the matrix cannot rot; its verdicts are not judged here (benchmarks are not tests).
 log "bench matrix smoke"
@@ -92,7 +93,7 @@ else
 fi
 # ---- end of bench matrix smoke ----------------------------------------------------------
 
-# ---- library adapters against Prism mocks of the vendor documents (issue 10) ------------
+# ---- library adapters against Prism mocks of the vendor documents -----------------------
 # scripts/prism.sh installs @stoplight/prism-cli (npm, local prefix), starts one mock per
 # OpenAPI document on 127.0.0.1, runs `cargo test -p adapters-library --test prism`, stops each
 # mock by its pid, and ends with "prism: N passed, N failed".
