@@ -2,7 +2,11 @@
 
 mod common;
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
 
 use adapters_downloads::{
     AddSource, AddStatus, AddTorrent, CategoryFilter, DownloadClient, Error, SortKey,
@@ -91,6 +95,40 @@ impl Raw {
         v
     }
 
+    /// Adds `f` from its .torrent file, into `savepath` (else the default save path): a torrent
+    /// a test starts from. Waits until the daemon lists it.
+    async fn add(
+        &self,
+        f: &Fixture,
+        category: Option<&str>,
+        tags: &str,
+        paused: bool,
+        savepath: Option<&Path>,
+    ) {
+        let file = reqwest::multipart::Part::bytes(f.torrent.clone())
+            .file_name(format!("{}.torrent", f.name));
+        let mut form = reqwest::multipart::Form::new()
+            .part("torrents", file)
+            .text("paused", paused.to_string())
+            .text("tags", tags.to_string());
+        if let Some(c) = category {
+            form = form.text("category", c.to_string());
+        }
+        if let Some(p) = savepath {
+            form = form.text("savepath", p.to_str().unwrap().to_string());
+        }
+        let r = self
+            .http
+            .post(format!("{}/torrents/add", self.base))
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success(), "torrents/add: {}", r.status());
+        assert_eq!(r.text().await.unwrap(), "Ok.");
+        poll(10, "a raw add listed", async || self.one(f.hash).await).await;
+    }
+
     async fn post(&self, path: &str, form: &[(&str, &str)]) {
         let r = self
             .http
@@ -130,32 +168,133 @@ fn tags(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn qbittorrent_against_the_real_daemon() {
-    let d = Daemon::start("qbittorrent.sh");
-    let raw = Raw::login(&d).await;
-    let fix = d.dir.path().join("fixtures");
-    let t1 = Fixture::new(&fix, "movie-one.mkv", 300_000, None);
-    let t2 = Fixture::new(&fix, "magnet-two.mkv", 100_000, None);
-    let t3 = Fixture::new(&fix, "show-three.mkv", 200_000, None);
-    let unknown: InfoHash = "0123456789abcdef0123456789abcdef01234567".parse().unwrap();
-    let password = d.cred("QBITTORRENT_PASS");
+/// A fresh qbittorrent-nox for one test (the peer script's, stopped on drop), the client under
+/// test and a raw one; torrents a test starts from are added with the raw one.
+struct Qb {
+    d: Daemon,
+    raw: Raw,
+    qb: QbClient,
+    password: String,
+    fix: PathBuf,
+}
 
-    // Credentials: a wrong password is Unauthorized, and Debug never shows the password.
-    let bad = client(&d, "wrong-password");
+impl Qb {
+    async fn start() -> Qb {
+        let d = Daemon::start("qbittorrent.sh");
+        let raw = Raw::login(&d).await;
+        let password = d.cred("QBITTORRENT_PASS");
+        let qb = client(&d, &password);
+        let fix = d.dir.path().join("fixtures");
+        Qb {
+            d,
+            raw,
+            qb,
+            password,
+            fix,
+        }
+    }
+
+    fn t1(&self) -> Fixture {
+        Fixture::new(&self.fix, "movie-one.mkv", 300_000, None)
+    }
+
+    fn t2(&self) -> Fixture {
+        Fixture::new(&self.fix, "magnet-two.mkv", 100_000, None)
+    }
+
+    fn t3(&self) -> Fixture {
+        Fixture::new(&self.fix, "show-three.mkv", 200_000, None)
+    }
+
+    /// What the adds leave: the category movies; t1 paused in it with the tag mcp, its data in
+    /// the default save path; t2 by magnet, paused.
+    async fn t1_and_t2(&self) -> (Fixture, Fixture) {
+        let (t1, t2) = (self.t1(), self.t2());
+        self.raw
+            .post("torrents/createCategory", &[("category", "movies")])
+            .await;
+        t1.place_data(&self.d.downloads());
+        self.raw.add(&t1, Some("movies"), "mcp", true, None).await;
+        poll(10, "t1 added and paused", async || {
+            let t = self.raw.one(t1.hash).await?;
+            (t["state"].as_str()?.starts_with("paused")).then_some(())
+        })
+        .await;
+        let form = [("urls", t2.magnet()), ("paused", "true".to_string())];
+        let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        self.raw.post("torrents/add", &form).await;
+        poll(10, "magnet added", async || self.raw.one(t2.hash).await).await;
+        (t1, t2)
+    }
+
+    /// t3 checked and running, its data in the default save path.
+    async fn t3_running(&self) -> Fixture {
+        let t3 = self.t3();
+        t3.place_data(&self.d.downloads());
+        self.raw.add(&t3, None, "", false, None).await;
+        poll(15, "t3 checked and running", async || {
+            let t = self.raw.one(t3.hash).await?;
+            let running = !t["state"].as_str()?.starts_with("paused");
+            (running && t["progress"] == 1).then_some(())
+        })
+        .await;
+        t3
+    }
+
+    /// t3 after running, paused.
+    async fn t3_paused(&self) -> Fixture {
+        let t3 = self.t3_running().await;
+        self.raw
+            .post("torrents/pause", &[("hashes", &t3.hash.to_hex())])
+            .await;
+        poll(10, "t3 paused", async || {
+            self.raw
+                .field(t3.hash, "state")
+                .await
+                .starts_with("paused")
+                .then_some(())
+        })
+        .await;
+        t3
+    }
+
+    /// A catalogue of this daemon that has had its first (full) refresh.
+    async fn catalogue(&self) -> TorrentCatalogue {
+        let dc = Arc::new(DownloadClient::Qbittorrent(client(&self.d, &self.password)));
+        let cat = TorrentCatalogue::new(InstanceId("qb".into()), dc);
+        assert!(cat.refresh().await.unwrap().full);
+        cat
+    }
+}
+
+fn unknown() -> InfoHash {
+    "0123456789abcdef0123456789abcdef01234567".parse().unwrap()
+}
+
+/// Credentials: a wrong password is Unauthorized, and Debug never shows the password.
+/// Version detection: 4.5 speaks WebAPI 2.8.x, so pause/resume (not stop/start).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_are_checked_and_the_webapi_version_is_detected() {
+    let w = Qb::start().await;
+    let bad = client(&w.d, "wrong-password");
     assert!(matches!(
         bad.version().await,
         Err(Error::Unauthorized { .. })
     ));
-    let qb = client(&d, &password);
-    assert!(!format!("{qb:?}").contains(&password));
-
-    // Version detection: 4.5 speaks WebAPI 2.8.x, so pause/resume (not stop/start).
+    let qb = &w.qb;
+    assert!(!format!("{qb:?}").contains(&w.password));
     let v = qb.version().await.unwrap();
     assert!(v.api.starts_with("2."), "{v:?}");
     assert!(!qb.api_version().await.unwrap().uses_stop_start());
+}
 
-    // Add: file with category, tags, paused; the data is in place so it checks complete.
+/// Add: file with category, tags, paused; the data is in place so it checks complete. Again,
+/// garbage, and a magnet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adds_put_the_category_tags_and_pause_on_the_daemon_and_refuse_garbage() {
+    let w = Qb::start().await;
+    let (qb, raw, d) = (&w.qb, &w.raw, &w.d);
+    let (t1, t2) = (w.t1(), w.t2());
     raw.post("torrents/createCategory", &[("category", "movies")])
         .await;
     t1.place_data(&d.downloads());
@@ -196,9 +335,15 @@ async fn qbittorrent_against_the_real_daemon() {
     assert_eq!(out.info_hash, Some(t2.hash));
     poll(10, "magnet added", async || raw.one(t2.hash).await).await;
     assert_eq!(raw.info().await.len(), 2);
+}
 
-    // Catalogue: a full first refresh, then an incremental one that sees an added torrent.
-    let dc = Arc::new(DownloadClient::Qbittorrent(client(&d, &password)));
+/// Catalogue: a full first refresh, then an incremental one that sees an added torrent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catalogue_refreshes_in_full_first_then_incrementally() {
+    let w = Qb::start().await;
+    let (t1, _t2) = w.t1_and_t2().await;
+    let t3 = w.t3();
+    let dc = Arc::new(DownloadClient::Qbittorrent(client(&w.d, &w.password)));
     let cat = TorrentCatalogue::new(InstanceId("qb".into()), dc.clone());
     let r = cat.refresh().await.unwrap();
     assert!(r.full);
@@ -223,18 +368,25 @@ async fn qbittorrent_against_the_real_daemon() {
             .collect::<Vec<_>>(),
         ["movies"]
     );
-    t3.place_data(&d.downloads());
-    qb.add(&add(AddSource::File(t3.torrent.clone()), None, &[], false))
-        .await
-        .unwrap();
+    t3.place_data(&w.d.downloads());
+    w.raw.add(&t3, None, "", false, None).await;
     // qBittorrent answers the add before the torrent is in its list: wait for it there.
-    poll(10, "file added", async || raw.one(t3.hash).await).await;
+    poll(10, "file added", async || w.raw.one(t3.hash).await).await;
     let r = cat.refresh().await.unwrap();
     assert!(!r.full, "second refresh must be incremental: {r:?}");
     assert_eq!(r.rows, 3);
     assert!(cat.get(&t3.hash).is_some());
+}
 
-    // Pause and resume, checked on the daemon (both are asynchronous there).
+/// Pause and resume, checked on the daemon (both are asynchronous there); recheck and
+/// reannounce are taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pause_and_resume_reach_the_daemon_and_the_catalogue() {
+    let w = Qb::start().await;
+    let (qb, raw) = (&w.qb, &w.raw);
+    let (t1, _t2) = w.t1_and_t2().await;
+    let t3 = w.t3_running().await;
+    let cat = w.catalogue().await;
     let out = qb.pause(&[t3.hash]).await.unwrap();
     assert_eq!(
         (out.done.as_slice(), out.not_found.len()),
@@ -260,8 +412,17 @@ async fn qbittorrent_against_the_real_daemon() {
     qb.reannounce(&[t1.hash]).await.unwrap();
     cat.refresh().await.unwrap();
     assert_eq!(cat.get(&t3.hash).unwrap().state, TorrentState::Paused);
+}
 
-    // Category and tags.
+/// Category and tags: set, cleared, an unknown category refused; tags replace, add, remove,
+/// and a tag with a comma is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn categories_and_tags_are_set_on_the_daemon_and_unknown_ones_refused() {
+    let w = Qb::start().await;
+    let (qb, raw) = (&w.qb, &w.raw);
+    let _t1_t2 = w.t1_and_t2().await;
+    let t3 = w.t3_paused().await;
+    let cat = w.catalogue().await;
     qb.set_category(&[t3.hash], Some("movies")).await.unwrap();
     assert_eq!(raw.field(t3.hash, "category").await, "movies");
     qb.set_category(&[t3.hash], None).await.unwrap();
@@ -289,10 +450,18 @@ async fn qbittorrent_against_the_real_daemon() {
         ..TorrentQuery::default()
     };
     assert_eq!(cat.query(&c_tagged).total, 1);
+}
 
-    // Move: the category, then automatic management, and qBittorrent moves the data itself (in
-    // the background) into the category's folder, here <default save path>/movies. An unknown
-    // category is refused before automatic management is turned on.
+/// Move: the category, then automatic management, and qBittorrent moves the data itself (in
+/// the background) into the category's folder, here <default save path>/movies. An unknown
+/// category is refused before automatic management is turned on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_to_a_category_lets_qbittorrent_move_the_data() {
+    let w = Qb::start().await;
+    let (qb, raw, d) = (&w.qb, &w.raw, &w.d);
+    let unknown = unknown();
+    let _t1_t2 = w.t1_and_t2().await;
+    let t3 = w.t3_paused().await;
     let e = qb.move_to_category(&[t3.hash], "nope").await.unwrap_err();
     assert!(e.to_string().contains("unknown category \"nope\""), "{e}");
     assert_eq!(raw.field(t3.hash, "auto_tmm").await, "false");
@@ -313,8 +482,16 @@ async fn qbittorrent_against_the_real_daemon() {
     })
     .await;
     assert_eq!(raw.field(t3.hash, "category").await, "movies");
+}
 
-    // An unknown hash changes nothing, and is reported as such.
+/// An unknown hash changes nothing, and is reported as such.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_to_an_unknown_hash_change_nothing_and_say_so() {
+    let w = Qb::start().await;
+    let (qb, raw) = (&w.qb, &w.raw);
+    let unknown = unknown();
+    let _t1_t2 = w.t1_and_t2().await;
+    let t3 = w.t3_paused().await;
     let before = raw.snapshot().await;
     for out in [
         qb.pause(&[unknown]).await.unwrap(),
@@ -336,8 +513,14 @@ async fn qbittorrent_against_the_real_daemon() {
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(raw.snapshot().await, before);
+}
 
-    // Reads of one torrent.
+/// Reads of one torrent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_torrent_reads_its_detail_files_and_trackers() {
+    let w = Qb::start().await;
+    let qb = &w.qb;
+    let (t1, _t2) = w.t1_and_t2().await;
     let detail = qb.torrent_detail(t1.hash).await.unwrap();
     assert_eq!(&*detail.torrent.name, "movie-one.mkv");
     assert!(
@@ -353,12 +536,19 @@ async fn qbittorrent_against_the_real_daemon() {
         "pseudo-trackers are left out"
     );
     assert!(matches!(
-        qb.torrent_detail(unknown).await,
+        qb.torrent_detail(unknown()).await,
         Err(Error::NotFound { .. })
     ));
     assert!(qb.free_space().await.unwrap().unwrap() > 0);
+}
 
-    // torrents/info paging: an offset past the end wraps on 4.5; every row comes back once.
+/// torrents/info paging: an offset past the end wraps on 4.5; every row comes back once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paged_listings_return_every_torrent_once() {
+    let w = Qb::start().await;
+    let qb = &w.qb;
+    let (t1, t2) = w.t1_and_t2().await;
+    let t3 = w.t3_running().await;
     for page in [1, 2, 3, 1000] {
         let mut got: Vec<InfoHash> = qb
             .list_torrents_paged(page)
@@ -377,8 +567,23 @@ async fn qbittorrent_against_the_real_daemon() {
         wrapped.len() <= 1,
         "an offset past the end gives at most a wrapped row"
     );
+}
 
-    // 403 after logout: reads log in again and are sent again; writes are never sent twice.
+/// 403 after logout: reads log in again and are sent again; writes are never sent twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_logout_reads_log_in_again_and_writes_are_never_sent_twice() {
+    let w = Qb::start().await;
+    let (qb, raw) = (&w.qb, &w.raw);
+    let t1 = w.t1();
+    t1.place_data(&w.d.downloads());
+    raw.add(&t1, None, "", false, None).await;
+    poll(15, "t1 seeding", async || {
+        (raw.field(t1.hash, "progress").await == "1").then_some(())
+    })
+    .await;
+    // A client in use has logged in and learned the WebAPI version (an add asks for it first
+    // while it is unknown, and that read would renew the session).
+    qb.api_version().await.unwrap();
     qb.logout().await.unwrap();
     assert_eq!(qb.torrents(&[t1.hash]).await.unwrap().len(), 1);
     qb.logout().await.unwrap();
@@ -386,7 +591,7 @@ async fn qbittorrent_against_the_real_daemon() {
     qb.recheck(&[t1.hash]).await.unwrap();
     // An add by URL has no read before it: the 403 renews the session, the add is not repeated
     // (qBittorrent would have fetched the URL), and sent once more it works.
-    let t5 = Fixture::new(&fix, "by-url-five.mkv", 50_000, None);
+    let t5 = Fixture::new(&w.fix, "by-url-five.mkv", 50_000, None);
     let (url, fetched) = common::serve_file(t5.torrent.clone()).await;
     qb.logout().await.unwrap();
     let by_url = add(AddSource::Url(url), None, &[], true);
@@ -411,10 +616,27 @@ async fn qbittorrent_against_the_real_daemon() {
             .then_some(())
     })
     .await;
+}
 
-    tracker_errors_are_classified(&d, &qb, &cat, &fix).await;
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tracker_errors_are_classified() {
+    let w = Qb::start().await;
+    let cat = w.catalogue().await;
+    tracker_error_is_classified(&w.d, &w.qb, &cat, &w.fix).await;
+}
 
-    // Delete: without data the file stays, with data it goes; the catalogue sees both go.
+/// Delete: without data the file stays, with data it goes; the catalogue sees both go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletes_keep_or_remove_the_data_and_the_catalogue_sees_them_go() {
+    let w = Qb::start().await;
+    let (qb, raw, d) = (&w.qb, &w.raw, &w.d);
+    let (t1, t2) = w.t1_and_t2().await;
+    let t3 = w.t3();
+    let movies_dir = d.downloads().join("movies");
+    t3.place_data(&movies_dir);
+    raw.add(&t3, Some("movies"), "", true, Some(&movies_dir))
+        .await;
+    let cat = w.catalogue().await;
     let t3_data = d.downloads().join("movies").join(&t3.name);
     let t1_data = d.downloads().join(&t1.name);
     qb.delete(&[t2.hash, t3.hash], false).await.unwrap();
@@ -440,7 +662,7 @@ async fn qbittorrent_against_the_real_daemon() {
 }
 
 /// A loopback tracker that answers "unregistered torrent": the catalogue must learn and classify it.
-async fn tracker_errors_are_classified(
+async fn tracker_error_is_classified(
     d: &Daemon,
     qb: &QbClient,
     cat: &TorrentCatalogue,

@@ -2,12 +2,17 @@
 
 mod common;
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
 
 use adapters_downloads::{
     AddSource, AddStatus, AddTorrent, CategoryFilter, CategoryModel, DownloadClient, Error,
     TorrentCatalogue, TorrentQuery, TorrentState, TrackerErrorClass, transmission::TrClient,
 };
+use base64::Engine;
 use common::{Daemon, Fixture, poll};
 use domain::{InfoHash, InstanceId, Secret};
 use serde_json::{Value, json};
@@ -96,6 +101,39 @@ impl Raw {
         rows
     }
 
+    /// Adds `f` from its metainfo into `dir`, with `labels`: a torrent a test starts from.
+    async fn add(&self, f: &Fixture, dir: &Path, labels: &[&str], paused: bool) {
+        let metainfo = base64::engine::general_purpose::STANDARD.encode(&f.torrent);
+        let args =
+            json!({"metainfo": metainfo, "download-dir": dir.to_str().unwrap(), "paused": paused});
+        let v = self
+            .rpc(json!({"method": "torrent-add", "arguments": args}))
+            .await;
+        assert_eq!(v["result"], "success", "{v}");
+        let args = json!({"ids": [f.hash.to_hex()], "labels": labels});
+        let v = self
+            .rpc(json!({"method": "torrent-set", "arguments": args}))
+            .await;
+        assert_eq!(v["result"], "success", "{v}");
+    }
+
+    /// Adds `f` by its magnet link, stopped.
+    async fn add_magnet(&self, f: &Fixture) {
+        let args = json!({"filename": f.magnet(), "paused": true});
+        let v = self
+            .rpc(json!({"method": "torrent-add", "arguments": args}))
+            .await;
+        assert_eq!(v["result"], "success", "{v}");
+    }
+
+    async fn stop(&self, h: InfoHash) {
+        let args = json!({"ids": [h.to_hex()]});
+        let v = self
+            .rpc(json!({"method": "torrent-stop", "arguments": args}))
+            .await;
+        assert_eq!(v["result"], "success", "{v}");
+    }
+
     async fn labels(&self, h: InfoHash) -> Vec<String> {
         let t = self.one(h).await.unwrap();
         t["labels"]
@@ -135,30 +173,123 @@ fn tags(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn transmission_against_the_real_daemon() {
-    let d = Daemon::start("transmission.sh");
-    let raw = Raw::new(&d);
-    let fix = d.dir.path().join("fixtures");
-    let t1 = Fixture::new(&fix, "movie-one.mkv", 300_000, None);
-    let t2 = Fixture::new(&fix, "magnet-two.mkv", 100_000, None);
-    let t3 = Fixture::new(&fix, "show-three.mkv", 200_000, None);
-    let unknown: InfoHash = "0123456789abcdef0123456789abcdef01234567".parse().unwrap();
-    let password = d.cred("TRANSMISSION_PASS");
-    let downloads = d.downloads();
+/// A fresh transmission-daemon for one test (the peer script's, stopped on drop), the client
+/// under test and a raw one; torrents a test starts from are added with the raw one.
+struct Tr {
+    d: Daemon,
+    raw: Raw,
+    tr: TrClient,
+    password: String,
+    fix: PathBuf,
+    downloads: PathBuf,
+}
 
-    // Credentials, and the 409 handshake: a fresh client's first call only works through it.
+impl Tr {
+    fn start() -> Tr {
+        let d = Daemon::start("transmission.sh");
+        let raw = Raw::new(&d);
+        let password = d.cred("TRANSMISSION_PASS");
+        let tr = client(&d, &password);
+        let fix = d.dir.path().join("fixtures");
+        let downloads = d.downloads();
+        Tr {
+            d,
+            raw,
+            tr,
+            password,
+            fix,
+            downloads,
+        }
+    }
+
+    fn t1(&self) -> Fixture {
+        Fixture::new(&self.fix, "movie-one.mkv", 300_000, None)
+    }
+
+    fn t2(&self) -> Fixture {
+        Fixture::new(&self.fix, "magnet-two.mkv", 100_000, None)
+    }
+
+    fn t3(&self) -> Fixture {
+        Fixture::new(&self.fix, "show-three.mkv", 200_000, None)
+    }
+
+    /// What the adds leave: t1 checked and stopped in movies with the label mcp, t2 stopped
+    /// by magnet.
+    async fn t1_and_t2(&self) -> (Fixture, Fixture) {
+        let (t1, t2) = (self.t1(), self.t2());
+        let movies = self.downloads.join("movies");
+        t1.place_data(&movies);
+        self.raw.add(&t1, &movies, &["mcp"], true).await;
+        poll(10, "t1 checked and stopped", async || {
+            (self.raw.one(t1.hash).await?["status"] == 0).then_some(())
+        })
+        .await;
+        self.raw.add_magnet(&t2).await;
+        (t1, t2)
+    }
+
+    /// t3 seeding in the download folder.
+    async fn t3_seeding(&self) -> Fixture {
+        let t3 = self.t3();
+        t3.place_data(&self.downloads);
+        self.raw.add(&t3, &self.downloads, &[], false).await;
+        poll(10, "t3 seeding", async || {
+            (self.raw.one(t3.hash).await?["status"] == 6).then_some(())
+        })
+        .await;
+        t3
+    }
+
+    /// t3 after seeding, stopped.
+    async fn t3_stopped(&self) -> Fixture {
+        let t3 = self.t3_seeding().await;
+        self.raw.stop(t3.hash).await;
+        poll(10, "t3 stopped", async || {
+            (self.raw.one(t3.hash).await?["status"] == 0).then_some(())
+        })
+        .await;
+        t3
+    }
+
+    /// A catalogue of this daemon that has had its first (full) refresh.
+    async fn catalogue(&self) -> TorrentCatalogue {
+        let dc = Arc::new(DownloadClient::Transmission(client(
+            &self.d,
+            &self.password,
+        )));
+        let cat = TorrentCatalogue::new(InstanceId("tr".into()), dc);
+        assert!(cat.refresh().await.unwrap().full);
+        cat
+    }
+}
+
+fn unknown() -> InfoHash {
+    "0123456789abcdef0123456789abcdef01234567".parse().unwrap()
+}
+
+/// Credentials, and the 409 handshake: a fresh client's first call only works through it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_are_checked_and_the_first_call_goes_through_the_session_handshake() {
+    let w = Tr::start();
     assert!(matches!(
-        client(&d, "wrong").version().await,
+        client(&w.d, "wrong").version().await,
         Err(Error::Unauthorized { .. })
     ));
-    let tr = client(&d, &password);
-    assert!(!format!("{tr:?}").contains(&password));
+    let tr = &w.tr;
+    assert!(!format!("{tr:?}").contains(&w.password));
     let v = tr.version().await.unwrap();
     assert!(v.app.starts_with("3.") || v.app.starts_with("4."), "{v:?}");
     assert!(v.api.parse::<u32>().unwrap() >= 16, "{v:?}");
+}
 
-    // Add with category (= download sub-folder), labels and paused.
+/// Add with category (= download sub-folder), labels and paused; again, garbage, a category
+/// that climbs out, and a magnet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adds_put_the_category_labels_and_pause_on_the_daemon_and_refuse_bad_input() {
+    let w = Tr::start();
+    let (tr, raw, downloads) = (&w.tr, &w.raw, &w.downloads);
+    let (t1, t2) = (w.t1(), w.t2());
     t1.place_data(&downloads.join("movies"));
     let out = tr
         .add(&add(
@@ -212,9 +343,15 @@ async fn transmission_against_the_real_daemon() {
         (Some(t2.hash), AddStatus::Added)
     );
     assert_eq!(raw.count().await, 2);
+}
 
-    // Catalogue: full first, then recently-active picks up an added torrent.
-    let dc = Arc::new(DownloadClient::Transmission(client(&d, &password)));
+/// Catalogue: full first, then recently-active picks up an added torrent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catalogue_refreshes_in_full_first_then_from_the_recently_active() {
+    let w = Tr::start();
+    let (t1, _t2) = w.t1_and_t2().await;
+    let t3 = w.t3();
+    let dc = Arc::new(DownloadClient::Transmission(client(&w.d, &w.password)));
     let cat = TorrentCatalogue::new(InstanceId("tr".into()), dc.clone());
     let r = cat.refresh().await.unwrap();
     assert!(r.full);
@@ -237,20 +374,22 @@ async fn transmission_against_the_real_daemon() {
         CategoryModel::DownloadDirSubfolder { .. }
     ));
     assert_eq!(dc.categories().await.unwrap(), cats);
-    t3.place_data(&downloads);
-    tr.add(&add(AddSource::File(t3.torrent.clone()), None, &[], false))
-        .await
-        .unwrap();
+    t3.place_data(&w.downloads);
+    w.raw.add(&t3, &w.downloads, &[], false).await;
     let r = cat.refresh().await.unwrap();
     assert!(!r.full, "second refresh must use recently-active: {r:?}");
     assert_eq!(r.rows, 3);
     assert!(cat.get(&t3.hash).is_some());
+}
 
-    // Pause and resume, checked on the daemon.
-    poll(10, "t3 seeding", async || {
-        (raw.one(t3.hash).await?["status"] == 6).then_some(())
-    })
-    .await;
+/// Pause and resume, checked on the daemon; recheck and reannounce are taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pause_and_resume_reach_the_daemon_and_the_catalogue() {
+    let w = Tr::start();
+    let (tr, raw) = (&w.tr, &w.raw);
+    let (t1, _t2) = w.t1_and_t2().await;
+    let t3 = w.t3_seeding().await;
+    let cat = w.catalogue().await;
     tr.pause(&[t3.hash]).await.unwrap();
     poll(10, "t3 stopped", async || {
         (raw.one(t3.hash).await?["status"] == 0).then_some(())
@@ -265,8 +404,16 @@ async fn transmission_against_the_real_daemon() {
     tr.reannounce(&[t1.hash]).await.unwrap();
     cat.refresh_hashes(&[t3.hash]).await.unwrap();
     assert_eq!(cat.get(&t3.hash).unwrap().state, TorrentState::Paused);
+}
 
-    // Category moves the data into the sub-folder; labels replace.
+/// Category moves the data into the sub-folder; labels replace, add and remove.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_category_moves_the_data_and_labels_replace_add_and_remove() {
+    let w = Tr::start();
+    let (tr, raw, downloads) = (&w.tr, &w.raw, &w.downloads);
+    let (t1, _t2) = w.t1_and_t2().await;
+    let t3 = w.t3_stopped().await;
+    let cat = w.catalogue().await;
     tr.set_category(&[t3.hash], Some("tv")).await.unwrap();
     poll(10, "t3 moved to tv", async || {
         let dir = raw.one(t3.hash).await?["downloadDir"].as_str()?.to_string();
@@ -298,8 +445,16 @@ async fn transmission_against_the_real_daemon() {
             .collect::<Vec<_>>(),
         [t3.hash]
     );
+}
 
-    // An unknown hash changes nothing.
+/// An unknown hash changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_to_an_unknown_hash_change_nothing() {
+    let w = Tr::start();
+    let (tr, raw) = (&w.tr, &w.raw);
+    let unknown = unknown();
+    let _t1_t2 = w.t1_and_t2().await;
+    let t3 = w.t3_stopped().await;
     let before = raw.snapshot().await;
     for out in [
         tr.pause(&[unknown]).await.unwrap(),
@@ -319,8 +474,14 @@ async fn transmission_against_the_real_daemon() {
         0,
         "t3 still stopped"
     );
+}
 
-    // Reads of one torrent.
+/// Reads of one torrent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_torrent_reads_its_detail_files_and_trackers() {
+    let w = Tr::start();
+    let tr = &w.tr;
+    let (t1, _t2) = w.t1_and_t2().await;
     let detail = tr.torrent_detail(t1.hash).await.unwrap();
     assert_eq!(
         (&*detail.torrent.name, detail.file_count),
@@ -333,15 +494,25 @@ async fn transmission_against_the_real_daemon() {
     );
     assert!(tr.torrent_trackers(t1.hash).await.unwrap().is_empty());
     assert!(matches!(
-        tr.torrent_detail(unknown).await,
+        tr.torrent_detail(unknown()).await,
         Err(Error::NotFound { .. })
     ));
     assert!(tr.free_space().await.unwrap().unwrap() > 0);
+}
 
-    tracker_errors_are_classified(&d, &tr, &cat, &fix).await;
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tracker_errors_are_classified() {
+    let w = Tr::start();
+    let cat = w.catalogue().await;
+    tracker_error_is_classified(&w.d, &w.tr, &cat, &w.fix).await;
+}
 
-    // Add by URL: the daemon fetches it once and names the hash.
-    let t5 = Fixture::new(&fix, "by-url-five.mkv", 50_000, None);
+/// Add by URL: the daemon fetches it once and names the hash.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_add_by_url_is_fetched_once_and_names_the_hash() {
+    let w = Tr::start();
+    let (tr, raw) = (&w.tr, &w.raw);
+    let t5 = Fixture::new(&w.fix, "by-url-five.mkv", 50_000, None);
     let (url, fetched) = common::serve_file(t5.torrent.clone()).await;
     let out = tr
         .add(&add(AddSource::Url(url), None, &["u"], true))
@@ -354,8 +525,18 @@ async fn transmission_against_the_real_daemon() {
     assert_eq!(fetched.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert_eq!(raw.labels(t5.hash).await, ["u"]);
     tr.delete(&[t5.hash], true).await.unwrap();
+}
 
-    // Delete: without data the file stays, with data it goes; recently-active reports removals.
+/// Delete: without data the file stays, with data it goes; recently-active reports removals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletes_keep_or_remove_the_data_and_the_catalogue_sees_them_go() {
+    let w = Tr::start();
+    let (tr, raw, downloads) = (&w.tr, &w.raw, &w.downloads);
+    let (t1, t2) = w.t1_and_t2().await;
+    let t3 = w.t3();
+    t3.place_data(&downloads.join("tv"));
+    raw.add(&t3, &downloads.join("tv"), &[], true).await;
+    let cat = w.catalogue().await;
     let t3_data = downloads.join("tv").join(&t3.name);
     let t1_data = downloads.join("movies").join(&t1.name);
     tr.delete(&[t2.hash, t3.hash], false).await.unwrap();
@@ -376,7 +557,7 @@ async fn transmission_against_the_real_daemon() {
 }
 
 /// A loopback tracker that answers "unregistered torrent": the row must carry the class.
-async fn tracker_errors_are_classified(
+async fn tracker_error_is_classified(
     d: &Daemon,
     tr: &TrClient,
     cat: &TorrentCatalogue,
