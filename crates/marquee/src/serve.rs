@@ -65,7 +65,7 @@ fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::R
     settings.set_oauth(loaded.config.oauth.lifetimes()?);
     settings.set_torrent_folders(loaded.config.downloads.torrent_folders.clone());
     settings.set_warnings(loaded.warnings.clone());
-    Ok(App::new(store, Arc::new(settings), Arc::new(instances)))
+    Ok(tools::app(store, Arc::new(settings), Arc::new(instances)))
 }
 
 pub async fn serve(
@@ -97,6 +97,8 @@ pub async fn serve(
     tracing::info!(address = %local, "listening; opening the store");
 
     let host = open_host(&loaded, data_dir, metrics).await?;
+    // The families' background work (download catalogue refreshes) runs until shutdown.
+    host.app.start_jobs(shutdown());
     let public_url = match &c.public_url {
         Some(url) => {
             let parsed = url::Url::parse(url)
@@ -222,6 +224,8 @@ pub async fn stdio(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
     if host.app.authenticate(&key).await?.is_none() {
         bail!("the key in MARQUEE_KEY is not valid (unknown, revoked or expired)");
     }
+    // The families' background work runs while the process serves.
+    host.app.start_jobs(std::future::pending());
     tracing::info!("serving MCP on stdio");
     mcp::stdio::serve(host, key)
         .await

@@ -30,9 +30,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("adapters-downloads", ADAPTER),
     ("adapters-catalogue", ADAPTER),
     ("adapters-library", ADAPTER),
+    // The governance core names no family: a family plugs into it, never the reverse.
+    ("governance", &["policy", "store", "httpx", "domain"]),
     (
         "tools",
         &[
+            "governance",
             "policy",
             "store",
             "httpx",
@@ -69,6 +72,7 @@ const ONLY_IN: &[(&str, &[&str])] = &[
             "httpx",
             "store",
             "mcp",
+            "governance",
             "tools",
             "web",
             "marquee",
@@ -195,6 +199,126 @@ fn the_allow_list_catches_a_wrong_direction() {
             "newcomer is not in tidy.rs's ALLOWED list; add it with the crates of ours it may use",
         ]
     );
+}
+
+/// The names of every tool this build declares, from the checked-in `tools.json`.
+fn tool_names() -> Vec<String> {
+    let text = std::fs::read_to_string(workspace_root().join("tools.json")).unwrap();
+    let tools: Value = serde_json::from_str(&text).unwrap();
+    tools
+        .as_array()
+        .or_else(|| tools["tools"].as_array())
+        .expect("tools.json lists the tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// What in the governance core's source names a family: one of the families' modules, or a
+/// tool by its name as a string (the core asks a tool's `Meta`, never its name).
+fn family_names_in_core(files: &[(String, String)], tools: &[String]) -> Vec<String> {
+    const FAMILY_PATHS: &[&str] = &[
+        "tools::",
+        "crate::downloads",
+        "crate::discover",
+        "crate::library",
+        "crate::requests",
+        "crate::changes",
+        "crate::server",
+        "adapters_",
+    ];
+    let mut problems = Vec::new();
+    for (file, text) in files {
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for path in FAMILY_PATHS {
+            if code.contains(path) {
+                problems.push(format!("{file} names a family: {path}"));
+            }
+        }
+        for tool in tools {
+            if code.contains(&format!("\"{tool}\"")) {
+                problems.push(format!("{file} names the tool \"{tool}\""));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_governance_core_names_no_family() {
+    let mut paths = Vec::new();
+    rust_files(&workspace_root().join("crates/governance/src"), &mut paths);
+    assert!(paths.len() > 5);
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            (p.display().to_string(), text)
+        })
+        .collect();
+    let tools = tool_names();
+    assert!(tools.len() > 50, "tools.json lists the tools");
+    let problems = family_names_in_core(&files, &tools);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_core_check_catches_a_family_named_in_the_core() {
+    let files = vec![
+        (
+            "app.rs".to_string(),
+            "use crate::downloads::Downloads;\nif name == \"delete_torrents\" {}".to_string(),
+        ),
+        (
+            "ok.rs".to_string(),
+            "fn f() {}\n#[cfg(test)]\nmod tests { const T: &str = \"delete_torrents\"; }"
+                .to_string(),
+        ),
+    ];
+    assert_eq!(
+        family_names_in_core(&files, &["delete_torrents".to_string()]),
+        [
+            "app.rs names a family: crate::downloads",
+            "app.rs names the tool \"delete_torrents\"",
+        ]
+    );
+}
+
+/// Inside `crates/tools`, a family uses the core (`governance`) and the families below it, never
+/// what stands above every family: the list of families, prompts and completions, which are
+/// made from the families. The change-control tools use no family at all: they ask a planned
+/// tool's `Meta`.
+#[test]
+fn no_family_reaches_back_up_inside_tools() {
+    let src = workspace_root().join("crates/tools/src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    let mut problems = Vec::new();
+    for p in paths {
+        let rel = p.strip_prefix(&src).unwrap().display().to_string();
+        let Some((family, _)) = rel.split_once('/') else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&p).unwrap();
+        for above in [
+            "crate::registry",
+            "crate::completions",
+            "crate::prompts",
+            "crate::app(",
+        ] {
+            if text.contains(above) {
+                problems.push(format!("tools/src/{rel} uses {above}"));
+            }
+        }
+        if family == "changes" {
+            for other in ["downloads", "discover", "library", "requests", "server"] {
+                if text.contains(&format!("crate::{other}")) {
+                    problems.push(format!("tools/src/{rel} names the {other} family"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -1,35 +1,32 @@
-//! The tools: one file per tool plus the one registry, and the governance core that runs
-//! them (policy, fresh authority before writes, audit, panic containment). Knows no MCP wire.
+//! The tool families: one file per tool, each family a [`governance::Family`] value with its
+//! tools, its state and its background jobs, plugged into the governance core by [`app`].
+//! Knows no MCP wire.
 
-mod allowance;
-mod app;
-pub mod ask;
-mod authority;
-pub mod changes;
+mod changes;
 pub mod completions;
-mod context;
-pub mod contract;
 pub mod discover;
 pub mod downloads;
-mod error;
 pub mod guides;
-pub mod instances;
 pub mod library;
 pub mod prompts;
 mod registry;
-pub mod report;
 pub mod requests;
 mod server;
-pub mod settings;
-mod stored;
 pub mod views;
 
-pub use app::{App, Called, Line, ToolView};
-pub use context::{Caller, Credential, Ctx};
-pub use contract::{Meta, Output, Tool};
-pub use error::{ErrorCode, ErrorKind, ToolError};
-pub use instances::{InstanceSpec, Instances};
-pub use settings::{LocalAccess, Settings};
+use std::sync::Arc;
+
+// The core's vocabulary, named as the families use it.
+pub use governance::{
+    App, Called, Caller, Credential, Ctx, ErrorCode, ErrorKind, InstanceSpec, Instances, Line,
+    LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, contract, plan, report,
+};
+pub use registry::families;
+
+/// The governance core with every family of this build plugged in.
+pub fn app(store: store::Store, settings: Arc<Settings>, instances: Arc<Instances>) -> App {
+    App::new(store, settings, instances, families())
+}
 
 /// The names of every tool this build has, in the stable order.
 pub fn tool_names() -> Vec<&'static str> {
@@ -38,7 +35,11 @@ pub fn tool_names() -> Vec<&'static str> {
 
 /// The declarations of every tool this build has, in the stable order.
 pub fn tool_metas() -> Vec<Meta> {
-    let mut metas: Vec<Meta> = registry::all().iter().map(|t| t.meta()).collect();
+    let mut metas: Vec<Meta> = families()
+        .iter()
+        .flat_map(|f| f.tools())
+        .map(|t| t.meta())
+        .collect();
     metas.sort_by_key(|m| m.name);
     metas
 }

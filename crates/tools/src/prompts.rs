@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::{App, Caller};
+use governance::{App, Caller};
 
 /// One prompt argument.
 #[derive(Debug)]
@@ -175,16 +175,14 @@ impl PromptSpec {
     }
 }
 
-impl App {
-    /// The prompts this caller may use: every tool a prompt names is visible to them.
-    pub async fn prompts(&self, caller: &Caller) -> Result<Vec<&'static PromptSpec>, store::Error> {
-        let visible = self.visible(caller);
-        Ok(PROMPTS
-            .iter()
-            .filter(|p| !p.admin_only || caller.is_admin())
-            .filter(|p| p.tools.iter().all(|t| visible.contains(t)))
-            .collect())
-    }
+/// The prompts this caller may use: every tool a prompt names is visible to them.
+pub fn usable(app: &App, caller: &Caller) -> Vec<&'static PromptSpec> {
+    let visible = app.visible(caller);
+    PROMPTS
+        .iter()
+        .filter(|p| !p.admin_only || caller.is_admin())
+        .filter(|p| p.tools.iter().all(|t| visible.contains(t)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -193,10 +191,7 @@ mod tests {
 
     #[test]
     fn every_prompt_names_registered_tools() {
-        let registered: Vec<&str> = crate::registry::all()
-            .iter()
-            .map(|t| t.meta().name)
-            .collect();
+        let registered = crate::tool_names();
         for p in PROMPTS {
             for t in p.tools {
                 assert!(registered.contains(t), "{} names unknown tool {t}", p.name);

@@ -1,47 +1,22 @@
-//! The one closed registry: every tool this build has, each declared in its own file.
-//! Adding a tool is one file and one line here.
+//! The one closed list of families: every tool this build has comes from one of them, each
+//! tool declared in its own file. Adding a family is one module and one line here.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
-use domain::KindFamily;
+use governance::Family;
 
-use crate::{changes, contract::DynTool, discover, downloads, library, requests, server};
+use crate::{changes, discover, downloads, library, requests, server};
 
-pub fn all() -> Vec<Box<dyn DynTool>> {
-    let mut all = server_tools();
-    all.extend(downloads::tools());
-    all.extend(discover::tools());
-    all.extend(requests::tools());
-    all.extend(library::tools());
-    all.extend(changes::tools());
-    all
-}
-
-fn server_tools() -> Vec<Box<dyn DynTool>> {
+/// Every family of this build, in the order their jobs and checks run.
+pub fn families() -> Vec<Arc<dyn Family>> {
     vec![
-        Box::new(server::whoami::Whoami),
-        Box::new(server::get_guide::GetGuide),
-        Box::new(server::diagnose::Diagnose),
-        Box::new(server::list_instances::ListInstances),
-        Box::new(server::get_activity::GetActivity),
+        Arc::new(server::ServerFamily),
+        Arc::new(downloads::DownloadsFamily),
+        Arc::new(discover::DiscoverFamily),
+        Arc::new(requests::RequestsFamily),
+        Arc::new(library::LibraryFamily),
+        Arc::new(changes::ChangesFamily),
     ]
-}
-
-/// Tools that act on one family of backends, by name: they are listed only while an instance
-/// of that family is configured and covered by the caller's grant (a household without a
-/// torrent client should not pay context for fifteen torrent tools).
-pub fn families() -> HashMap<&'static str, KindFamily> {
-    let mut out = HashMap::new();
-    for t in downloads::tools() {
-        out.insert(t.meta().name, KindFamily::Download);
-    }
-    for t in library::tools() {
-        out.insert(t.meta().name, KindFamily::Library);
-    }
-    for t in discover::tools() {
-        out.insert(t.meta().name, KindFamily::Catalogue);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -52,8 +27,9 @@ mod tests {
 
     #[test]
     fn the_tools_that_spend_an_allowance_and_which() {
-        let spending: Vec<String> = all()
+        let spending: Vec<String> = families()
             .iter()
+            .flat_map(|f| f.tools())
             .filter_map(|t| {
                 let m = t.meta();
                 Some(format!("{} {}", m.name, m.allowance?.as_str()))
@@ -69,5 +45,18 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&spending);
+    }
+
+    #[test]
+    fn no_two_families_declare_a_tool_of_the_same_name() {
+        let mut names: Vec<&str> = families()
+            .iter()
+            .flat_map(|f| f.tools())
+            .map(|t| t.meta().name)
+            .collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all);
     }
 }

@@ -42,6 +42,9 @@ impl Tool for Add {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: Some(AllowanceKind::Adds),
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
     async fn run(&self, _ctx: &Ctx, input: In) -> Result<Output, ToolError> {
         match input.end.as_deref() {

@@ -39,11 +39,12 @@ async fn fixture_with(instances: Instances, dir: tempfile::TempDir) -> Fixture {
     for (i, who) in [owner_id, kid.id, owner_id].into_iter().enumerate() {
         request(&store, who, i).await;
     }
-    let app = App::new(
+    let app = tools::app(
         store,
         Arc::new(Settings::new(false, None)),
         Arc::new(instances),
     );
+    app.start_jobs(std::future::pending());
     let owner = app
         .authenticate(owner_key.secret.expose())
         .await

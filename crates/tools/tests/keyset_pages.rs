@@ -44,11 +44,12 @@ async fn fixture() -> Fixture {
             .await
             .unwrap();
     }
-    let app = App::new(
+    let app = tools::app(
         store,
         Arc::new(Settings::new(false, None)),
         Arc::new(Instances::default()),
     );
+    app.start_jobs(std::future::pending());
     let owner = app
         .authenticate(key.secret.expose())
         .await

@@ -43,6 +43,9 @@ impl Tool for Poke {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
     async fn run(&self, ctx: &Ctx, input: In) -> Result<Output, ToolError> {
         let open = ctx
@@ -85,6 +88,9 @@ impl Tool for Wipe {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
     async fn run(&self, _ctx: &Ctx, _input: In) -> Result<Output, ToolError> {
         Ok(Output::new("wiped", json!({})))

@@ -45,11 +45,12 @@ async fn fixture() -> Fixture {
         .create_key(ann.id, "grabber", None, None)
         .await
         .unwrap();
-    let app = App::new(
+    let app = tools::app(
         store,
         Arc::new(Settings::new(false, None)),
         Arc::new(Instances::default()),
     );
+    app.start_jobs(std::future::pending());
     let other = Store::open(dir.path()).await.unwrap();
     Fixture {
         app,

@@ -13,7 +13,7 @@ use mcp::{
 };
 use serde::Serialize;
 use serde_json::{Value, json};
-use tools::{App, Caller, Instances, Output, Settings};
+use tools::{Caller, Instances, Output, Settings};
 use web::{Host, Metrics};
 
 /// The real host for `tools/list`, plus three fixed answers for `tools/call`.
@@ -167,11 +167,12 @@ async fn main() {
         .unwrap_or(7);
     let store = store::Store::open_in_memory().await.unwrap();
     let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
-    let app = App::new(
+    let app = tools::app(
         store,
         Arc::new(Settings::new(false, None)),
         Arc::new(Instances::new(Vec::new()).unwrap()),
     );
+    app.start_jobs(std::future::pending());
     let host = Host::new(app, Arc::new(Metrics::default()));
     let caller = host
         .authenticate(issued.secret.expose())

@@ -291,11 +291,7 @@ impl ToolHost for Host {
     }
 
     async fn list_prompts(&self, caller: &Caller) -> Result<Vec<Prompt>, HostError> {
-        let usable = self
-            .app
-            .prompts(caller)
-            .await
-            .map_err(|e| HostError(e.to_string()))?;
+        let usable = tools::prompts::usable(&self.app, caller);
         Ok(usable.into_iter().map(prompt_definition).collect())
     }
 
@@ -305,10 +301,7 @@ impl ToolHost for Host {
         name: &str,
         arguments: &JsonObject,
     ) -> Result<Option<GetPromptResult>, ErrorData> {
-        let usable = self.app.prompts(caller).await.map_err(|e| {
-            tracing::error!(error = %e, "prompts/get failed");
-            ErrorData::internal_error("internal error; the server log has the details", None)
-        })?;
+        let usable = tools::prompts::usable(&self.app, caller);
         let Some(spec) = usable.into_iter().find(|p| p.name == name) else {
             return Ok(None);
         };
@@ -332,16 +325,16 @@ impl ToolHost for Host {
             CompletionTarget::Prompt(name) => Target::Prompt(name),
             CompletionTarget::Resource(uri) => Target::Resource(uri),
         };
-        self.app
-            .complete(
-                caller,
-                target,
-                completing.argument,
-                completing.value,
-                completing.context,
-            )
-            .await
-            .map_err(|e| HostError(e.to_string()))
+        tools::completions::complete(
+            &self.app,
+            caller,
+            target,
+            completing.argument,
+            completing.value,
+            completing.context,
+        )
+        .await
+        .map_err(|e| HostError(e.to_string()))
     }
 
     fn observe(&self, method: &str, status: u16, elapsed: Duration) {

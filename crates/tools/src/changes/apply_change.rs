@@ -9,8 +9,10 @@ use serde::Deserialize;
 use serde_json::json;
 use store::{Begun, Change, ChangeStatus, NewAudit};
 
-use super::{Run, current_dependencies, execute, operation_json, operation_sentence, review_url};
-use crate::{
+use governance::plan::{Planned, Run, not_plannable, review_url};
+
+use super::{operation_json, operation_sentence};
+use governance::{
     Ctx, Meta, Output, Tool, ToolError, allowance, authority, error::ErrorCode, report::Level,
 };
 
@@ -35,6 +37,9 @@ impl Tool for ApplyChange {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[Capability::SettingsWrite],
+        family: None,
+        plan: None,
     };
     const LONG: bool = true;
 
@@ -70,23 +75,9 @@ impl Tool for ApplyChange {
         // From here the planned tool's own declaration decides each instance it touches: its
         // capability, not apply_change's (the approval or the caller's authority was checked
         // just above).
-        let meta =
-            super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
-        let ctx = &Ctx {
-            caller: ctx.caller.clone(),
-            meta: Meta {
-                needs_plan: false,
-                ..meta
-            },
-            shared: ctx.shared.clone(),
-            needs_plan: None,
-            // Progress of the operation still reaches the client that asked.
-            report: ctx.report.clone(),
-            // Applying an approved plan never asks: everything was decided when it was planned.
-            asker: None,
-            state: ctx.state,
-        };
-        let now = current_dependencies(ctx, &change).await?;
+        let (meta, hooks) = planned(ctx, &change.tool)?;
+        let ctx = &ctx.for_plan(meta);
+        let now = hooks.dependencies(ctx, &change).await?;
         let planned: std::collections::BTreeMap<String, String> =
             serde_json::from_str(&change.dependency_hashes).unwrap_or_default();
         let changed: Vec<&String> = planned
@@ -121,8 +112,6 @@ impl Tool for ApplyChange {
             args_digest: change.content_hash.clone(),
         };
         // The planned tool's allowance is spent now, with the audit entry, before any mutation.
-        let meta =
-            super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
         let charge = meta
             .allowance
             .and_then(|kind| Some((kind, *ctx.caller.authority.grant.allowances.get(&kind)?)));
@@ -150,7 +139,7 @@ impl Tool for ApplyChange {
         );
         ctx.progress(0, None, &format!("operation {} started", op.id));
         let run = Run::new(ctx, &op.id);
-        let (succeeded, result, message) = match execute(ctx, &change, &run).await {
+        let (succeeded, result, message) = match hooks.apply(ctx, &change, &run).await {
             Ok(out) => {
                 let data = out.data();
                 let clean = data.get("failed").is_none_or(|f| f == 0);
@@ -182,7 +171,7 @@ impl Tool for ApplyChange {
 
 /// Checks the caller may apply `change` now and answers the statuses it may start from.
 async fn authorize(ctx: &Ctx, change: &Change) -> Result<&'static [ChangeStatus], ToolError> {
-    let meta = super::planned(&change.tool).ok_or_else(|| super::not_plannable(&change.tool))?;
+    let (meta, _) = planned(ctx, &change.tool)?;
     // The planned tool's own policy, on the authority read for this call.
     let allow_destructive = ctx.settings().allow_destructive();
     let missing = authority::decide_or_plan(&ctx.caller, &meta, allow_destructive, None)?.err();
@@ -221,6 +210,13 @@ async fn authorize(ctx: &Ctx, change: &Change) -> Result<&'static [ChangeStatus]
             ),
         )),
     }
+}
+
+/// The declaration and plan hooks of the planned tool `tool`.
+fn planned(ctx: &Ctx, tool: &str) -> Result<(Meta, &'static dyn Planned), ToolError> {
+    ctx.tool_meta(tool)
+        .and_then(|meta| Some((meta, meta.plan?)))
+        .ok_or_else(|| not_plannable(tool))
 }
 
 /// 8 to 128 of letters, digits, '-', '_', '.', ':'.

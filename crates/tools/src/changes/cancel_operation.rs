@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{operation_json, operation_sentence, visible_operation};
-use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
+use governance::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
 
 pub struct CancelOperation;
 
@@ -28,6 +28,9 @@ impl Tool for CancelOperation {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[Capability::SettingsWrite],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

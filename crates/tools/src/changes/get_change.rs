@@ -7,8 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::review_url;
-use crate::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
+use governance::plan::review_url;
+use governance::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
 
 pub struct GetChange;
 
@@ -29,6 +29,9 @@ impl Tool for GetChange {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[Capability::SettingsWrite],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

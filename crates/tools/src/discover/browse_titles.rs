@@ -15,7 +15,7 @@ use super::{
     limits::{Gate, pass_titles},
     pick, render,
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct BrowseTitles;
 
@@ -87,6 +87,9 @@ impl Tool for BrowseTitles {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Catalogue),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

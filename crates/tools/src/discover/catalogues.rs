@@ -15,8 +15,8 @@ use super::{
     limits::Gate,
     ratings::RatingCache,
 };
-use crate::ErrorCode;
-use crate::{
+use governance::ErrorCode;
+use governance::{
     context::Ctx,
     contract::{Output, ToolError},
     instances::{InstanceSpec, Instances},
@@ -263,7 +263,7 @@ pub(crate) fn pick<'c>(
             ctx.instance(KindFamily::Catalogue, Some(&chosen.id))?.0
         }
     };
-    ctx.catalogues().entry(&spec.id).ok_or_else(|| {
+    super::catalogues(ctx).entry(&spec.id).ok_or_else(|| {
         ToolError::new(
             ErrorCode::UnknownInstance,
             format!("the catalogue instance \"{}\" is not loaded", spec.id),

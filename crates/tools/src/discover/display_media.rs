@@ -18,7 +18,8 @@ use super::{
     limits::{Gate, pass_titles},
     lookup, render, standing,
 };
-use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError, views};
+use crate::views;
+use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 /// Most titles one carousel shows.
 const MAX_TITLES: usize = 20;
@@ -71,6 +72,9 @@ impl Tool for DisplayMedia {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Catalogue),
+        plan: None,
     };
     const VIEW: Option<&'static views::View> = Some(&views::CAROUSEL);
 

@@ -11,7 +11,7 @@ use super::{
     limits::{Gate, pass_titles},
     lookup, render,
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetRecommendations;
 
@@ -44,6 +44,9 @@ impl Tool for GetRecommendations {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Catalogue),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

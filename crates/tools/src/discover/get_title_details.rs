@@ -13,7 +13,7 @@ use super::{
     lookup::{self, DetailsData, label},
     render::{media_type_str, rating_fields},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetTitleDetails;
 
@@ -43,6 +43,9 @@ impl Tool for GetTitleDetails {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Catalogue),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -12,7 +12,7 @@ use super::{
     limits::{Gate, pass_titles},
     pick, render,
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetTrending;
 
@@ -51,6 +51,9 @@ impl Tool for GetTrending {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Catalogue),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -6,8 +6,8 @@ use domain::{InstanceKind, MediaId, MediaSource, MediaType};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::ErrorCode;
-use crate::contract::ToolError;
+use governance::ErrorCode;
+use governance::contract::ToolError;
 
 /// Movie or TV show: what title tools and requests take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]

@@ -17,7 +17,7 @@ use parking_lot::Mutex;
 use store::ContentLimits;
 use tokio::time::Instant;
 
-use crate::{Output, ToolError};
+use governance::{Output, ToolError};
 
 /// Answers kept per catalogue instance: enough for the broad questions a household repeats.
 const KEPT: usize = 64;
@@ -219,7 +219,10 @@ mod tests {
         let kept = Kept::forever();
         let failed = kept
             .answer("search_titles", "q".into(), None, || async {
-                Err(ToolError::new(crate::ErrorCode::BackendUnavailable, "down"))
+                Err(ToolError::new(
+                    governance::ErrorCode::BackendUnavailable,
+                    "down",
+                ))
             })
             .await;
         assert!(failed.is_err());

@@ -18,8 +18,8 @@ use super::{
     ratings::{Ladder, is_unrated_label},
     render,
 };
-use crate::ErrorCode;
-use crate::{context::Ctx, contract::ToolError};
+use governance::ErrorCode;
+use governance::{context::Ctx, contract::ToolError};
 
 /// Rows whose rating is read from details per call, at most; rows past it are hidden and counted.
 const MAX_RESOLVE: usize = 20;

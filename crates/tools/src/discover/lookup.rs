@@ -11,7 +11,7 @@ use super::{
     limits::{Gate, not_available},
     render,
 };
-use crate::{context::Ctx, contract::ToolError};
+use governance::{context::Ctx, contract::ToolError};
 
 /// A title's details and where they were read.
 pub(crate) struct Looked<'c> {

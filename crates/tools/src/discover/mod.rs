@@ -22,16 +22,60 @@ mod standing;
 pub use catalogues::Catalogues;
 pub(crate) use catalogues::pick;
 
-use crate::contract::DynTool;
+use std::sync::Arc;
+
+use domain::InstanceKind;
+use governance::{
+    CheckFuture, Ctx, DynTool, InstanceSpec, Instances, Slots, ToolError, contract::BoxFuture,
+};
 
 /// What diagnose says about discovery: the book source that does not exist yet.
-pub(crate) fn notes() -> Vec<String> {
+fn notes() -> Vec<String> {
     // Readarr lookup comes with the library issue; until then there is no search_books.
     vec!["no book source yet: search_books comes with a Readarr (library) backend; books cannot be searched or requested".into()]
 }
 
-/// This family's tools, for the one registry.
-pub fn tools() -> Vec<Box<dyn DynTool>> {
+/// Discovery over the catalogue instances (builtin, TMDB, MusicBrainz).
+pub struct DiscoverFamily;
+
+impl governance::Family for DiscoverFamily {
+    fn name(&self) -> &'static str {
+        "discover"
+    }
+
+    fn kinds(&self) -> &'static [InstanceKind] {
+        &[
+            InstanceKind::Builtin,
+            InstanceKind::Tmdb,
+            InstanceKind::Musicbrainz,
+        ]
+    }
+
+    fn tools(&self) -> Vec<Box<dyn DynTool>> {
+        tools()
+    }
+
+    fn install(&self, instances: &Arc<Instances>, slots: &mut Slots) {
+        slots.insert(Catalogues::from_instances(instances));
+    }
+
+    fn health<'a>(&'a self, _ctx: &'a Ctx) -> BoxFuture<'a, Result<Vec<String>, ToolError>> {
+        Box::pin(async { Ok(notes()) })
+    }
+
+    fn check<'a>(&'a self, slots: &'a Slots, spec: &'a InstanceSpec) -> CheckFuture<'a> {
+        Box::pin(async move { slots.get::<Catalogues>()?.check(&spec.id).await })
+    }
+}
+
+/// The catalogues, as the discover family installed them (none in a core without it).
+pub(crate) fn catalogues(ctx: &Ctx) -> &Catalogues {
+    static NONE: std::sync::OnceLock<Catalogues> = std::sync::OnceLock::new();
+    ctx.family::<Catalogues>()
+        .unwrap_or_else(|_| NONE.get_or_init(Catalogues::default))
+}
+
+fn tools() -> Vec<Box<dyn DynTool>> {
     vec![
         Box::new(search_titles::SearchTitles),
         Box::new(search_collections::SearchCollections),

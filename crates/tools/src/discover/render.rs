@@ -7,9 +7,9 @@ use domain::{MediaId, MediaSource, MediaType};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::ErrorCode;
-use crate::contract::{Output, ToolError};
 use crate::library::held::Held;
+use governance::ErrorCode;
+use governance::contract::{Output, ToolError};
 
 /// Longest overview shown in a list row, in characters.
 const OVERVIEW_CHARS: usize = 280;

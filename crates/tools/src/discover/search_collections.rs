@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{catalogues::Entry, limits::Gate, pick, render};
-use crate::ErrorCode;
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::ErrorCode;
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchCollections;
 
@@ -36,6 +36,9 @@ impl Tool for SearchCollections {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Catalogue),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{catalogues::Entry, limits::Gate, pick, render};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchMusic;
 
@@ -60,6 +60,9 @@ impl Tool for SearchMusic {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Catalogue),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

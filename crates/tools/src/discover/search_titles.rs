@@ -12,7 +12,7 @@ use super::{
     limits::{Gate, pass_titles},
     render,
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchTitles;
 
@@ -45,6 +45,9 @@ impl Tool for SearchTitles {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Catalogue),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -8,14 +8,11 @@ use adapters_catalogue::TitleSummary;
 use domain::MediaType;
 use futures::{StreamExt, stream};
 
-use crate::{
-    context::Ctx,
-    contract::ToolError,
-    library::{
-        source::kind_for,
-        title::{find, media_ref},
-    },
+use crate::library::{
+    source::kind_for,
+    title::{find, media_ref},
 };
+use governance::{context::Ctx, contract::ToolError};
 
 /// Library lookups at once.
 const CONCURRENCY: usize = 4;
@@ -82,7 +79,7 @@ async fn in_library(ctx: &Ctx, t: &TitleSummary) -> Result<Option<bool>, (String
     if ctx.authorize(&spec.id).is_err() {
         return Ok(None);
     }
-    let Some(source) = ctx.libraries().by_id(&spec.id) else {
+    let Some(source) = crate::library::libraries(ctx).by_id(&spec.id) else {
         return Ok(None);
     };
     // A builtin id that is no IMDb id cannot be looked up: unknown, not an error.
@@ -91,7 +88,7 @@ async fn in_library(ctx: &Ctx, t: &TitleSummary) -> Result<Option<bool>, (String
     };
     match find(source, &media).await {
         Ok(found) => Ok(Some(found.library_id.is_some())),
-        Err(e) if e.code == crate::ErrorCode::NotFound => Ok(Some(false)),
+        Err(e) if e.code == governance::ErrorCode::NotFound => Ok(Some(false)),
         Err(e) => Err((spec.id.clone(), e.code.as_str().to_string())),
     }
 }

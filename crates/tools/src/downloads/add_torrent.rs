@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{granted, labels, outcome::TorrentResult, refresher, torrent_file};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct AddTorrent;
 
@@ -44,6 +44,9 @@ impl Tool for AddTorrent {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: Some(domain::AllowanceKind::Adds),
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -17,11 +17,13 @@ use super::{
     Backend, Source, granted, hashes, one, outcome,
     write::{self, Op},
 };
-use crate::{
-    Ctx, Meta, Output, Tool, ToolError,
-    changes::{self, Proposal, Run},
-    error::ErrorCode,
+use governance::{
+    contract::BoxFuture,
+    plan::{self, Dependencies, Look, PlanColumn, PlanTable, PlanView, Planned, Proposal, Run},
 };
+use store::Change;
+
+use governance::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
 
 pub struct DeleteTorrents;
 
@@ -47,12 +49,15 @@ impl Tool for DeleteTorrents {
         capability: Capability::DownloadsWrite,
         needs_plan: true,
         allowance: Some(domain::AllowanceKind::Destructive),
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: Some(&DeletePlanned),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         if let Some(missing) = ctx.needs_plan() {
             let proposal = propose(ctx, &input).await?;
-            return changes::propose(ctx, Self::META, Some(missing), proposal).await;
+            return plan::propose(ctx, Self::META, Some(missing), proposal).await;
         }
         let plan = write::plan(
             ctx,
@@ -65,6 +70,94 @@ impl Tool for DeleteTorrents {
             with_data: input.delete_data,
         };
         Ok(write::finish(plan, op).await)
+    }
+}
+
+/// The plan hooks of `delete_torrents`.
+#[derive(Debug)]
+pub(crate) struct DeletePlanned;
+
+impl Planned for DeletePlanned {
+    fn dependencies<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        change: &'a Change,
+    ) -> BoxFuture<'a, Result<Dependencies, ToolError>> {
+        Box::pin(async move { dependencies(ctx, &plan::parse_plan(change)?).await })
+    }
+
+    fn apply<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        change: &'a Change,
+        run: &'a Run<'a>,
+    ) -> BoxFuture<'a, Result<Output, ToolError>> {
+        Box::pin(async move { apply(ctx, plan::parse_plan(change)?, run).await })
+    }
+
+    fn describe(&self, change: &Change) -> PlanView {
+        let Ok(plan) = serde_json::from_str::<DeletePlan>(&change.plan) else {
+            return PlanView::unknown(&change.tool);
+        };
+        let count: usize = plan.instances.iter().map(|g| g.torrents.len()).sum();
+        let data = if plan.delete_data {
+            "and deletes their downloaded files, which cannot be undone"
+        } else {
+            "and keeps their downloaded files"
+        };
+        let column = |header, look, wide| PlanColumn { header, look, wide };
+        let rows = plan
+            .instances
+            .iter()
+            .flat_map(|g| {
+                g.torrents.iter().map(|t| {
+                    vec![
+                        t.name.clone(),
+                        size_text(t.size),
+                        g.instance_id.clone(),
+                        t.category.clone().unwrap_or_else(|| "none".into()),
+                        t.save_path.clone(),
+                        t.info_hash.clone(),
+                    ]
+                })
+            })
+            .collect();
+        PlanView {
+            effect: format!(
+                "Removes {count} torrent{} ({}) from the download client {data}.",
+                if count == 1 { "" } else { "s" },
+                size_text(plan.total_size)
+            ),
+            tables: vec![PlanTable {
+                id: "diff",
+                title: "Torrents",
+                columns: vec![
+                    column("Name", Look::Text, false),
+                    column("Size", Look::Text, false),
+                    column("Instance", Look::Text, false),
+                    column("Category", Look::Text, true),
+                    column("Folder", Look::Code, true),
+                    column("Info hash", Look::Code, true),
+                ],
+                rows,
+            }],
+        }
+    }
+}
+
+/// A size for people: "1.2 GB" (powers of 1000), bytes below a kilobyte.
+fn size_text(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit < UNITS.len() - 1 {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
     }
 }
 
@@ -82,13 +175,13 @@ pub(crate) struct DeletePlan {
 #[serde(deny_unknown_fields)]
 struct Group {
     instance_id: String,
-    torrents: Vec<Planned>,
+    torrents: Vec<PlannedTorrent>,
 }
 
 /// One torrent as it was when planned: what the owner sees.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Planned {
+struct PlannedTorrent {
     info_hash: String,
     name: String,
     size: u64,
@@ -136,7 +229,7 @@ async fn propose(ctx: &Ctx, input: &Input) -> Result<Proposal, ToolError> {
                 )
             })?;
             dependencies.insert(key(&source.id, h), fingerprint(&t));
-            torrents.push(Planned {
+            torrents.push(PlannedTorrent {
                 info_hash: h.to_hex(),
                 name: t.name.to_string(),
                 size: t.size,

@@ -12,7 +12,7 @@ use super::{
     Source, chosen, freshness,
     refresher::{self, Full},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct DownloadsOverview;
 
@@ -39,6 +39,9 @@ impl Tool for DownloadsOverview {
         capability: Capability::DownloadsRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -48,7 +51,7 @@ impl Tool for DownloadsOverview {
             return overview(&sources, Some(refreshed(&sources, &fulls)));
         }
         refresher::ensure_loaded(&sources).await;
-        let memo = ctx.downloads().count_memo();
+        let memo = super::downloads(ctx).count_memo();
         memo.answer(&sources, (Self::META.name, input.instance_id), || {
             overview(&sources, None)
         })

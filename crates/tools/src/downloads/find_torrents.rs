@@ -11,8 +11,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Source, chosen, freshness, labels, refresher, rows};
-use crate::ErrorCode;
-use crate::{Ctx, Meta, Output, Tool, ToolError, contract::Rows};
+use governance::ErrorCode;
+use governance::{Ctx, Meta, Output, Tool, ToolError, contract::Rows};
 
 pub struct FindTorrents;
 
@@ -124,6 +124,9 @@ impl Tool for FindTorrents {
         capability: Capability::DownloadsRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -136,7 +139,7 @@ impl Tool for FindTorrents {
         if let Some(t) = &input.tag {
             labels::require_known_somewhere(&sources, "tag", t, labels::tag_names)?;
         }
-        let memo = ctx.downloads().find_memo();
+        let memo = super::downloads(ctx).find_memo();
         let (read, kept) = memo.get(&sources, &query);
         if let Some(out) = kept {
             return Ok(out);

@@ -7,7 +7,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
 use super::Source;
-use crate::contract::Output;
+use governance::contract::Output;
 
 /// Unix seconds or a `SystemTime` as RFC 3339, the way every answer shows times.
 pub(crate) fn rfc3339(t: SystemTime) -> String {

@@ -3,7 +3,7 @@
 
 use domain::InfoHash;
 
-use crate::contract::ToolError;
+use governance::contract::ToolError;
 
 /// The most torrents one write names.
 pub(crate) const MAX_HASHES: usize = 100;

@@ -4,8 +4,8 @@
 use adapters_downloads::CategoryModel;
 
 use super::{Source, freshness};
-use crate::ErrorCode;
-use crate::contract::ToolError;
+use governance::ErrorCode;
+use governance::contract::ToolError;
 
 /// The category names of one loaded instance; `None` when it was never read.
 pub(crate) fn category_names(source: &Source) -> Option<Vec<String>> {

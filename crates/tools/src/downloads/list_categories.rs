@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Backend, Source, freshness, labels, one, refresher};
-use crate::ErrorCode;
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::ErrorCode;
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct ListCategories;
 
@@ -32,6 +32,9 @@ impl Tool for ListCategories {
         capability: Capability::DownloadsRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -45,7 +48,7 @@ impl Tool for ListCategories {
                     .unwrap_or_else(|| format!("instance {} could not be read", source.id)),
             ));
         }
-        let memo = ctx.downloads().count_memo();
+        let memo = super::downloads(ctx).count_memo();
         memo.answer(&[source], (Self::META.name, input.instance_id), || {
             categories(source, b)
         })

@@ -4,8 +4,8 @@
 use domain::InfoHash;
 
 use super::{Source, chosen, freshness, one, refresher};
-use crate::ErrorCode;
-use crate::{context::Ctx, contract::ToolError};
+use governance::ErrorCode;
+use governance::{context::Ctx, contract::ToolError};
 
 /// The instance holding `hash`. With `instance_id` that instance, whether its catalogue has
 /// the hash or not (the live call decides); without it, the single covered instance that has it.

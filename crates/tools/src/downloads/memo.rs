@@ -8,7 +8,7 @@
 use parking_lot::Mutex;
 
 use super::Source;
-use crate::{Output, ToolError};
+use governance::{Output, ToolError};
 
 /// Answers kept per tool.
 const KEPT: usize = 8;

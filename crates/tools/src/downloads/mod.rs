@@ -7,7 +7,7 @@
 //! one refresh. Writes go to the client and then re-read the torrents they touched.
 
 mod add_torrent;
-pub(crate) mod delete_torrents;
+mod delete_torrents;
 mod downloads_overview;
 mod find_torrents;
 mod freshness;
@@ -34,13 +34,14 @@ mod torrent_files;
 mod tracker_errors;
 mod write;
 
-use std::sync::{Arc, atomic::AtomicBool};
+use std::sync::Arc;
 
-use domain::KindFamily;
+use domain::{InstanceKind, KindFamily};
+use governance::{CheckFuture, Family, InstanceSpec, Job, Slots};
 use policy::Allowed;
 pub(crate) use source::{Backend, Source};
 
-use crate::{
+use governance::{
     context::Ctx,
     contract::DynTool,
     error::{ErrorCode, ToolError},
@@ -56,9 +57,6 @@ pub struct Downloads {
 #[derive(Default)]
 struct Inner {
     sources: Vec<Source>,
-    /// Set once the background refreshers run (at start, or at the first call when the
-    /// downloads were built outside a tokio runtime).
-    refreshing: AtomicBool,
     /// `find_torrents` answers, until a catalogue they read changes.
     find_memo: memo::Memo<adapters_downloads::TorrentQuery>,
     /// The answers of the reads that count every torrent (`downloads_overview`,
@@ -66,7 +64,7 @@ struct Inner {
     count_memo: memo::Memo<(&'static str, Option<String>)>,
     /// `torrent_detail`'s live reads (the torrent and its trackers) as built answers, shared
     /// for a moment.
-    detail_reads: live::LiveMemo<crate::Output>,
+    detail_reads: live::LiveMemo<governance::Output>,
     /// `torrent_files`' live reads with the pages built from them, likewise.
     file_reads: live::LiveMemo<torrent_files::FilesRead>,
 }
@@ -79,23 +77,15 @@ impl Downloads {
             .filter(|s| s.kind.family() == KindFamily::Download)
             .map(Source::from_spec)
             .collect();
-        let downloads = Downloads {
+        Downloads {
             inner: Arc::new(Inner {
                 sources,
-                refreshing: AtomicBool::new(false),
                 find_memo: memo::Memo::default(),
                 count_memo: memo::Memo::default(),
                 detail_reads: live::LiveMemo::default(),
                 file_reads: live::LiveMemo::default(),
             }),
-        };
-        downloads.start_refreshers();
-        downloads
-    }
-
-    /// Starts the background refreshers when a tokio runtime exists and they do not run yet.
-    pub(crate) fn start_refreshers(&self) {
-        refresher::start(&self.inner);
+        }
     }
 
     pub(crate) fn sources(&self) -> &[Source] {
@@ -110,7 +100,7 @@ impl Downloads {
         &self.inner.count_memo
     }
 
-    pub(crate) fn detail_reads(&self) -> &live::LiveMemo<crate::Output> {
+    pub(crate) fn detail_reads(&self) -> &live::LiveMemo<governance::Output> {
         &self.inner.detail_reads
     }
 
@@ -149,8 +139,7 @@ pub(crate) fn granted<'c>(
     id: Option<&str>,
 ) -> Result<(&'c Source, Allowed), ToolError> {
     let (spec, allowed) = ctx.instance(KindFamily::Download, id)?;
-    ctx.downloads().start_refreshers();
-    let source = ctx.downloads().by_id(&spec.id).ok_or_else(|| {
+    let source = downloads(ctx).by_id(&spec.id).ok_or_else(|| {
         ToolError::new(
             ErrorCode::BackendUnavailable,
             format!("instance {} is not a download client", spec.id),
@@ -173,9 +162,7 @@ pub(crate) fn chosen_granted<'c>(
     if id.is_some() {
         return Ok(vec![granted(ctx, id)?]);
     }
-    ctx.downloads().start_refreshers();
-    let covered: Vec<(&Source, Allowed)> = ctx
-        .downloads()
+    let covered: Vec<(&Source, Allowed)> = downloads(ctx)
         .sources()
         .iter()
         .filter_map(|s| ctx.authorize(&s.id).ok().map(|a| (s, a)))
@@ -200,14 +187,13 @@ pub(crate) fn chosen<'c>(ctx: &'c Ctx, id: Option<&str>) -> Result<Vec<&'c Sourc
 /// authority path), their catalogues loaded (one bounded wait for all), and how many configured
 /// download instances were left out because the caller may not read them.
 pub(crate) async fn readable(ctx: &Ctx) -> (Vec<&Source>, usize) {
-    use crate::contract::Tool;
-    ctx.downloads().start_refreshers();
+    use governance::contract::Tool;
     let meta = <find_torrents::FindTorrents as Tool>::META;
-    let all = ctx.downloads().sources();
+    let all = downloads(ctx).sources();
     let allowed: Vec<&Source> = all
         .iter()
         .filter(|s| {
-            crate::authority::decide(
+            governance::authority::decide(
                 &ctx.caller,
                 &meta,
                 ctx.settings().allow_destructive(),
@@ -221,8 +207,45 @@ pub(crate) async fn readable(ctx: &Ctx) -> (Vec<&Source>, usize) {
     (allowed, withheld)
 }
 
-/// This family's tools, for the one registry.
-pub fn tools() -> Vec<Box<dyn DynTool>> {
+/// The torrent tools over the qBittorrent and Transmission instances.
+pub struct DownloadsFamily;
+
+impl Family for DownloadsFamily {
+    fn name(&self) -> &'static str {
+        "downloads"
+    }
+
+    fn kinds(&self) -> &'static [InstanceKind] {
+        &[InstanceKind::Qbittorrent, InstanceKind::Transmission]
+    }
+
+    fn tools(&self) -> Vec<Box<dyn DynTool>> {
+        tools()
+    }
+
+    fn install(&self, instances: &Arc<Instances>, slots: &mut Slots) {
+        slots.insert(Downloads::from_instances(instances));
+    }
+
+    fn jobs(&self, slots: &Slots) -> Vec<Job> {
+        slots
+            .get::<Downloads>()
+            .map_or_else(Vec::new, |d| refresher::jobs(d.sources()))
+    }
+
+    fn check<'a>(&'a self, slots: &'a Slots, spec: &'a InstanceSpec) -> CheckFuture<'a> {
+        Box::pin(async move { slots.get::<Downloads>()?.check(&spec.id).await })
+    }
+}
+
+/// The download instances, as the family installed them (none in a core without it).
+pub(crate) fn downloads(ctx: &Ctx) -> &Downloads {
+    static NONE: std::sync::OnceLock<Downloads> = std::sync::OnceLock::new();
+    ctx.family::<Downloads>()
+        .unwrap_or_else(|_| NONE.get_or_init(Downloads::default))
+}
+
+fn tools() -> Vec<Box<dyn DynTool>> {
     vec![
         Box::new(downloads_overview::DownloadsOverview),
         Box::new(find_torrents::FindTorrents),

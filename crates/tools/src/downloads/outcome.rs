@@ -6,7 +6,7 @@ use domain::InfoHash;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::contract::Output;
+use governance::contract::Output;
 
 /// What happened to one torrent on one instance.
 #[derive(Debug, Clone, Serialize)]

@@ -4,7 +4,7 @@ use domain::Capability;
 use policy::Effect;
 
 use super::write::{self, HashesInput, Op};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct RecheckTorrents;
 
@@ -18,6 +18,9 @@ impl Tool for RecheckTorrents {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: HashesInput) -> Result<Output, ToolError> {

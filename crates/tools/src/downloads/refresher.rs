@@ -2,13 +2,12 @@
 //! the one bounded wait a read makes for a catalogue that was never loaded; and the full
 //! refresh a caller asks for (`downloads_overview` with `refresh`), with its progress.
 
-use std::{
-    sync::{Arc, atomic::Ordering},
-    time::Duration,
-};
+use std::{sync::Arc, time::Duration};
 
-use super::{Inner, Source};
-use crate::{Ctx, report::Level};
+use governance::{Job, JobFuture};
+
+use super::Source;
+use governance::{Ctx, report::Level};
 
 /// How often each catalogue asks its client what changed.
 pub(crate) const REFRESH_EVERY: Duration = Duration::from_secs(5);
@@ -20,33 +19,31 @@ pub(crate) const TIMEOUTS: httpx::Timeouts = httpx::Timeouts {
     request: Duration::from_secs(10),
 };
 
-/// Spawns one refresher per instance, once, when a tokio runtime is at hand. The tasks hold
-/// only weak references: when the downloads are dropped, they stop.
-pub(super) fn start(inner: &Arc<Inner>) {
-    if inner.refreshing.load(Ordering::Acquire) {
-        return;
-    }
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    if inner.refreshing.swap(true, Ordering::AcqRel) {
-        return;
-    }
-    for source in &inner.sources {
-        let Some(backend) = source.working() else {
-            continue;
-        };
-        let catalogue = Arc::downgrade(&backend.catalogue);
-        runtime.spawn(async move {
-            loop {
-                let Some(c) = catalogue.upgrade() else { break };
-                // Failures are kept beside the rows by the catalogue and shown by every read.
-                let _ = c.refresh().await;
-                drop(c);
-                tokio::time::sleep(REFRESH_EVERY).await;
-            }
-        });
-    }
+/// One refresh job per working instance (`downloads.refresh:<id>`), run every
+/// [`REFRESH_EVERY`] from the server's start. A job holds only a weak reference: once the
+/// downloads are dropped, its passes do nothing.
+pub(super) fn jobs(sources: &[Source]) -> Vec<Job> {
+    sources
+        .iter()
+        .filter_map(|source| {
+            let catalogue = Arc::downgrade(&source.working()?.catalogue);
+            let pass = move || -> JobFuture {
+                let catalogue = catalogue.clone();
+                Box::pin(async move {
+                    if let Some(c) = catalogue.upgrade() {
+                        // Failures are kept beside the rows by the catalogue and shown by
+                        // every read.
+                        let _ = c.refresh().await;
+                    }
+                })
+            };
+            Some(Job {
+                name: format!("downloads.refresh:{}", source.id),
+                every: REFRESH_EVERY,
+                pass: Arc::new(pass),
+            })
+        })
+        .collect()
 }
 
 /// Waits (at most [`FIRST_LOAD_WAIT`], all instances at once) for the first refresh of the

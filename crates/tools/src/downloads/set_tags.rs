@@ -9,7 +9,7 @@ use super::{
     hashes, labels,
     write::{self, Op},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SetTags;
 
@@ -35,6 +35,9 @@ impl Tool for SetTags {
         capability: Capability::DownloadsWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -13,7 +13,7 @@ use domain::{InfoHash, InstanceId, InstanceKind};
 use policy::Allowed;
 
 use super::refresher;
-use crate::{
+use governance::{
     error::{ErrorCode, ToolError},
     instances::InstanceSpec,
 };

@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{freshness, hashes, lookup, rows};
-use crate::ErrorCode;
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::ErrorCode;
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct TorrentDetail;
 
@@ -34,6 +34,9 @@ impl Tool for TorrentDetail {
         capability: Capability::DownloadsRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -42,8 +45,7 @@ impl Tool for TorrentDetail {
         let b = source.backend()?;
         let id = source.id.as_str();
         let version = Some(b.catalogue.rows_version());
-        let read = ctx
-            .downloads()
+        let read = super::downloads(ctx)
             .detail_reads()
             .read(id, hash, version, || async {
                 let (detail, trackers) = futures::join!(

@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use tokio::io::AsyncReadExt;
 
-use crate::ToolError;
+use governance::ToolError;
 
 /// The largest .torrent file read from disk.
 const MAX_TORRENT_FILE: u64 = 10 * 1024 * 1024;

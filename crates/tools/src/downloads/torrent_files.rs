@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{hashes, lookup};
-use crate::ErrorCode;
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::ErrorCode;
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct TorrentFiles;
 
@@ -45,6 +45,9 @@ impl Tool for TorrentFiles {
         capability: Capability::DownloadsRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -58,8 +61,7 @@ impl Tool for TorrentFiles {
         let source = lookup::instance_of(ctx, hash, input.instance_id.as_deref()).await?;
         let id = source.id.as_str();
         let b = source.backend()?;
-        let read = ctx
-            .downloads()
+        let read = super::downloads(ctx)
             .file_reads()
             .read(id, hash, Some(b.catalogue.rows_version()), || async {
                 Ok(FilesRead {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Source, chosen, freshness, refresher};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct TrackerErrors;
 
@@ -40,12 +40,15 @@ impl Tool for TrackerErrors {
         capability: Capability::DownloadsRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Download),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let sources = chosen(ctx, input.instance_id.as_deref())?;
         refresher::ensure_loaded(&sources).await;
-        let memo = ctx.downloads().count_memo();
+        let memo = super::downloads(ctx).count_memo();
         memo.answer(&sources, (Self::META.name, input.instance_id), || {
             groups(&sources)
         })

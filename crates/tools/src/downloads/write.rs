@@ -16,7 +16,7 @@ use super::{
     outcome::{self, TorrentResult},
     refresher,
 };
-use crate::{
+use governance::{
     context::Ctx,
     contract::{Output, ToolError},
 };

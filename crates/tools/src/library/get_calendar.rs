@@ -12,7 +12,7 @@ use super::{
     count,
     source::{chosen, merged},
 };
-use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
+use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct GetCalendar;
 
@@ -50,6 +50,9 @@ impl Tool for GetCalendar {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::source::{chosen, merged};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetDiskSpace;
 
@@ -32,6 +32,9 @@ impl Tool for GetDiskSpace {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

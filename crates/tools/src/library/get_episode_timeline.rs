@@ -14,7 +14,7 @@ use super::{
     source::one,
     title::{held, media_ref},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetEpisodeTimeline;
 
@@ -48,6 +48,9 @@ impl Tool for GetEpisodeTimeline {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -11,7 +11,7 @@ use super::{
     count,
     source::{chosen, merged},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetHealth;
 
@@ -33,6 +33,9 @@ impl Tool for GetHealth {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -12,7 +12,7 @@ use super::{
     source::{chosen, merged, one},
     title::{held, media_ref},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError, contract::page_limit};
+use governance::{Ctx, Meta, Output, Tool, ToolError, contract::page_limit};
 
 pub struct GetHistory;
 
@@ -52,6 +52,9 @@ impl Tool for GetHistory {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

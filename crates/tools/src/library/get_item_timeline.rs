@@ -12,7 +12,7 @@ use super::{
     source::one,
     title::{held, media_ref},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetItemTimeline;
 
@@ -40,6 +40,9 @@ impl Tool for GetItemTimeline {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

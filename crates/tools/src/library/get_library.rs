@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{count, source::one};
-use crate::{Ctx, Meta, Output, Tool, ToolError, contract::page_limit};
+use governance::{Ctx, Meta, Output, Tool, ToolError, contract::page_limit};
 
 pub struct GetLibrary;
 
@@ -60,6 +60,9 @@ impl Tool for GetLibrary {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -13,7 +13,7 @@ use super::{
     count,
     source::{chosen, merged},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError, contract::page_limit};
+use governance::{Ctx, Meta, Output, Tool, ToolError, contract::page_limit};
 
 pub struct GetQueue;
 
@@ -74,6 +74,9 @@ impl Tool for GetQueue {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
     const LONG: bool = true;
 

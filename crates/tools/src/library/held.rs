@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 use tokio::time::Instant;
 
 use super::source::Source;
-use crate::context::Ctx;
+use governance::context::Ctx;
 
 /// How long a read set is used before it is read again (in the background).
 pub(crate) const FRESH: Duration = Duration::from_secs(60);
@@ -138,8 +138,7 @@ pub(crate) async fn for_caller(ctx: &Ctx) -> Held {
     if !ctx.caller.can(Capability::LibraryRead) {
         return Held::default();
     }
-    let readable: Vec<&Source> = ctx
-        .libraries()
+    let readable: Vec<&Source> = super::libraries(ctx)
         .sources()
         .filter(|s| ctx.covers(&s.id))
         .collect();

@@ -26,10 +26,45 @@ mod trigger_search;
 
 pub use source::Libraries;
 
-use crate::contract::DynTool;
+use std::sync::Arc;
 
-/// This family's tools, for the one registry.
-pub fn tools() -> Vec<Box<dyn DynTool>> {
+use domain::InstanceKind;
+use governance::{Ctx, DynTool, Instances, Slots};
+
+/// The library services: Radarr, Sonarr, Lidarr and Readarr.
+pub struct LibraryFamily;
+
+impl governance::Family for LibraryFamily {
+    fn name(&self) -> &'static str {
+        "library"
+    }
+
+    fn kinds(&self) -> &'static [InstanceKind] {
+        &[
+            InstanceKind::Radarr,
+            InstanceKind::Sonarr,
+            InstanceKind::Lidarr,
+            InstanceKind::Readarr,
+        ]
+    }
+
+    fn tools(&self) -> Vec<Box<dyn DynTool>> {
+        tools()
+    }
+
+    fn install(&self, instances: &Arc<Instances>, slots: &mut Slots) {
+        slots.insert(Libraries::from_instances(instances));
+    }
+}
+
+/// The library instances, as the family installed them (none in a core without it).
+pub(crate) fn libraries(ctx: &Ctx) -> &Libraries {
+    static NONE: std::sync::OnceLock<Libraries> = std::sync::OnceLock::new();
+    ctx.family::<Libraries>()
+        .unwrap_or_else(|_| NONE.get_or_init(Libraries::default))
+}
+
+fn tools() -> Vec<Box<dyn DynTool>> {
     vec![
         Box::new(get_library::GetLibrary),
         Box::new(get_queue::GetQueue),
@@ -54,6 +89,7 @@ pub fn tools() -> Vec<Box<dyn DynTool>> {
         Box::new(repair::execute_manual_import::ExecuteManualImport),
         Box::new(settings::plan_profile_change::PlanProfileChange),
         Box::new(settings::upsert_custom_format::UpsertCustomFormat),
+        Box::new(settings::revert_change::RevertChange),
     ]
 }
 

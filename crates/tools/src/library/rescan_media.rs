@@ -11,7 +11,7 @@ use super::{
     source::granted,
     title::{held, media_ref},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct RescanMedia;
 
@@ -39,6 +39,9 @@ impl Tool for RescanMedia {
         capability: Capability::LibraryWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

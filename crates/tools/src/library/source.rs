@@ -16,7 +16,7 @@ use policy::Allowed;
 use serde_json::{Value, json};
 
 use super::reader::Reader;
-use crate::{
+use governance::{
     context::Ctx,
     contract::ToolError,
     error::ErrorCode,
@@ -223,7 +223,7 @@ pub(crate) fn granted<'c>(
             }
         }
     };
-    let source = ctx.libraries().by_id(&spec.id).ok_or_else(|| {
+    let source = super::libraries(ctx).by_id(&spec.id).ok_or_else(|| {
         ToolError::new(
             ErrorCode::InvalidArgument,
             format!("instance {} is not a library service", spec.id),
@@ -250,8 +250,7 @@ pub(crate) fn chosen_granted<'c>(
     if id.is_some() {
         return Ok(vec![granted(ctx, id, None)?]);
     }
-    let covered: Vec<(&Source, Allowed)> = ctx
-        .libraries()
+    let covered: Vec<(&Source, Allowed)> = super::libraries(ctx)
         .sources
         .iter()
         .filter_map(|s| ctx.authorize(&s.id).ok().map(|a| (s, a)))

@@ -5,7 +5,7 @@ use adapters_library::{Found, LibraryItem, MediaRef};
 use domain::{MediaSource, MediaType};
 
 use super::source::{Source, kind_for, media_type_word, service_of};
-use crate::{ErrorCode, ToolError};
+use governance::{ErrorCode, ToolError};
 
 /// The sources each media type can be named by in the library services.
 pub(crate) fn sources_for(mt: MediaType) -> &'static [MediaSource] {

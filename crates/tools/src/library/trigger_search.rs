@@ -13,7 +13,7 @@ use super::{
     source::granted,
     title::{held, media_ref},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct TriggerSearch;
 
@@ -50,6 +50,9 @@ impl Tool for TriggerSearch {
         capability: Capability::LibraryWrite,
         needs_plan: false,
         allowance: Some(domain::AllowanceKind::Searches),
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -9,16 +9,12 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use store::{LibraryLink, MediaRequest, RequestStatus};
 
-use crate::{
-    ErrorCode,
-    context::Ctx,
-    contract::ToolError,
-    library::{
-        reader::Reader,
-        source::{Source, granted, kind_for, one},
-        title::media_ref,
-    },
+use crate::library::{
+    reader::Reader,
+    source::{Source, granted, kind_for, one},
+    title::media_ref,
 };
+use governance::{ErrorCode, context::Ctx, contract::ToolError};
 
 /// Where a request goes, as `get_request_options` shows it and `request_media` checks it.
 #[derive(Serialize)]

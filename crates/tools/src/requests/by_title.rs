@@ -8,16 +8,16 @@ use adapters_catalogue::{TitleSearch, TitleSummary};
 use domain::{InstanceKind, MediaSource, MediaType};
 use serde_json::json;
 
-use crate::{
+use crate::discover::{
+    identity::TitleScope,
+    limits::{Gate, pass_titles},
+    pick, render,
+};
+use governance::{
     ErrorCode,
     ask::{Choice, Question},
     context::Ctx,
     contract::ToolError,
-    discover::{
-        identity::TitleScope,
-        limits::{Gate, pass_titles},
-        pick, render,
-    },
 };
 
 /// Titles offered in one question at most.

@@ -9,10 +9,10 @@ use serde_json::json;
 use store::{RequestQuery, RequestStatus};
 
 use super::{NO_LIBRARY, arrive, library_configured, request_label, request_row, sees_all};
-use crate::ErrorCode;
-use crate::{
+use crate::discover::identity;
+use governance::ErrorCode;
+use governance::{
     Ctx, Meta, Output, Tool, ToolError,
-    discover::identity,
     stored::{self, Keep},
 };
 
@@ -42,6 +42,9 @@ impl Tool for CheckRequestStatus {
         capability: Capability::Request,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

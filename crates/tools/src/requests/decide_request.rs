@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{NO_LIBRARY, arrive, library_configured, request_label, request_row};
-use crate::ErrorCode;
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::ErrorCode;
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct DecideRequest;
 
@@ -46,6 +46,9 @@ impl Tool for DecideRequest {
         capability: Capability::RequestsManage,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

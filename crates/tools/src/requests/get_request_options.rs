@@ -16,9 +16,9 @@ use super::{
     seasons::{SeasonScope, select},
     title,
 };
-use crate::{
+use crate::discover::render::media_type_str;
+use governance::{
     Ctx, Meta, Output, Tool, ToolError,
-    discover::render::media_type_str,
     stored::{self, Keep},
 };
 
@@ -59,6 +59,9 @@ impl Tool for GetRequestOptions {
         capability: Capability::Request,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use store::{RequestQuery, RequestStatus};
 
 use super::{RequestRow, sees_all};
-use crate::{
+use governance::{
     Ctx, Meta, Output, Tool, ToolError,
     stored::{self, Keep},
 };
@@ -65,10 +65,13 @@ impl Tool for ListRequests {
         capability: Capability::Request,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let limit = crate::contract::page_limit(input.limit)?;
+        let limit = governance::contract::page_limit(input.limit)?;
         let all = sees_all(ctx);
         let view = stored::view(ctx, (all, &input));
         ctx.stored()
@@ -102,7 +105,7 @@ async fn page(ctx: &Ctx, input: Input, limit: u32, all: bool) -> Result<Output, 
             limit: limit + 1,
         })
         .await?;
-    let (rows, next_before_id) = crate::contract::keyset_page(rows, limit, |r| r.id);
+    let (rows, next_before_id) = governance::contract::keyset_page(rows, limit, |r| r.id);
     let status = input
         .status
         .map(|s| format!("{} ", s.store().as_str()))

@@ -20,15 +20,27 @@ use store::{Fit, MediaRequest, QuotaCheck, QuotaScope};
 
 pub(crate) use row::{RequestRow, request_row};
 
-use crate::ErrorCode;
-use crate::{
-    context::Ctx,
-    contract::{DynTool, ToolError},
-    discover::render::media_type_str,
-};
+use crate::discover::render::media_type_str;
+use governance::{Ctx, DynTool, ErrorCode, ToolError, contract::BoxFuture};
 
-/// This family's tools, for the one registry.
-pub fn tools() -> Vec<Box<dyn DynTool>> {
+/// Requests of movies, seasons, albums and books, with quotas and an admin's decision.
+pub struct RequestsFamily;
+
+impl governance::Family for RequestsFamily {
+    fn name(&self) -> &'static str {
+        "requests"
+    }
+
+    fn tools(&self) -> Vec<Box<dyn DynTool>> {
+        tools()
+    }
+
+    fn health<'a>(&'a self, ctx: &'a Ctx) -> BoxFuture<'a, Result<Vec<String>, ToolError>> {
+        Box::pin(notes(ctx))
+    }
+}
+
+fn tools() -> Vec<Box<dyn DynTool>> {
     vec![
         Box::new(get_request_options::GetRequestOptions),
         Box::new(request_media::RequestMedia),
@@ -47,11 +59,11 @@ pub(crate) fn library_configured(ctx: &Ctx) -> bool {
     ctx.instances()
         .all()
         .iter()
-        .any(|s| s.kind.family() == KindFamily::Library && s.supported())
+        .any(|s| s.kind.family() == KindFamily::Library && ctx.supports(s.kind))
 }
 
 /// What diagnose says about requests: approved requests waiting for a library backend.
-pub(crate) async fn notes(ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+async fn notes(ctx: &Ctx) -> Result<Vec<String>, ToolError> {
     if library_configured(ctx) {
         return Ok(Vec::new());
     }

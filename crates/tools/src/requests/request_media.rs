@@ -19,7 +19,7 @@ use super::{
     seasons::{self, SeasonScope, select},
     title,
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct RequestMedia;
 
@@ -70,6 +70,9 @@ impl Tool for RequestMedia {
         capability: Capability::Request,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     const ASKS: bool = true;

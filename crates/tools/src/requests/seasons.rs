@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{
+use governance::{
     ask::{Choice, Question},
     contract::ToolError,
 };

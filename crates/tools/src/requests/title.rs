@@ -7,8 +7,6 @@ use adapters_library::Found;
 use domain::{MediaId, MediaSource, MediaType};
 
 use crate::{
-    context::Ctx,
-    contract::ToolError,
     discover::{
         identity::{self, TitleType},
         limits::{Gate, not_available},
@@ -16,6 +14,7 @@ use crate::{
     },
     library::{source::Source, title},
 };
+use governance::{context::Ctx, contract::ToolError};
 
 /// A requested title as the request tools show and store it.
 pub(crate) struct Asked<'c> {
@@ -81,7 +80,7 @@ pub(crate) async fn read<'c>(
     }
     let Some(library) = super::arrive::library_for(ctx, media_type, library_instance_id)? else {
         return Err(ToolError::new(
-            crate::ErrorCode::Unsupported,
+            governance::ErrorCode::Unsupported,
             format!(
                 "requesting {} needs a {} instance; none is configured",
                 if media_type == MediaType::Book {

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{Ctx, ErrorCode, InstanceSpec, Meta, Output, Tool, ToolError, stored::Keep};
+use governance::{Ctx, ErrorCode, InstanceSpec, Meta, Output, Tool, ToolError, stored::Keep};
 
 /// How long a healthy answer is handed out again (its `observed_at` says when it was checked).
 const HEALTHY_FOR_MS: i64 = 2_000;
@@ -44,13 +44,16 @@ impl Tool for Diagnose {
         capability: Capability::SettingsRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         // Kept per caller (fail closed: no answer crosses authorities); the settings it shows
         // are part of the key, since a changed config file changes them without a commit.
         let settings = ctx.settings();
-        let view = crate::stored::view(
+        let view = governance::stored::view(
             ctx,
             (&input, settings.allow_destructive(), settings.warnings()),
         );
@@ -99,8 +102,7 @@ async fn diagnose(ctx: &Ctx, input: Input) -> Result<(Output, Keep), ToolError> 
         "warnings": settings.warnings(),
     });
     let checks = futures::future::join_all(chosen.iter().map(|s| check(ctx, s))).await;
-    let mut notes = crate::discover::notes();
-    notes.extend(crate::requests::notes(ctx).await?);
+    let notes = ctx.family_health().await?;
     let bad: Vec<&str> = checks
         .iter()
         .filter(|c| c["ok"] == json!(false))
@@ -139,18 +141,14 @@ async fn diagnose(ctx: &Ctx, input: Input) -> Result<(Output, Keep), ToolError> 
     Ok((out, keep))
 }
 
-/// One instance's health, from its adapter's own check (its config, its credentials): a
-/// catalogue's or a download client's. Tools speak no HTTP themselves.
+/// One instance's health, from its family's own check (its config, its credentials), asked of
+/// its adapter. Tools speak no HTTP themselves.
 async fn check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
     let started = Instant::now();
-    let own = match ctx.catalogues().check(&spec.id).await {
-        Some(found) => Some(found),
-        None => ctx.downloads().check(&spec.id).await,
+    let Some(own) = ctx.check_instance(spec).await else {
+        return without_adapter_check(ctx, spec).await;
     };
-    let Some(own) = own else {
-        return without_adapter_check(spec).await;
-    };
-    let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": spec.supported() });
+    let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": ctx.supports(spec.kind) });
     v["latency_ms"] = json!(started.elapsed().as_millis() as u64);
     let (ok, detail) = match own {
         Ok(found) => (true, found),
@@ -163,8 +161,9 @@ async fn check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
 
 /// An instance no adapter can check: a folder is looked at on disk; a built-in catalogue has
 /// nothing to reach; a kind this version has no adapter for is reported as such, unchecked.
-async fn without_adapter_check(spec: &InstanceSpec) -> Value {
-    let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": spec.supported() });
+async fn without_adapter_check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
+    let supported = ctx.supports(spec.kind);
+    let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": supported });
     if let Some(path) = &spec.path {
         let exists = tokio::fs::metadata(path)
             .await
@@ -178,7 +177,7 @@ async fn without_adapter_check(spec: &InstanceSpec) -> Value {
         });
         return v;
     }
-    if !spec.supported() {
+    if !supported {
         v["ok"] = json!(null);
         v["note"] = json!(format!(
             "this version has no {} adapter yet; the instance is declared but no tool uses it, and it is not checked",

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use store::{AuditEntry, AuditQuery};
 
-use crate::{
+use governance::{
     Ctx, Meta, Output, Tool, ToolError,
     stored::{self, Keep},
 };
@@ -45,10 +45,13 @@ impl Tool for GetActivity {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let limit = crate::contract::page_limit(input.limit)?;
+        let limit = governance::contract::page_limit(input.limit)?;
         let sees_all = ctx.caller.can(Capability::AuditRead);
         let view = stored::view(ctx, (sees_all, &input));
         ctx.stored()
@@ -114,7 +117,7 @@ async fn page(ctx: &Ctx, input: Input, limit: u32, sees_all: bool) -> Result<Out
             limit: limit + 1,
         })
         .await?;
-    let (rows, next_before_id) = crate::contract::keyset_page(rows, limit, |r| r.id);
+    let (rows, next_before_id) = governance::contract::keyset_page(rows, limit, |r| r.id);
     let entries: Vec<Entry> = rows.iter().map(Entry::of).collect();
     let scope = if person.is_none() { "everyone's" } else { "" };
     let summary = match entries.len() {

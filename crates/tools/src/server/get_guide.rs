@@ -8,7 +8,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{Ctx, Meta, Output, Tool, ToolError, guides::Topic};
+use crate::guides::Topic;
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetGuide;
 
@@ -29,6 +30,9 @@ impl Tool for GetGuide {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, _ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

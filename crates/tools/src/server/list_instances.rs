@@ -1,7 +1,7 @@
 //! `list_instances`: the configured backends, their kinds, defaults and whether this build supports them.
 //!
 //! The instances are fixed while the server runs, so the answer is a function of the caller's
-//! authority (role and grant scope): it is kept through [`crate::stored`] like other reads.
+//! authority (role and grant scope): it is kept through [`governance::stored`] like other reads.
 
 use domain::Capability;
 use policy::Effect;
@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{
+use governance::{
     Ctx, Meta, Output, Tool, ToolError,
     stored::{self, Keep},
 };
@@ -30,6 +30,9 @@ impl Tool for ListInstances {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
@@ -44,7 +47,7 @@ impl Tool for ListInstances {
 
 /// The instances this caller's grant covers, with their addresses for an admin only.
 fn answer(ctx: &Ctx) -> Output {
-    let mut views = ctx.instances().views();
+    let mut views = ctx.instances().views(|kind| ctx.supports(kind));
     views.retain(|v| ctx.covers(&v.id));
     // Where a backend lives (its URL or folder) is for those who administer it.
     if !ctx.caller.is_admin() {

@@ -6,3 +6,24 @@ pub mod get_activity;
 pub mod get_guide;
 pub mod list_instances;
 pub mod whoami;
+
+use governance::{DynTool, Family};
+
+/// The server's own tools: whoami, get_guide, diagnose, list_instances, get_activity.
+pub struct ServerFamily;
+
+impl Family for ServerFamily {
+    fn name(&self) -> &'static str {
+        "server"
+    }
+
+    fn tools(&self) -> Vec<Box<dyn DynTool>> {
+        vec![
+            Box::new(whoami::Whoami),
+            Box::new(get_guide::GetGuide),
+            Box::new(diagnose::Diagnose),
+            Box::new(list_instances::ListInstances),
+            Box::new(get_activity::GetActivity),
+        ]
+    }
+}

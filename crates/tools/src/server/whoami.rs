@@ -2,7 +2,7 @@
 //! content limits behind this key.
 //!
 //! The answer is a function of the caller's authority, the database's state and the clock only
-//! through allowance and quota windows, so it is kept per authority (through [`crate::stored`]) until
+//! through allowance and quota windows, so it is kept per authority (through [`governance::stored`]) until
 //! the database changes or a counted charge leaves its window. The caller's key is checked anew on
 //! every request before the tool runs, so a kept answer never outlives a revocation.
 
@@ -14,9 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::{
+use crate::requests::earliest;
+use governance::{
     Ctx, Meta, Output, Tool, ToolError,
-    requests::earliest,
     stored::{self, Keep},
 };
 
@@ -101,6 +101,9 @@ impl Tool for Whoami {
         capability: Capability::Discover,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
@@ -144,7 +147,7 @@ async fn answer(ctx: &Ctx) -> Result<(Output, Option<i64>), ToolError> {
     let mut changes_at = quotas.as_ref().and_then(|q| q.changes_at);
     for (i, left) in allowances.iter().enumerate() {
         summary.push_str(if i == 0 { "; allowances: " } else { ", " });
-        summary.push_str(&crate::allowance::sentence(left));
+        summary.push_str(&governance::allowance::sentence(left));
         changes_at = earliest(changes_at, left.changes_at);
     }
     let (request_quotas, sentence) = quotas.map(|q| (q.data, q.sentence)).unzip();
@@ -155,7 +158,7 @@ async fn answer(ctx: &Ctx) -> Result<(Output, Option<i64>), ToolError> {
     let data = Data {
         content_limits: limited.then(|| Limits::of(limits)),
         grant: Grant {
-            allowances: allowances.iter().map(crate::allowance::data).collect(),
+            allowances: allowances.iter().map(governance::allowance::data).collect(),
             capabilities: &a.grant.capabilities,
             expires_at: a.grant.expires_at,
             instances: Instances(a.grant.instances.as_deref()),

@@ -18,7 +18,7 @@ use domain::InstanceKind;
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use test_support::arr::{ArrKind, FakeArr, Resource, Verdict};
-use tools::{App, InstanceSpec, Instances, Settings};
+use tools::{InstanceSpec, Instances, Settings};
 use tower::ServiceExt;
 use web::{EdgeConfig, Host, Metrics, Web};
 
@@ -239,11 +239,12 @@ async fn marquee(specs: Vec<InstanceSpec>) -> (axum::Router, String) {
     let store = store::Store::open_in_memory().await.unwrap();
     let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
     let key = issued.secret.expose().to_string();
-    let app = App::new(
+    let app = tools::app(
         store,
         Arc::new(Settings::new(false, None)),
         Arc::new(Instances::new(specs).unwrap()),
     );
+    app.start_jobs(std::future::pending());
     let metrics = Arc::new(Metrics::default());
     let host = Arc::new(Host::new(app, metrics.clone()));
     let web = Web::new(EdgeConfig::default(), metrics);

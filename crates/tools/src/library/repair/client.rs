@@ -11,7 +11,8 @@ use domain::InfoHash;
 use serde_json::{Value, json};
 
 use super::verdict::ClientSays;
-use crate::{Ctx, downloads};
+use crate::downloads;
+use governance::Ctx;
 
 /// The download instances one diagnosis may consult, decided and loaded once.
 pub(super) struct Clients<'c> {

@@ -19,7 +19,7 @@ use super::{
     client::{Clients, Seen},
     verdict::{Verdict, sentence, stuck, verdict},
 };
-use crate::{Ctx, Meta, Output, Tool, ToolError, report::Level};
+use governance::{Ctx, Meta, Output, Tool, ToolError, report::Level};
 
 pub struct DiagnoseQueue;
 
@@ -44,6 +44,9 @@ impl Tool for DiagnoseQueue {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
     const LONG: bool = true;
 

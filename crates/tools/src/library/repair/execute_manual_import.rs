@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{super::source::granted, download_of};
-use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
+use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct ExecuteManualImport;
 
@@ -58,6 +58,9 @@ impl Tool for ExecuteManualImport {
         capability: Capability::LibraryWrite,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

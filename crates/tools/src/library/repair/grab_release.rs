@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Scope, resolve};
-use crate::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
+use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct GrabRelease;
 
@@ -44,6 +44,9 @@ impl Tool for GrabRelease {
         capability: Capability::LibraryWrite,
         needs_plan: false,
         allowance: Some(domain::AllowanceKind::Grabs),
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

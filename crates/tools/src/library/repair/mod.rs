@@ -20,7 +20,7 @@ use super::{
     source::{Source, media_type_word, one},
     title::{held, media_ref, serves, sources_for},
 };
-use crate::{Ctx, ErrorCode, ToolError};
+use governance::{Ctx, ErrorCode, ToolError};
 
 /// One exact scope, as search_releases and grab_release take it.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]

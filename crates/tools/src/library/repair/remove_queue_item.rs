@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::super::source::granted;
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct RemoveQueueItem;
 
@@ -49,6 +49,9 @@ impl Tool for RemoveQueueItem {
         needs_plan: false,
         // Removing a download and blocklisting a release cannot be undone from here.
         allowance: Some(domain::AllowanceKind::Destructive),
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

@@ -7,7 +7,7 @@ use policy::Effect;
 use serde_json::json;
 
 use super::{Scope, resolve};
-use crate::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchReleases;
 
@@ -24,6 +24,9 @@ impl Tool for SearchReleases {
         capability: Capability::LibraryRead,
         needs_plan: false,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Scope) -> Result<Output, ToolError> {

@@ -4,6 +4,7 @@
 //! approved (checkpoint, write, read back), and offered one guarded revert (`revert_change`).
 
 pub(crate) mod plan_profile_change;
+pub(crate) mod revert_change;
 pub(crate) mod upsert_custom_format;
 
 use std::collections::BTreeMap;
@@ -13,12 +14,110 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::source::{granted, one};
-use crate::{
-    Ctx, Meta, Output, ToolError,
-    changes::{self, Proposal, Run},
-    error::ErrorCode,
+use governance::{
+    contract::BoxFuture,
+    plan::{self, Dependencies, Look, PlanColumn, PlanTable, PlanView, Planned, Proposal, Run},
 };
+use store::Change;
+
+use super::source::{granted, one};
+use governance::{Ctx, Meta, Output, ToolError, error::ErrorCode};
+
+/// The plan hooks of `plan_profile_change` and `upsert_custom_format`: their changes offer
+/// one guarded revert.
+pub(crate) const SETTINGS_PLAN: SettingsPlanned = SettingsPlanned { revertible: true };
+/// The plan hooks of `revert_change`: a revert is a settings plan that is not reverted again.
+pub(crate) const REVERT_PLAN: SettingsPlanned = SettingsPlanned { revertible: false };
+
+/// Settings changes as [`Planned`]: always plans, for everyone, the owner included.
+#[derive(Debug)]
+pub(crate) struct SettingsPlanned {
+    revertible: bool,
+}
+
+impl Planned for SettingsPlanned {
+    fn always(&self) -> bool {
+        true
+    }
+
+    fn dependencies<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        change: &'a Change,
+    ) -> BoxFuture<'a, Result<Dependencies, ToolError>> {
+        Box::pin(async move { dependencies(ctx, &plan::parse_plan(change)?).await })
+    }
+
+    fn apply<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        change: &'a Change,
+        run: &'a Run<'a>,
+    ) -> BoxFuture<'a, Result<Output, ToolError>> {
+        Box::pin(async move { apply(ctx, plan::parse_plan(change)?, run).await })
+    }
+
+    fn describe(&self, change: &Change) -> PlanView {
+        let Ok(plan) = serde_json::from_str::<SettingsPlan>(&change.plan) else {
+            return PlanView::unknown(&change.tool);
+        };
+        let what = match plan.target {
+            SettingsRef::QualityProfile(_) => "quality profile",
+            _ => "custom format",
+        };
+        let verb = match (&plan.reverts, &plan.target) {
+            (Some(reverted), _) => format!("Reverts change {reverted} by writing"),
+            (None, SettingsRef::NewCustomFormat(_)) => "Creates".to_string(),
+            (None, _) => "Writes".to_string(),
+        };
+        let count = plan.changes.len();
+        let column = |header, look| PlanColumn {
+            header,
+            look,
+            wide: false,
+        };
+        let rows: Vec<Vec<String>> = plan
+            .changes
+            .iter()
+            .map(|c| vec![c.field.clone(), c.from.clone(), c.to.clone()])
+            .collect();
+        PlanView {
+            effect: format!(
+                "{verb} {what} \"{}\" on {} ({count} field{} below); it is written only while the service still holds what was read.",
+                plan.name,
+                plan.instance_id,
+                if count == 1 { "" } else { "s" },
+            ),
+            tables: vec![PlanTable {
+                id: "settings-diff",
+                title: "Settings",
+                columns: vec![
+                    column("Field", Look::Text),
+                    column("Now", Look::Old),
+                    column("After", Look::New),
+                ],
+                rows,
+            }],
+        }
+    }
+
+    fn revertible(&self) -> bool {
+        self.revertible
+    }
+
+    fn revert<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        change: &'a Change,
+        result: &'a Value,
+    ) -> BoxFuture<'a, Result<Proposal, ToolError>> {
+        Box::pin(async move {
+            let original: SettingsPlan = plan::parse_plan(change)?;
+            let plan = revert_plan(ctx, &change.id, original, result).await?;
+            Ok(proposal(&plan))
+        })
+    }
+}
 
 /// A settings change as stored: what the owner reviews and what apply writes.
 #[derive(Debug, Serialize, Deserialize)]
@@ -89,7 +188,7 @@ pub(crate) async fn propose(
     meta: Meta,
     plan: SettingsPlan,
 ) -> Result<Output, ToolError> {
-    changes::propose(ctx, meta, ctx.needs_plan(), proposal(&plan)).await
+    plan::propose(ctx, meta, ctx.needs_plan(), proposal(&plan)).await
 }
 
 /// `plan` as a proposal: its one-line summary and the hash of the resource it read.

@@ -11,7 +11,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{SettingsPlan, propose};
-use crate::{Ctx, Meta, Output, Tool, ToolError, library::source::one};
+use crate::library::source::one;
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct PlanProfileChange;
 
@@ -63,6 +64,9 @@ impl Tool for PlanProfileChange {
         capability: Capability::SettingsWrite,
         needs_plan: true,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: Some(&crate::library::settings::SETTINGS_PLAN),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

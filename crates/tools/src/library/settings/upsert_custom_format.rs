@@ -12,7 +12,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{SettingsPlan, propose};
-use crate::{Ctx, Meta, Output, Tool, ToolError, library::source::one};
+use crate::library::source::one;
+use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct UpsertCustomFormat;
 
@@ -62,6 +63,9 @@ impl Tool for UpsertCustomFormat {
         capability: Capability::SettingsWrite,
         needs_plan: true,
         allowance: None,
+        or_capabilities: &[],
+        family: Some(domain::KindFamily::Library),
+        plan: Some(&crate::library::settings::SETTINGS_PLAN),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {

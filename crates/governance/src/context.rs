@@ -3,21 +3,20 @@
 
 use std::sync::Arc;
 
-use domain::{Capability, KindFamily, Secret};
+use domain::{Capability, InstanceKind, KindFamily, Secret};
 use policy::Allowed;
 use store::{Authority, Store, ToolSwitches};
 
 use crate::{
+    ErrorCode,
     app::Shared,
     ask::{Ask, Question},
     authority,
     contract::{Meta, ToolError},
-    discover::Catalogues,
-    downloads::Downloads,
     instances::{InstanceSpec, Instances},
-    library::Libraries,
     report::{Level, Report},
     settings::Settings,
+    stored::Stored,
 };
 
 /// How a caller proved who they are; kept to re-check authority right before writes.
@@ -193,13 +192,13 @@ impl Ctx {
     }
 
     /// Answers read from the store, kept while the database is unchanged.
-    pub(crate) fn stored(&self) -> &crate::stored::Stored {
+    pub fn stored(&self) -> &Stored {
         &self.shared.stored
     }
 
     /// The state of the database this call's kept answers belong to: the one its authority was
     /// read under at the start of the request (`None`: none are kept).
-    pub(crate) fn state(&self) -> Option<store::Version> {
+    pub fn state(&self) -> Option<store::Version> {
         self.state
     }
 
@@ -211,16 +210,87 @@ impl Ctx {
         &self.shared.instances
     }
 
-    pub fn downloads(&self) -> &Downloads {
-        &self.shared.downloads
+    /// The state the family of type `T` installed (see [`crate::Family::install`]).
+    pub fn family<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.shared.slots.get::<T>().ok_or_else(|| {
+            tracing::error!(
+                tool = self.meta.name,
+                state = std::any::type_name::<T>(),
+                "a tool asked for the state of a family that is not plugged in"
+            );
+            ToolError::new(
+                ErrorCode::Internal,
+                format!(
+                    "{} cannot run in this build; the server log has the details",
+                    self.meta.name
+                ),
+            )
+        })
     }
 
-    pub fn catalogues(&self) -> &Catalogues {
-        &self.shared.catalogues
+    /// Whether some family of this build has an adapter for `kind`.
+    pub fn supports(&self, kind: InstanceKind) -> bool {
+        self.shared.supported.contains(&kind)
     }
 
-    pub fn libraries(&self) -> &Libraries {
-        &self.shared.libraries
+    /// The declaration of the tool `name`, when this build has it.
+    pub fn tool_meta(&self, name: &str) -> Option<Meta> {
+        self.shared.registry.get(name).map(|t| t.meta())
+    }
+
+    /// Every tool's declaration, in the stable order.
+    pub fn tool_metas(&self) -> Vec<Meta> {
+        self.shared
+            .registry
+            .all()
+            .iter()
+            .map(|t| t.meta())
+            .collect()
+    }
+
+    /// The tool being called.
+    pub fn meta(&self) -> Meta {
+        self.meta
+    }
+
+    /// The context an approved plan of `meta`'s tool is carried out in: the same caller and
+    /// line for progress, decided by the planned tool's own declaration (its capability, not
+    /// `apply_change`'s; the approval was checked by the caller), never planning again and
+    /// never asking (everything was decided when it was planned).
+    pub fn for_plan(&self, meta: Meta) -> Ctx {
+        Ctx {
+            caller: self.caller.clone(),
+            meta: Meta {
+                needs_plan: false,
+                ..meta
+            },
+            shared: self.shared.clone(),
+            needs_plan: None,
+            report: self.report.clone(),
+            asker: None,
+            state: self.state,
+        }
+    }
+
+    /// Every family's health sentences, in the families' order (see `Family::health`).
+    pub async fn family_health(&self) -> Result<Vec<String>, ToolError> {
+        let mut notes = Vec::new();
+        for family in &self.shared.families {
+            notes.extend(family.health(self).await?);
+        }
+        Ok(notes)
+    }
+
+    /// The check its own family makes of `spec` (for `diagnose`): `None` when no family
+    /// plugged in checks instances of that kind.
+    pub async fn check_instance(&self, spec: &InstanceSpec) -> Option<Result<String, String>> {
+        let slots = &self.shared.slots;
+        for family in &self.shared.families {
+            if let Some(found) = family.check(slots, spec).await {
+                return Some(found);
+            }
+        }
+        None
     }
 
     /// Decides this call on the resolved instance `id`: the proof a write-capable handle on

@@ -1,29 +1,35 @@
 //! The governance core's entry points: authenticate, list the tools a caller may see, and
 //! run one call through policy, audit and panic containment.
 
-use std::{collections::HashMap, panic::AssertUnwindSafe, sync::Arc};
+use std::{
+    collections::{HashMap, HashSet},
+    future::Future,
+    panic::AssertUnwindSafe,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+};
 
-use domain::{KindFamily, Secret};
+use domain::{InstanceKind, KindFamily, Secret};
 use futures::FutureExt;
+use parking_lot::RwLock;
 use policy::Effect;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use store::{AuditId, AuditStatus, Authority, NewAudit, Reserved, Store, ToolSwitches};
+use store::{AuditId, AuditStatus, Authority, Change, NewAudit, Reserved, Store, ToolSwitches};
 
 use crate::{
-    allowance,
+    ErrorCode, Family, Job, Slots, ToolError, View, allowance,
     ask::Ask,
     authority,
     context::{Caller, Credential, Ctx, FirstCall},
     contract::{DynTool, Meta, Output},
-    discover::Catalogues,
-    downloads::Downloads,
-    error::{ErrorCode, ToolError},
     instances::Instances,
-    library::Libraries,
-    registry,
+    plan::PlanView,
     report::Report,
     settings::Settings,
+    stored::Stored,
 };
 
 /// What every call shares.
@@ -31,20 +37,82 @@ pub(crate) struct Shared {
     pub store: Store,
     pub settings: Arc<Settings>,
     pub instances: Arc<Instances>,
-    pub downloads: Downloads,
-    pub catalogues: Catalogues,
-    pub libraries: Libraries,
     /// Answers read from the store, kept while the database is unchanged.
-    pub stored: crate::stored::Stored,
+    pub stored: Stored,
+    /// Each family's state, reached through `Ctx::family`.
+    pub slots: Slots,
+    pub families: Vec<Arc<dyn Family>>,
+    /// Every tool, by name.
+    pub registry: Registry,
+    /// The instance kinds some family has an adapter for.
+    pub supported: HashSet<InstanceKind>,
+    /// The families' background jobs, made once.
+    pub jobs: Vec<Job>,
+    jobs_started: AtomicBool,
+    /// Dropped with the last handle on the core: the jobs stop.
+    alive: tokio::sync::watch::Sender<()>,
+}
+
+/// The tools a process has: those its families declared at start, and those registered while
+/// it runs (a federated server's), each by its name.
+pub(crate) struct Registry {
+    fixed: Vec<Arc<dyn DynTool>>,
+    by_name: HashMap<&'static str, usize>,
+    /// Tools registered at run time, by name; none of them shadows a fixed one.
+    runtime: RwLock<std::collections::BTreeMap<&'static str, Arc<dyn DynTool>>>,
+}
+
+impl Registry {
+    fn new(tools: Vec<Box<dyn DynTool>>) -> Registry {
+        let mut fixed: Vec<Arc<dyn DynTool>> = Vec::with_capacity(tools.len());
+        let mut seen = HashSet::new();
+        for t in tools {
+            let name = t.meta().name;
+            if seen.insert(name) {
+                fixed.push(Arc::from(t));
+            } else {
+                tracing::error!(
+                    tool = name,
+                    "two tools share a name; the second is not served"
+                );
+            }
+        }
+        fixed.sort_by_key(|t| t.meta().name);
+        let by_name = fixed
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.meta().name, i))
+            .collect();
+        Registry {
+            fixed,
+            by_name,
+            runtime: RwLock::new(Default::default()),
+        }
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<Arc<dyn DynTool>> {
+        match self.by_name.get(name) {
+            Some(&i) => Some(self.fixed[i].clone()),
+            None => self.runtime.read().get(name).cloned(),
+        }
+    }
+
+    /// Every tool, in the stable order (by name).
+    pub(crate) fn all(&self) -> Vec<Arc<dyn DynTool>> {
+        let runtime = self.runtime.read();
+        if runtime.is_empty() {
+            return self.fixed.clone();
+        }
+        let mut all: Vec<Arc<dyn DynTool>> =
+            self.fixed.iter().chain(runtime.values()).cloned().collect();
+        all.sort_by_key(|t| t.meta().name);
+        all
+    }
 }
 
 /// The tool host: one per process.
 pub struct App {
     shared: Arc<Shared>,
-    tools: Vec<Box<dyn DynTool>>,
-    by_name: HashMap<&'static str, usize>,
-    /// Families whose instances a tool needs (see `registry::families`).
-    families: HashMap<&'static str, KindFamily>,
 }
 
 /// A tool as a caller may see it.
@@ -53,7 +121,7 @@ pub struct ToolView {
     pub meta: Meta,
     pub input_schema: Map<String, Value>,
     /// The MCP Apps view its results can be shown in.
-    pub view: Option<&'static crate::views::View>,
+    pub view: Option<&'static View>,
 }
 
 /// A call's line back to its client, when it has one: progress and log messages, questions.
@@ -72,45 +140,163 @@ pub enum Called {
 }
 
 impl App {
-    pub fn new(store: Store, settings: Arc<Settings>, instances: Arc<Instances>) -> App {
-        App::with_tools(store, settings, instances, registry::all())
+    /// The core with `families` plugged in: their state installed, their tools registered,
+    /// their jobs made (started by [`App::start_jobs`]).
+    pub fn new(
+        store: Store,
+        settings: Arc<Settings>,
+        instances: Arc<Instances>,
+        families: Vec<Arc<dyn Family>>,
+    ) -> App {
+        App::assemble(store, settings, instances, families, Vec::new())
     }
 
-    /// For tests that need a tool the registry does not have.
+    /// For tests that need a tool no family has.
     pub fn with_tools(
         store: Store,
         settings: Arc<Settings>,
         instances: Arc<Instances>,
+        tools: Vec<Box<dyn DynTool>>,
+    ) -> App {
+        App::assemble(store, settings, instances, Vec::new(), tools)
+    }
+
+    fn assemble(
+        store: Store,
+        settings: Arc<Settings>,
+        instances: Arc<Instances>,
+        families: Vec<Arc<dyn Family>>,
         mut tools: Vec<Box<dyn DynTool>>,
     ) -> App {
-        tools.sort_by_key(|t| t.meta().name);
-        let by_name = tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.meta().name, i))
-            .collect();
+        let mut slots = Slots::default();
+        let mut supported = HashSet::new();
+        let mut codes: HashMap<&'static str, &'static str> = HashMap::new();
+        for family in &families {
+            family.install(&instances, &mut slots);
+            supported.extend(family.kinds().iter().copied());
+            tools.extend(family.tools());
+            for code in family.error_codes() {
+                if let Some(other) = codes.insert(code.as_str(), family.name()) {
+                    tracing::error!(
+                        code = code.as_str(),
+                        family = family.name(),
+                        other,
+                        "two families declare the same error code"
+                    );
+                }
+            }
+        }
+        let jobs = families.iter().flat_map(|f| f.jobs(&slots)).collect();
         App {
             shared: Arc::new(Shared {
-                downloads: Downloads::from_instances(&instances),
-                catalogues: Catalogues::from_instances(&instances),
-                libraries: Libraries::from_instances(&instances),
-                stored: crate::stored::Stored::default(),
+                stored: Stored::default(),
+                registry: Registry::new(tools),
+                slots,
+                families,
+                supported,
+                jobs,
+                jobs_started: AtomicBool::new(false),
+                alive: tokio::sync::watch::channel(()).0,
                 store,
                 settings,
                 instances,
             }),
-            tools,
-            by_name,
-            families: registry::families(),
         }
+    }
+
+    /// Starts every family's background jobs, once: each runs a pass, waits its interval and
+    /// runs again, until `shutdown` resolves or the core is dropped. Needs a tokio runtime.
+    pub fn start_jobs(&self, shutdown: impl Future<Output = ()> + Send + 'static) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::error!("background jobs need a tokio runtime; none were started");
+            return;
+        };
+        if self.shared.jobs_started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let shutdown = shutdown.boxed().shared();
+        for job in &self.shared.jobs {
+            let pass = job.pass.clone();
+            let every = job.every;
+            let stop = shutdown.clone();
+            let mut alive = self.shared.alive.subscribe();
+            runtime.spawn(async move {
+                let passes = async {
+                    loop {
+                        pass().await;
+                        tokio::time::sleep(every).await;
+                    }
+                };
+                tokio::select! {
+                    () = passes => {}
+                    () = stop => {}
+                    _ = alive.changed() => {}
+                }
+            });
+        }
+    }
+
+    /// The background jobs, by name, in the order the families made them.
+    pub fn jobs(&self) -> Vec<&Job> {
+        self.shared.jobs.iter().collect()
+    }
+
+    /// Runs one pass of the job `name` now; `false` when no job has that name.
+    pub async fn run_job(&self, name: &str) -> bool {
+        let Some(job) = self.shared.jobs.iter().find(|j| j.name == name) else {
+            return false;
+        };
+        (job.pass)().await;
+        true
+    }
+
+    /// Serves `tool` from now on (a federated server's); refused when its name is taken by a
+    /// tool the families declared.
+    pub fn register_tool(&self, tool: Arc<dyn DynTool>) -> Result<(), String> {
+        let name = tool.meta().name;
+        let registry = &self.shared.registry;
+        if registry.by_name.contains_key(name) {
+            return Err(format!("a tool named {name} exists already"));
+        }
+        registry.runtime.write().insert(name, tool);
+        Ok(())
+    }
+
+    /// Stops serving the run-time tool `name`; `false` when there was none.
+    pub fn unregister_tool(&self, name: &str) -> bool {
+        self.shared.registry.runtime.write().remove(name).is_some()
+    }
+
+    /// How the owner reviews `change`: as its tool describes it.
+    pub fn describe_plan(&self, change: &Change) -> PlanView {
+        self.shared
+            .registry
+            .get(&change.tool)
+            .and_then(|t| t.meta().plan)
+            .map_or_else(|| PlanView::unknown(&change.tool), |p| p.describe(change))
+    }
+
+    /// The state the family of type `T` installed, when it is plugged in.
+    pub fn family<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.shared.slots.get::<T>()
+    }
+
+    /// Whether some family of this build has an adapter for `kind`.
+    pub fn supports(&self, kind: InstanceKind) -> bool {
+        self.shared.supported.contains(&kind)
+    }
+
+    /// The error codes the families declare beyond the core's.
+    pub fn family_error_codes(&self) -> Vec<ErrorCode> {
+        self.shared
+            .families
+            .iter()
+            .flat_map(|f| f.error_codes().iter().copied())
+            .collect()
     }
 
     pub fn store(&self) -> &Store {
         &self.shared.store
-    }
-
-    pub(crate) fn shared(&self) -> &Shared {
-        &self.shared
     }
 
     pub fn settings(&self) -> &Arc<Settings> {
@@ -123,7 +309,9 @@ impl App {
 
     /// Every tool this build has, in the stable order, whatever the caller.
     pub fn all_tools(&self) -> Vec<ToolView> {
-        self.tools
+        self.shared
+            .registry
+            .all()
             .iter()
             .map(|t| ToolView {
                 meta: t.meta(),
@@ -228,20 +416,22 @@ impl App {
                 .iter()
                 .any(|i| i.kind.family() == family && authority::covers(authority, &i.id))
         };
-        self.tools
+        self.shared
+            .registry
+            .all()
             .iter()
             .map(|t| t.meta())
-            .filter(|m| self.families.get(m.name).is_none_or(|f| family_present(*f)))
+            .filter(|m| m.family.is_none_or(family_present))
             .filter(|m| authority::visible(authority, switches, m, allow_destructive))
             .map(|m| m.name)
             .collect()
     }
 
     /// The MCP Apps views of the tools this caller may see, each once, in the stable order.
-    pub fn visible_views(&self, caller: &Caller) -> Vec<&'static crate::views::View> {
-        let mut views: Vec<&'static crate::views::View> = Vec::new();
+    pub fn visible_views(&self, caller: &Caller) -> Vec<&'static View> {
+        let mut views: Vec<&'static View> = Vec::new();
         for name in self.visible(caller) {
-            let view = self.by_name.get(name).and_then(|&i| self.tools[i].view());
+            let view = self.shared.registry.get(name).and_then(|t| t.view());
             if let Some(v) = view
                 && !views.iter().any(|seen| seen.uri == v.uri)
             {
@@ -272,10 +462,9 @@ impl App {
         arguments: Option<Map<String, Value>>,
         line: Line,
     ) -> Called {
-        let Some(&index) = self.by_name.get(name) else {
+        let Some(tool) = self.shared.registry.get(name) else {
             return Called::UnknownTool;
         };
-        let tool = &self.tools[index];
         let meta = tool.meta();
         Called::Done(
             self.run(
@@ -291,16 +480,12 @@ impl App {
 
     /// Whether a call of this tool is long: worth streaming progress and log messages.
     pub fn is_long(&self, name: &str) -> bool {
-        self.by_name
-            .get(name)
-            .is_some_and(|&i| self.tools[i].long())
+        self.shared.registry.get(name).is_some_and(|t| t.long())
     }
 
     /// Whether a call of this tool may ask the person to choose.
     pub fn asks(&self, name: &str) -> bool {
-        self.by_name
-            .get(name)
-            .is_some_and(|&i| self.tools[i].asks())
+        self.shared.registry.get(name).is_some_and(|t| t.asks())
     }
 
     async fn run(
@@ -315,7 +500,7 @@ impl App {
         let allow_destructive = self.shared.settings.allow_destructive();
         let mut needs_plan =
             authority::decide_or_plan(&caller, &meta, allow_destructive, None)?.err();
-        if needs_plan.is_some() && crate::changes::planned(meta.name).is_none() {
+        if needs_plan.is_some() && meta.plan.is_none() {
             // Fail closed: a tool that cannot store a plan must not act instead.
             return Err(ToolError::denied(format!(
                 "{} needs the owner's approval, and it cannot be planned in this version; nothing was done",
@@ -326,7 +511,7 @@ impl App {
         // outside: the change it stores is its record, and applying it is audited.
         let audited = (meta.effect != Effect::Read
             && needs_plan.is_none()
-            && !crate::changes::plans_only(meta.name))
+            && !meta.plan.is_some_and(|p| p.always()))
         .then(|| {
             let instance = arguments
                 .get("instance_id")

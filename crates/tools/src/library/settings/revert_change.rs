@@ -8,12 +8,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use store::{ChangeStatus, NewChange};
 
-use super::{content_hash, parse_plan, review_url};
-use crate::{
-    Ctx, Meta, Output, Tool, ToolError,
-    error::ErrorCode,
-    library::settings::{self, SettingsPlan},
-};
+use governance::plan::{Proposal, content_hash, planned_answer, review_url};
+
+use governance::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
 
 pub struct RevertChange;
 
@@ -34,6 +31,9 @@ impl Tool for RevertChange {
         capability: Capability::SettingsWrite,
         needs_plan: true,
         allowance: None,
+        or_capabilities: &[],
+        family: None,
+        plan: Some(&super::REVERT_PLAN),
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
@@ -49,21 +49,30 @@ impl Tool for RevertChange {
                     format!("no change with id \"{}\" that you planned", input.change_id),
                 )
             })?;
-        let revertible = ["plan_profile_change", "upsert_custom_format"];
         if change.tool == Self::META.name {
             return Err(ToolError::invalid(format!(
                 "change {} is itself a revert; a revert cannot be reverted",
                 change.id
             )));
         }
-        if !revertible.contains(&change.tool.as_str()) {
+        let planned = ctx
+            .tool_meta(&change.tool)
+            .and_then(|m| m.plan)
+            .filter(|p| p.revertible());
+        let Some(planned) = planned else {
+            let revertible: Vec<&str> = ctx
+                .tool_metas()
+                .into_iter()
+                .filter(|m| m.plan.is_some_and(|p| p.revertible()))
+                .map(|m| m.name)
+                .collect();
             return Err(ToolError::invalid(format!(
                 "change {} is a {} change; only settings changes ({}) offer a revert",
                 change.id,
                 change.tool,
                 revertible.join(", ")
             )));
-        }
+        };
         if change.status != ChangeStatus::Applied {
             return Err(ToolError::new(
                 ErrorCode::Conflict,
@@ -82,17 +91,15 @@ impl Tool for RevertChange {
             .and_then(|o| o.result)
             .and_then(|r| serde_json::from_str(&r).ok())
             .unwrap_or_default();
-        let original: SettingsPlan = parse_plan(&change)?;
-        let plan = settings::revert_plan(ctx, &change.id, original, &result).await?;
-        store_revert(ctx, plan).await
+        let proposal = planned.revert(ctx, &change, &result).await?;
+        store_revert(ctx, &change.id, proposal).await
     }
 }
 
-/// Stores the revert (one per change, also when two race) and answers it as a plan.
-async fn store_revert(ctx: &Ctx, plan: SettingsPlan) -> Result<Output, ToolError> {
+/// Stores the revert of the change `reverts` (one per change, also when two race) and answers
+/// it as a plan.
+async fn store_revert(ctx: &Ctx, reverts: &str, proposal: Proposal) -> Result<Output, ToolError> {
     let meta = RevertChange::META;
-    let reverts = plan.reverts.clone().unwrap_or_default();
-    let proposal = settings::proposal(&plan);
     let text = proposal.plan.to_string();
     let dependencies = serde_json::to_string(&proposal.dependencies).unwrap_or_default();
     let grant = &ctx.caller.authority.grant;
@@ -109,12 +116,12 @@ async fn store_revert(ctx: &Ctx, plan: SettingsPlan) -> Result<Output, ToolError
                 plan: text,
                 dependency_hashes: dependencies,
             },
-            &reverts,
+            reverts,
         )
         .await
         .map_err(conflict)?;
     let url = review_url(ctx, &change.id);
-    Ok(super::planned_answer(
+    Ok(planned_answer(
         meta,
         ctx.needs_plan(),
         &change,

@@ -22,22 +22,6 @@ pub struct InstanceSpec {
 }
 
 impl InstanceSpec {
-    /// Whether this build has an adapter for the kind yet.
-    pub fn supported(&self) -> bool {
-        match self.kind {
-            // Catalogues: the discover family (src/discover).
-            InstanceKind::Builtin | InstanceKind::Tmdb | InstanceKind::Musicbrainz => true,
-            // Download clients: the downloads family (src/downloads).
-            InstanceKind::Qbittorrent | InstanceKind::Transmission => true,
-            // Library services: the library family (src/library).
-            InstanceKind::Radarr
-            | InstanceKind::Sonarr
-            | InstanceKind::Lidarr
-            | InstanceKind::Readarr => true,
-            InstanceKind::Folder | InstanceKind::Mcp => false,
-        }
-    }
-
     /// The URL without userinfo or query, safe to show.
     pub fn display_url(&self) -> Option<String> {
         self.url.as_ref().map(|u| {
@@ -101,7 +85,9 @@ impl Instances {
         &self.list
     }
 
-    pub fn views(&self) -> Vec<InstanceView> {
+    /// What `list_instances` shows; `supported` says whether a family of this build has an
+    /// adapter for a kind ([`crate::Ctx::supports`]).
+    pub fn views(&self, supported: impl Fn(InstanceKind) -> bool) -> Vec<InstanceView> {
         self.list
             .iter()
             .map(|s| InstanceView {
@@ -111,7 +97,7 @@ impl Instances {
                 url: s.display_url(),
                 path: s.path.clone(),
                 default: s.default,
-                supported: s.supported(),
+                supported: supported(s.kind),
             })
             .collect()
     }

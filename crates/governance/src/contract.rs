@@ -11,7 +11,7 @@ use std::{
 };
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use domain::{AllowanceKind, Capability};
+use domain::{AllowanceKind, Capability, KindFamily};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer, de::DeserializeOwned};
@@ -22,7 +22,7 @@ use serde_json::{
 pub use wire::Rows;
 
 pub use crate::error::{ErrorCode, ErrorKind, ToolError};
-use crate::{context::Ctx, views::View};
+use crate::{Ctx, View, plan::Planned};
 
 /// Everything a tool declares about itself, in its own file.
 #[derive(Debug, Clone, Copy)]
@@ -38,6 +38,15 @@ pub struct Meta {
     /// The grant allowance each call spends (reserved with the audit entry, before the tool
     /// acts), or `None` when calls spend none.
     pub allowance: Option<AllowanceKind>,
+    /// Capabilities that serve as well as `capability` (the change tools, declared with
+    /// downloads.write, serve whoever may plan a settings change too).
+    pub or_capabilities: &'static [Capability],
+    /// The instance family the tool acts on: it is listed only while an instance of that
+    /// family is configured and covered by the caller's grant. `None`: always listed.
+    pub family: Option<KindFamily>,
+    /// The plan hooks of a tool that can store a change for the owner's approval (`None`: a
+    /// call that would need approval is refused, never run).
+    pub plan: Option<&'static dyn Planned>,
 }
 
 /// A tool: its declaration, its input type, and what it does.
@@ -290,7 +299,7 @@ pub fn output_schema() -> Map<String, Value> {
     }
 }
 
-pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A call whose arguments parsed: ready to run once the core has done its checks.
 pub type Prepared<'a> =

@@ -22,7 +22,7 @@ fn per(days: u32) -> String {
 }
 
 /// One allowance as data: kind, count, window, used, left and when a spent unit comes back.
-pub(crate) fn data(left: &AllowanceLeft) -> Value {
+pub fn data(left: &AllowanceLeft) -> Value {
     json!({
         "allowance": left.kind,
         "count": left.count,
@@ -34,7 +34,7 @@ pub(crate) fn data(left: &AllowanceLeft) -> Value {
 }
 
 /// "3 of 10 adds per day left".
-pub(crate) fn sentence(left: &AllowanceLeft) -> String {
+pub fn sentence(left: &AllowanceLeft) -> String {
     format!(
         "{} of {} {} per {} left",
         left.left,
@@ -45,7 +45,7 @@ pub(crate) fn sentence(left: &AllowanceLeft) -> String {
 }
 
 /// The refusal of a call whose allowance is spent: nothing was done.
-pub(crate) fn exhausted(tool: &str, left: &AllowanceLeft) -> ToolError {
+pub fn exhausted(tool: &str, left: &AllowanceLeft) -> ToolError {
     let when = match left.refills_at {
         Some(at) => format!("the next one comes back at {}", time(at)),
         None => "this grant allows none; ask the owner to raise it".into(),

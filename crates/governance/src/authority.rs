@@ -39,7 +39,7 @@ fn action<'a>(meta: &Meta, instance: Option<&'a str>) -> Action<'a> {
     Action {
         tool: meta.name,
         capability: meta.capability,
-        or_capabilities: crate::changes::served_by(meta.name),
+        or_capabilities: meta.or_capabilities,
         effect: meta.effect,
         needs_plan: meta.needs_plan,
         instance,
@@ -47,7 +47,7 @@ fn action<'a>(meta: &Meta, instance: Option<&'a str>) -> Action<'a> {
 }
 
 /// Decides one call of `meta` by `caller`, on `instance` once the tool has resolved it.
-pub(crate) fn decide(
+pub fn decide(
     caller: &Caller,
     meta: &Meta,
     allow_destructive: bool,
@@ -66,7 +66,7 @@ pub(crate) fn decide(
 
 /// [`decide`], with a NeedsPlan answer as `Ok(Err(missing))`: the call may be planned for the
 /// owner's approval, and `missing` is the authority the caller lacks.
-pub(crate) fn decide_or_plan(
+pub fn decide_or_plan(
     caller: &Caller,
     meta: &Meta,
     allow_destructive: bool,
@@ -85,7 +85,7 @@ pub(crate) fn decide_or_plan(
 }
 
 /// May `meta` appear in the `tools/list` of a caller with `authority`?
-pub(crate) fn visible(
+pub fn visible(
     authority: &Authority,
     tool_switches: &ToolSwitches,
     meta: &Meta,
@@ -100,6 +100,6 @@ pub(crate) fn visible(
 
 /// Does `caller`'s grant cover the instance `id`? For choosing which instances a call that
 /// names none reads; each chosen instance is then decided with [`decide`].
-pub(crate) fn covers(authority: &Authority, id: &str) -> bool {
+pub fn covers(authority: &Authority, id: &str) -> bool {
     policy::covers(who(authority), id)
 }

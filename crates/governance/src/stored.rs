@@ -34,7 +34,7 @@ const KEPT: usize = 32;
 
 /// How long a computed answer may be handed out again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Keep {
+pub enum Keep {
     /// Until the database changes.
     WhileUnchanged,
     /// Until the database changes or this instant (unix ms) comes, whichever is first.
@@ -48,13 +48,13 @@ pub(crate) enum Keep {
 /// person and grant count, because the authority may have been read under an older version
 /// than the data: an answer computed for it must never serve a newer one. They are compared
 /// as values (no text is written for them); the question's text is short.
-pub(crate) fn view(ctx: &Ctx, question: impl Debug) -> View {
+pub fn view(ctx: &Ctx, question: impl Debug) -> View {
     View::new(&ctx.caller.authority, question)
 }
 
 /// See [`view`].
 #[derive(Clone)]
-pub(crate) struct View {
+pub struct View {
     authority: Arc<Authority>,
     question: String,
     /// Of the person's and the grant's ids, the grant's revision and the question:
@@ -122,7 +122,7 @@ type Flight = (Key, Version, Arc<OnceCell<Computed>>);
 
 /// Kept answers and the computations under way.
 #[derive(Default)]
-pub(crate) struct Stored {
+pub struct Stored {
     /// Read by every kept call at once (a hit only reads), written when an answer is kept.
     entries: RwLock<Vec<Entry>>,
     /// One computation per question and database state at a time (single flight): callers

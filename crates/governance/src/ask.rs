@@ -115,7 +115,7 @@ impl Question {
     }
 
     /// Checks a reply: a value outside the choices is refused like a bad argument.
-    pub(crate) fn check(&self, reply: Reply) -> Result<&Choice, ToolError> {
+    pub fn check(&self, reply: Reply) -> Result<&Choice, ToolError> {
         match reply {
             Reply::Chose(value) => self
                 .choices
@@ -140,7 +140,7 @@ impl Question {
     }
 
     /// What a call that got no reply answers.
-    pub(crate) fn unanswered(&self, why: Unanswered) -> ToolError {
+    pub fn unanswered(&self, why: Unanswered) -> ToolError {
         match why {
             Unanswered::Unsupported => self.unanswerable("(this client cannot ask the person)"),
             Unanswered::TimedOut => self.unanswerable("(no answer came in time)"),

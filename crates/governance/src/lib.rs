@@ -1,0 +1,33 @@
+//! The governance core every call passes: authenticate, decide with `policy`, parse the whole
+//! input, re-read authority before a write, audit, reserve the allowance, contain panics, and
+//! store a plan for the owner where one is needed. It also holds the tool contract (`Tool`,
+//! `Meta`, `Output`, errors) and the sockets a family plugs into (`Family`: its tools, its
+//! state in a typed slot, its error codes, its background jobs, its health check).
+//!
+//! Architecture invariant: this crate names no family. Whatever it needs to know about a tool
+//! is a field of the tool's `Meta` (its plan hooks, its instance family, the capabilities that
+//! serve as well as its own), never a match on its name.
+
+pub mod allowance;
+mod app;
+pub mod ask;
+pub mod authority;
+pub mod context;
+pub mod contract;
+pub mod error;
+mod family;
+pub mod instances;
+pub mod plan;
+pub mod report;
+pub mod settings;
+pub mod stored;
+mod view;
+
+pub use app::{App, Called, Line, ToolView};
+pub use context::{Caller, Credential, Ctx};
+pub use contract::{DynTool, Meta, Output, Tool};
+pub use error::{ErrorCode, ErrorKind, ToolError};
+pub use family::{CheckFuture, Family, Job, JobFuture, Slots, intern};
+pub use instances::{InstanceSpec, InstanceView, Instances};
+pub use settings::{LocalAccess, Settings};
+pub use view::View;
