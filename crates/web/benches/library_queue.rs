@@ -4,7 +4,9 @@
 //! Prints p50 and p99 of each and the ratio of the merged call to the slowest single instance.
 //! Run: `cargo bench -p web --bench library_queue` (BENCH_ITERATIONS, default 60).
 
-#[path = "../tests/support/mod.rs"]
+// The integration tests' server helpers; this bench uses two of them.
+#[path = "../tests/it/support.rs"]
+#[allow(dead_code)]
 mod support;
 
 use std::time::{Duration, Instant};

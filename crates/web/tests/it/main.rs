@@ -1,0 +1,30 @@
+//! Integration tests of the web crate: the real router over a real in-memory SQLite, with
+//! contract fakes of the backends, real torrent daemons and a real browser where a test needs
+//! them. One test binary (modules below) keeps linking cheap.
+
+mod peers;
+mod support;
+mod webdriver;
+
+mod asking;
+mod changes;
+mod completions;
+mod discover;
+mod display_media;
+mod display_media_view;
+mod downloads;
+mod edge;
+mod import_doctor;
+mod import_doctor_clients;
+mod library;
+mod library_reads;
+mod library_repair;
+mod library_repair_music_books;
+mod library_requests;
+mod library_sonarr_v5;
+mod oauth;
+mod oauth_consent;
+mod pages;
+mod requests;
+mod settings_changes;
+mod tools;
