@@ -23,7 +23,7 @@ use crate::{
     ErrorCode, Family, Job, Slots, ToolError, View, allowance,
     ask::Ask,
     authority,
-    context::{Caller, Credential, Ctx, FirstCall},
+    context::{Caller, Credential, Ctx},
     contract::{DynTool, Meta, Output},
     instances::Instances,
     plan::PlanView,
@@ -324,11 +324,13 @@ impl App {
     /// `Ok(None)` for a missing, wrong, revoked or expired key.
     pub async fn authenticate(&self, key: &str) -> Result<Option<Caller>, store::Error> {
         let found = self.shared.store.authenticate_with_switches(key).await?;
-        Ok(found.map(|a| Caller {
-            credential: Credential::Key(Secret::new(key)),
-            authority: a.authority,
-            switches: a.switches,
-            state: FirstCall::new(a.version),
+        Ok(found.map(|a| {
+            Caller::new(
+                Credential::Key(Secret::new(key)),
+                a.authority,
+                a.switches,
+                a.version,
+            )
         }))
     }
 
@@ -347,14 +349,12 @@ impl App {
         let found = store
             .authenticate_token_with_switches(token, resource)
             .await?;
-        Ok(found.map(|a| Caller {
-            credential: Credential::Token {
+        Ok(found.map(|a| {
+            let credential = Credential::Token {
                 token: Secret::new(token),
                 resource: resource.to_owned(),
-            },
-            authority: a.authority,
-            switches: a.switches,
-            state: FirstCall::new(a.version),
+            };
+            Caller::new(credential, a.authority, a.switches, a.version)
         }))
     }
 
@@ -382,12 +382,12 @@ impl App {
             key_id: "local".into(),
             grant,
         };
-        Ok(Some(Caller {
-            credential: Credential::Local,
-            authority: Arc::new(authority),
-            switches: store.tool_switches().await?,
-            state: FirstCall::new(state),
-        }))
+        Ok(Some(Caller::new(
+            Credential::Local,
+            Arc::new(authority),
+            store.tool_switches().await?,
+            state,
+        )))
     }
 
     async fn reauthenticate(&self, caller: &Caller) -> Result<Option<Caller>, store::Error> {

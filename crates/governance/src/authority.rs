@@ -13,7 +13,7 @@ use crate::{
 };
 
 /// The caller as policy sees it.
-fn who(authority: &Authority) -> policy::Caller<'_> {
+pub(crate) fn who(authority: &Authority) -> policy::Caller<'_> {
     let grant = &authority.grant;
     policy::Caller {
         role: authority.person.role,
@@ -82,6 +82,18 @@ pub fn decide_or_plan(
         Decision::Deny { reason } => Err(ToolError::denied(reason)),
         Decision::NeedsPlan { missing } => Ok(Err(missing)),
     }
+}
+
+/// The write proof of `allowed`, which every write-capable handle asks for; refused when the
+/// decision was taken for a read (a read tool never opens a write handle).
+pub fn write_proof(allowed: &Allowed) -> Result<policy::Write<'_>, ToolError> {
+    allowed.write().ok_or_else(|| {
+        tracing::error!(instance = ?allowed.instance(), "a write handle was asked for with a read decision");
+        ToolError::new(
+            ErrorCode::Internal,
+            "the write was stopped: it was decided as a read; the server log has the details",
+        )
+    })
 }
 
 /// May `meta` appear in the `tools/list` of a caller with `authority`?

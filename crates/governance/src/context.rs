@@ -37,6 +37,8 @@ pub struct Caller {
     pub authority: Arc<Authority>,
     /// The owner's tool switches, read with the authority.
     pub switches: Arc<ToolSwitches>,
+    /// Whose rows the caller sees and which household rules bind them, decided once.
+    pub scope: policy::Scope,
     /// The state of the database both were read under, for the first call made with this
     /// caller (see [`FirstCall`]).
     pub(crate) state: FirstCall,
@@ -62,12 +64,26 @@ impl FirstCall {
 }
 
 impl Caller {
-    pub fn can(&self, capability: Capability) -> bool {
-        self.authority.grant.capabilities.contains(&capability)
+    /// A caller whose authority and switches were read under `state`.
+    pub(crate) fn new(
+        credential: Credential,
+        authority: Arc<Authority>,
+        switches: Arc<ToolSwitches>,
+        state: Option<store::Version>,
+    ) -> Caller {
+        let limited = !authority.person.limits.is_unlimited();
+        let scope = policy::scope(authority::who(&authority), limited);
+        Caller {
+            credential,
+            authority,
+            switches,
+            scope,
+            state: FirstCall::new(state),
+        }
     }
 
-    pub fn is_admin(&self) -> bool {
-        self.authority.person.role.is_admin()
+    pub fn can(&self, capability: Capability) -> bool {
+        self.authority.grant.capabilities.contains(&capability)
     }
 }
 
@@ -165,12 +181,7 @@ impl Ctx {
         {
             return Err(changed());
         }
-        let caller = Caller {
-            credential: self.caller.credential.clone(),
-            authority,
-            switches,
-            state: FirstCall::new(version),
-        };
+        let caller = Caller::new(self.caller.credential.clone(), authority, switches, version);
         match authority::decide_or_plan(
             &caller,
             &self.meta,

@@ -65,12 +65,14 @@ pub struct Switches {
     pub tool_enabled: bool,
 }
 
-/// Proof that policy allowed an action. Only [`decide`] makes one, so a write-capable
-/// handle that asks for it cannot be had without a decision. It names the instance it was
-/// decided for, so a proof for one instance opens no handle on another.
+/// Proof that policy allowed an action. Only [`decide`] makes one. It names the instance it
+/// was decided for, so a proof for one instance opens no handle on another, and the effect
+/// it was decided for: only a changing one gives the [`Write`] proof that write-capable
+/// handles ask for, so a read decision can never open a write handle.
 #[derive(Debug)]
 pub struct Allowed {
     instance: Option<String>,
+    effect: Effect,
 }
 
 impl Allowed {
@@ -82,6 +84,36 @@ impl Allowed {
     /// True when this proof was decided for the instance `id`.
     pub fn covers(&self, id: &str) -> bool {
         self.instance.as_deref() == Some(id)
+    }
+
+    /// The effect of the action this was decided for.
+    pub fn effect(&self) -> Effect {
+        self.effect
+    }
+
+    /// The write proof, when this decision was taken for an action that changes something;
+    /// `None` for a read.
+    pub fn write(&self) -> Option<Write<'_>> {
+        (self.effect != Effect::Read).then_some(Write { allowed: self })
+    }
+}
+
+/// Proof that policy allowed a changing action on one instance: what every write-capable
+/// handle asks for. Only [`Allowed::write`] makes one, from a decision for a changing effect.
+#[derive(Debug, Clone, Copy)]
+pub struct Write<'a> {
+    allowed: &'a Allowed,
+}
+
+impl Write<'_> {
+    /// The instance this decision covers; `None` when it was decided without one.
+    pub fn instance(&self) -> Option<&str> {
+        self.allowed.instance()
+    }
+
+    /// True when this proof was decided for the instance `id`.
+    pub fn covers(&self, id: &str) -> bool {
+        self.allowed.covers(id)
     }
 }
 
@@ -111,6 +143,35 @@ fn holds(caller: Caller<'_>, action: Action<'_>) -> bool {
     std::iter::once(&action.capability)
         .chain(action.or_capabilities)
         .any(|c| caller.capabilities.contains(c))
+}
+
+/// What a caller sees of rows that are not their own, and which household rules bind them:
+/// decided once per caller from the role and the grant, so that no tool asks the role itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// Everyone's requests (owners, admins, grants with requests.manage); else one's own.
+    pub all_requests: bool,
+    /// Everyone's planned changes and operations (owners and admins); else one's own.
+    pub all_changes: bool,
+    /// The household's set-up: instance URLs and folders, people's names, admin-only prompts.
+    pub household: bool,
+    /// Never content-filtered nor quota-bound, and one's requests are approved as made
+    /// (owners and admins).
+    pub exempt: bool,
+    /// The person's content limits filter what they discover.
+    pub content_limited: bool,
+}
+
+/// The [`Scope`] of a caller; `has_limits` says whether the person has content limits set.
+pub fn scope(caller: Caller<'_>, has_limits: bool) -> Scope {
+    let admin = caller.role.is_admin();
+    Scope {
+        all_requests: admin || caller.capabilities.contains(&Capability::RequestsManage),
+        all_changes: admin,
+        household: admin,
+        exempt: admin,
+        content_limited: !admin && has_limits,
+    }
 }
 
 /// Does the caller's grant cover the instance `id`? For choosing among instances (the ones a
@@ -182,6 +243,7 @@ pub fn decide(caller: Caller<'_>, action: Action<'_>, switches: Switches) -> Dec
     }
     Decision::Allow(Allowed {
         instance: action.instance.map(str::to_owned),
+        effect: action.effect,
     })
 }
 
@@ -208,6 +270,77 @@ mod tests {
         allow_destructive: true,
         tool_enabled: true,
     };
+
+    #[test]
+    fn scope_by_role_grant_and_limits() {
+        let none = caps(&[]);
+        let manage = caps(&[Capability::RequestsManage]);
+        let of = |role, capabilities, limits| {
+            scope(
+                Caller {
+                    role,
+                    capabilities,
+                    instances: None,
+                    tools: None,
+                },
+                limits,
+            )
+        };
+        for role in [Role::Owner, Role::Admin] {
+            let s = of(role, &none, true);
+            assert!(s.all_requests && s.all_changes && s.household && s.exempt);
+            assert!(!s.content_limited, "admins are never filtered");
+        }
+        let user = of(Role::User, &none, false);
+        assert_eq!(
+            user,
+            Scope {
+                all_requests: false,
+                all_changes: false,
+                household: false,
+                exempt: false,
+                content_limited: false,
+            }
+        );
+        assert!(of(Role::User, &manage, false).all_requests);
+        assert!(!of(Role::User, &manage, false).all_changes);
+        assert!(of(Role::User, &none, true).content_limited);
+    }
+
+    #[test]
+    fn only_a_decision_for_a_changing_effect_gives_a_write_proof() {
+        let c = caps(&[Capability::DownloadsRead, Capability::DownloadsWrite]);
+        let caller = Caller {
+            role: Role::Owner,
+            capabilities: &c,
+            instances: None,
+            tools: None,
+        };
+        let on = |effect, capability| Action {
+            instance: Some("qb"),
+            ..action(effect, capability)
+        };
+        let Decision::Allow(read) = decide(caller, on(Effect::Read, Capability::DownloadsRead), ON)
+        else {
+            panic!("expected allow")
+        };
+        assert_eq!(read.effect(), Effect::Read);
+        assert!(
+            read.write().is_none(),
+            "a read decision opens no write handle"
+        );
+        for effect in [Effect::Write, Effect::Destructive, Effect::ExternalCost] {
+            let Decision::Allow(write) = decide(caller, on(effect, Capability::DownloadsWrite), ON)
+            else {
+                panic!("expected allow")
+            };
+            let proof = write
+                .write()
+                .expect("a changing decision gives a write proof");
+            assert!(proof.covers("qb") && !proof.covers("tr"));
+            assert_eq!(proof.instance(), Some("qb"));
+        }
+    }
 
     #[test]
     fn capability_is_required() {

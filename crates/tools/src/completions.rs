@@ -81,7 +81,7 @@ async fn prompt_values(
             .unwrap_or_default(),
         "blocked_genre" => genres(app, caller).await,
         // People's names are for admins only.
-        "person" if caller.is_admin() => app
+        "person" if caller.scope.household => app
             .store()
             .people()
             .await?

@@ -180,7 +180,7 @@ pub fn usable(app: &App, caller: &Caller) -> Vec<&'static PromptSpec> {
     let visible = app.visible(caller);
     PROMPTS
         .iter()
-        .filter(|p| !p.admin_only || caller.is_admin())
+        .filter(|p| !p.admin_only || caller.scope.household)
         .filter(|p| p.tools.iter().all(|t| visible.contains(t)))
         .collect()
 }

@@ -1,7 +1,7 @@
 //! `get_change`: a planned change as the owner sees it: its plan, status, the authority it
 //! waits for and where it is reviewed.
 
-use domain::{Capability, Role};
+use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -40,7 +40,7 @@ impl Tool for GetChange {
             .store()
             .change(&input.change_id)
             .await?
-            .filter(|c| c.created_by == me.id || me.role == Role::Owner || ctx.caller.is_admin())
+            .filter(|c| c.created_by == me.id || ctx.caller.scope.all_changes)
             .ok_or_else(|| {
                 ToolError::new(
                     ErrorCode::NotFound,

@@ -71,7 +71,10 @@ fn operation_sentence(op: &Operation) -> String {
 async fn visible_operation(ctx: &Ctx, id: &str) -> Result<Operation, ToolError> {
     let op = ctx.store().operation(id).await?;
     match op {
-        Some(op) if ctx.caller.is_admin() || op.person == Some(ctx.caller.authority.person.id) => {
+        Some(op)
+            if ctx.caller.scope.all_changes
+                || op.person == Some(ctx.caller.authority.person.id) =>
+        {
             Ok(op)
         }
         _ => Err(ToolError::new(

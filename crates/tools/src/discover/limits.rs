@@ -167,8 +167,7 @@ impl<'e> Gate<'e> {
 
     /// Whether the caller's answers pass a gate at all.
     pub fn for_caller_would_filter(ctx: &Ctx) -> bool {
-        let person = &ctx.caller.authority.person;
-        !person.role.is_admin() && !person.limits.is_unlimited()
+        ctx.caller.scope.content_limited
     }
 
     fn cap_name(&self, media_type: MediaType) -> Option<&str> {

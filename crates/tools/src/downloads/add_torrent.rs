@@ -54,7 +54,7 @@ impl Tool for AddTorrent {
         let tags = labels::tag_list(&input.tags)?;
         let (instance, allowed) = granted(ctx, input.instance_id.as_deref())?;
         let b = instance.backend()?;
-        let writer = instance.writer(&allowed)?;
+        let writer = instance.writer(governance::authority::write_proof(&allowed)?)?;
         refresher::ensure_loaded(&[instance]).await;
         if let Some(c) = &input.category {
             labels::require_category(&[instance], c)?;

@@ -10,7 +10,6 @@ use adapters_downloads::{
     TrackerEntry,
 };
 use domain::{InfoHash, InstanceId, InstanceKind};
-use policy::Allowed;
 
 use super::refresher;
 use governance::{
@@ -93,7 +92,7 @@ impl Source {
     }
 
     /// The write-capable client, for a call `policy::decide` allowed on this very instance.
-    pub fn writer(&self, allowed: &Allowed) -> Result<&DownloadClient, ToolError> {
+    pub fn writer(&self, allowed: policy::Write<'_>) -> Result<&DownloadClient, ToolError> {
         if !allowed.covers(&self.id) {
             tracing::error!(instance = %self.id, decided_for = ?allowed.instance(), "a write was attempted with a proof for another instance");
             return Err(ToolError::new(

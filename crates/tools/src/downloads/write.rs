@@ -267,7 +267,7 @@ pub(crate) async fn execute(plan: Plan<'_>, op: Op<'_>) -> Vec<TorrentResult> {
         let (source, hashes) = (group.source, &group.hashes);
         let (backend, writer) = match source
             .backend()
-            .and_then(|b| Ok((b, source.writer(&group.allowed)?)))
+            .and_then(|b| Ok((b, source.writer(governance::authority::write_proof(&group.allowed)?)?)))
         {
             Ok(both) => both,
             Err(e) => {

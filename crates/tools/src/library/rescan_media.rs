@@ -51,7 +51,7 @@ impl Tool for RescanMedia {
         // Lidarr rescans artists: an album's folder is its artist's.
         let target = item.parent_id.unwrap_or(item.id);
         let command = source
-            .writer(&allowed)?
+            .writer(governance::authority::write_proof(&allowed)?)?
             .rescan(target)
             .await
             .map_err(|e| source.error(e))?;

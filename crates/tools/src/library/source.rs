@@ -126,7 +126,7 @@ impl Source {
     }
 
     /// The client for a write `policy::decide` allowed on this very instance.
-    pub fn writer(&self, allowed: &Allowed) -> Result<Writer<'_>, ToolError> {
+    pub fn writer(&self, allowed: policy::Write<'_>) -> Result<Writer<'_>, ToolError> {
         if !allowed.covers(&self.id) {
             tracing::error!(instance = %self.id, decided_for = ?allowed.instance(), "a write was attempted with a proof for another instance");
             return Err(ToolError::new(

@@ -140,7 +140,7 @@ impl Tool for TriggerSearch {
             }
         };
         let command = source
-            .writer(&allowed)?
+            .writer(governance::authority::write_proof(&allowed)?)?
             .search(&target)
             .await
             .map_err(|e| source.error(e))?;

@@ -208,7 +208,7 @@ async fn add_and_search(
         None => {
             let opts = add_options(client, source, link, &request.seasons).await?;
             let item = source
-                .writer(&allowed)?
+                .writer(governance::authority::write_proof(&allowed)?)?
                 .add(&found, &opts)
                 .await
                 .map_err(|e| source.error(e))?;
@@ -223,7 +223,7 @@ async fn add_and_search(
         MediaType::Book => SearchTarget::Book(item_id),
     };
     let command = source
-        .writer(&allowed)?
+        .writer(governance::authority::write_proof(&allowed)?)?
         .search(&target)
         .await
         .map_err(|e| source.error(e))?;

@@ -86,7 +86,7 @@ pub(crate) fn time(ms: i64) -> String {
 
 /// Owners, admins and grants with requests.manage see everyone's requests.
 pub(crate) fn sees_all(ctx: &Ctx) -> bool {
-    ctx.caller.is_admin() || ctx.caller.can(domain::Capability::RequestsManage)
+    ctx.caller.scope.all_requests
 }
 
 /// "Heat (1995)" / "Bluey (2018) seasons 1, 2".
@@ -201,7 +201,7 @@ pub(crate) async fn quotas_left(ctx: &Ctx) -> Result<Option<QuotasLeft>, ToolErr
     if !ctx.caller.can(domain::Capability::Request) {
         return Ok(None);
     }
-    if ctx.caller.is_admin() {
+    if ctx.caller.scope.exempt {
         return Ok(Some(QuotasLeft {
             data: json!({ "exempt": true, "allowances": [] }),
             sentence: "no request quota".into(),

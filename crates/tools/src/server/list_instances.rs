@@ -50,7 +50,7 @@ fn answer(ctx: &Ctx) -> Output {
     let mut views = ctx.instances().views(|kind| ctx.supports(kind));
     views.retain(|v| ctx.covers(&v.id));
     // Where a backend lives (its URL or folder) is for those who administer it.
-    if !ctx.caller.is_admin() {
+    if !ctx.caller.scope.household {
         for v in &mut views {
             v.url = None;
             v.path = None;

@@ -126,7 +126,7 @@ impl Tool for ExecuteManualImport {
             "move"
         };
         let mut command = source
-            .writer(&allowed)?
+            .writer(governance::authority::write_proof(&allowed)?)?
             .manual_import(&chosen, mode)
             .await
             .map_err(|e| source.error(e))?;

@@ -88,7 +88,7 @@ impl Tool for GrabRelease {
         };
         let allowed = ctx.authorize(&source.id)?;
         source
-            .writer(&allowed)?
+            .writer(governance::authority::write_proof(&allowed)?)?
             .grab(release)
             .await
             .map_err(|e| source.error(e))?;

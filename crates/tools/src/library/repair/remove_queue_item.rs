@@ -95,7 +95,7 @@ impl Tool for RemoveQueueItem {
                 ..Removal::default()
             },
         };
-        let writer = source.writer(&allowed)?;
+        let writer = source.writer(governance::authority::write_proof(&allowed)?)?;
         let mut outcomes = Vec::new();
         for id in &input.queue_ids {
             let title = queue.iter().find(|q| q.id == *id).map(|q| q.title.clone());

@@ -238,7 +238,7 @@ pub(crate) async fn apply(
     run: &Run<'_>,
 ) -> Result<Output, ToolError> {
     let (source, allowed) = granted(ctx, Some(&plan.instance_id), None)?;
-    let writer = source.writer(&allowed)?;
+    let writer = source.writer(governance::authority::write_proof(&allowed)?)?;
     run.checkpoint(json!({
         "call": "write_settings",
         "instance_id": plan.instance_id,
