@@ -30,120 +30,119 @@ pub enum ErrorKind {
     Internal,
 }
 
-/// Every code a tool error can carry. Closed: a new code is a new variant, and every match on
-/// it (the REST mirror's statuses) must say what it means.
+/// The code a tool error carries: a stable name clients see in `data.code`, and the kind of
+/// failure it is. The core's codes are the constants below; a family declares its own with
+/// [`ErrorCode::new`] (and lists them in `Family::error_codes`), while the kinds stay closed:
+/// the REST mirror and the audit read only the kind, with named exceptions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// An argument is malformed or out of range.
-    InvalidArgument,
-    /// An `instance_id` names no configured instance.
-    UnknownInstance,
-    /// No instance of the family the tool needs is configured.
-    NoInstance,
-    /// The instance cannot answer this (a catalogue without that media source, say).
-    Unsupported,
-    /// The named thing does not exist.
-    NotFound,
-    /// Content limits hide this title from the caller.
-    NotAvailable,
-    /// Policy refused the call.
-    Denied,
-    /// Allowed only as a plan the owner approves.
-    NeedsPlan,
-    /// A request quota is spent.
-    RequestQuotaExceeded,
-    /// A grant allowance is spent.
-    AllowanceExhausted,
-    /// The state disagrees with the call.
-    Conflict,
-    /// A planned change read state that has changed since: plan it again.
-    StalePlan,
-    /// The instance's adapter could not be set up from its config.
-    BackendUnavailable,
-    /// The instance's config is wrong (e.g. a catalogue that needs a key has none).
-    BackendMisconfigured,
-    /// The backend did not answer in time or at all.
-    BackendUnreachable,
-    /// The backend refused Marquee's credentials.
-    BackendUnauthorized,
-    /// The backend asked Marquee to slow down.
-    BackendRateLimited,
-    /// The backend answered with an error or something unreadable.
-    BackendError,
-    /// The backend's answer could not be read completely; nothing partial is shown.
-    BackendIncomplete,
-    /// The caller's content limits could not be checked against the catalogue.
-    LimitsUnreadable,
-    /// Marquee's own database could not be read or written.
-    StoreUnavailable,
-    /// The call is ambiguous and the person must choose; the error lists the choices.
-    ChoiceNeeded,
-    /// The person declined (or cancelled) a question the call asked; nothing was done.
-    Declined,
-    /// 2026-07-28: the call's question went back as an input-required result.
-    InputRequired,
-    /// Marquee failed; the server log has the details.
-    Internal,
+pub struct ErrorCode {
+    name: &'static str,
+    kind: ErrorKind,
 }
 
+// The core's codes read like the variants they once were (`ErrorCode::NotFound`).
+#[allow(non_upper_case_globals)]
 impl ErrorCode {
+    /// An argument is malformed or out of range.
+    pub const InvalidArgument: ErrorCode = ErrorCode::new("invalid_argument", ErrorKind::BadInput);
+    /// An `instance_id` names no configured instance.
+    pub const UnknownInstance: ErrorCode = ErrorCode::new("unknown_instance", ErrorKind::BadInput);
+    /// No instance of the family the tool needs is configured.
+    pub const NoInstance: ErrorCode = ErrorCode::new("no_instance", ErrorKind::BadInput);
+    /// The instance cannot answer this (a catalogue without that media source, say).
+    pub const Unsupported: ErrorCode = ErrorCode::new("unsupported", ErrorKind::BadInput);
+    /// The named thing does not exist.
+    pub const NotFound: ErrorCode = ErrorCode::new("not_found", ErrorKind::NotFound);
+    /// Content limits hide this title from the caller.
+    pub const NotAvailable: ErrorCode = ErrorCode::new("not_available", ErrorKind::Denied);
+    /// Policy refused the call.
+    pub const Denied: ErrorCode = ErrorCode::new("denied", ErrorKind::Denied);
+    /// Allowed only as a plan the owner approves.
+    pub const NeedsPlan: ErrorCode = ErrorCode::new("needs_plan", ErrorKind::Denied);
+    /// A request quota is spent.
+    pub const RequestQuotaExceeded: ErrorCode =
+        ErrorCode::new("request_quota_exceeded", ErrorKind::Quota);
+    /// A grant allowance is spent.
+    pub const AllowanceExhausted: ErrorCode =
+        ErrorCode::new("allowance_exhausted", ErrorKind::Quota);
+    /// The state disagrees with the call.
+    pub const Conflict: ErrorCode = ErrorCode::new("conflict", ErrorKind::Conflict);
+    /// A planned change read state that has changed since: plan it again.
+    pub const StalePlan: ErrorCode = ErrorCode::new("stale_plan", ErrorKind::Conflict);
+    /// The instance's adapter could not be set up from its config.
+    pub const BackendUnavailable: ErrorCode =
+        ErrorCode::new("backend_unavailable", ErrorKind::Backend);
+    /// The instance's config is wrong (e.g. a catalogue that needs a key has none).
+    pub const BackendMisconfigured: ErrorCode =
+        ErrorCode::new("backend_misconfigured", ErrorKind::Backend);
+    /// The backend did not answer in time or at all.
+    pub const BackendUnreachable: ErrorCode =
+        ErrorCode::new("backend_unreachable", ErrorKind::Backend);
+    /// The backend refused Marquee's credentials.
+    pub const BackendUnauthorized: ErrorCode =
+        ErrorCode::new("backend_unauthorized", ErrorKind::Backend);
+    /// The backend asked Marquee to slow down.
+    pub const BackendRateLimited: ErrorCode =
+        ErrorCode::new("backend_rate_limited", ErrorKind::Backend);
+    /// The backend answered with an error or something unreadable.
+    pub const BackendError: ErrorCode = ErrorCode::new("backend_error", ErrorKind::Backend);
+    /// The backend's answer could not be read completely; nothing partial is shown.
+    pub const BackendIncomplete: ErrorCode =
+        ErrorCode::new("backend_incomplete", ErrorKind::Backend);
+    /// The caller's content limits could not be checked against the catalogue.
+    pub const LimitsUnreadable: ErrorCode = ErrorCode::new("limits_unreadable", ErrorKind::Backend);
+    /// Marquee's own database could not be read or written.
+    pub const StoreUnavailable: ErrorCode = ErrorCode::new("store_unavailable", ErrorKind::Backend);
+    /// The call is ambiguous and the person must choose; the error lists the choices.
+    pub const ChoiceNeeded: ErrorCode = ErrorCode::new("choice_needed", ErrorKind::BadInput);
+    /// The person declined (or cancelled) a question the call asked; nothing was done.
+    pub const Declined: ErrorCode = ErrorCode::new("declined", ErrorKind::Denied);
+    /// 2026-07-28: the call's question went back as an input-required result.
+    pub const InputRequired: ErrorCode = ErrorCode::new("input_required", ErrorKind::BadInput);
+    /// Marquee failed; the server log has the details.
+    pub const Internal: ErrorCode = ErrorCode::new("internal", ErrorKind::Internal);
+
+    /// Every code of the core, in a stable order.
+    pub const CORE: &'static [ErrorCode] = &[
+        ErrorCode::InvalidArgument,
+        ErrorCode::UnknownInstance,
+        ErrorCode::NoInstance,
+        ErrorCode::Unsupported,
+        ErrorCode::NotFound,
+        ErrorCode::NotAvailable,
+        ErrorCode::Denied,
+        ErrorCode::NeedsPlan,
+        ErrorCode::RequestQuotaExceeded,
+        ErrorCode::AllowanceExhausted,
+        ErrorCode::Conflict,
+        ErrorCode::StalePlan,
+        ErrorCode::BackendUnavailable,
+        ErrorCode::BackendMisconfigured,
+        ErrorCode::BackendUnreachable,
+        ErrorCode::BackendUnauthorized,
+        ErrorCode::BackendRateLimited,
+        ErrorCode::BackendError,
+        ErrorCode::BackendIncomplete,
+        ErrorCode::LimitsUnreadable,
+        ErrorCode::StoreUnavailable,
+        ErrorCode::ChoiceNeeded,
+        ErrorCode::Declined,
+        ErrorCode::InputRequired,
+        ErrorCode::Internal,
+    ];
+
+    /// A code of a family's own: `name` in snake_case, unique in the build.
+    pub const fn new(name: &'static str, kind: ErrorKind) -> ErrorCode {
+        ErrorCode { name, kind }
+    }
+
     /// The stable machine-readable name clients see in `data.code`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidArgument => "invalid_argument",
-            ErrorCode::UnknownInstance => "unknown_instance",
-            ErrorCode::NoInstance => "no_instance",
-            ErrorCode::Unsupported => "unsupported",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::NotAvailable => "not_available",
-            ErrorCode::Denied => "denied",
-            ErrorCode::NeedsPlan => "needs_plan",
-            ErrorCode::RequestQuotaExceeded => "request_quota_exceeded",
-            ErrorCode::AllowanceExhausted => "allowance_exhausted",
-            ErrorCode::Conflict => "conflict",
-            ErrorCode::StalePlan => "stale_plan",
-            ErrorCode::BackendUnavailable => "backend_unavailable",
-            ErrorCode::BackendMisconfigured => "backend_misconfigured",
-            ErrorCode::BackendUnreachable => "backend_unreachable",
-            ErrorCode::BackendUnauthorized => "backend_unauthorized",
-            ErrorCode::BackendRateLimited => "backend_rate_limited",
-            ErrorCode::BackendError => "backend_error",
-            ErrorCode::BackendIncomplete => "backend_incomplete",
-            ErrorCode::LimitsUnreadable => "limits_unreadable",
-            ErrorCode::StoreUnavailable => "store_unavailable",
-            ErrorCode::ChoiceNeeded => "choice_needed",
-            ErrorCode::Declined => "declined",
-            ErrorCode::InputRequired => "input_required",
-            ErrorCode::Internal => "internal",
-        }
+        self.name
     }
 
     pub fn kind(self) -> ErrorKind {
-        match self {
-            ErrorCode::InvalidArgument
-            | ErrorCode::UnknownInstance
-            | ErrorCode::NoInstance
-            | ErrorCode::Unsupported
-            | ErrorCode::ChoiceNeeded
-            | ErrorCode::InputRequired => ErrorKind::BadInput,
-            ErrorCode::NotFound => ErrorKind::NotFound,
-            ErrorCode::NotAvailable
-            | ErrorCode::Denied
-            | ErrorCode::NeedsPlan
-            | ErrorCode::Declined => ErrorKind::Denied,
-            ErrorCode::RequestQuotaExceeded | ErrorCode::AllowanceExhausted => ErrorKind::Quota,
-            ErrorCode::Conflict | ErrorCode::StalePlan => ErrorKind::Conflict,
-            ErrorCode::BackendUnavailable
-            | ErrorCode::BackendMisconfigured
-            | ErrorCode::BackendUnreachable
-            | ErrorCode::BackendUnauthorized
-            | ErrorCode::BackendRateLimited
-            | ErrorCode::BackendError
-            | ErrorCode::BackendIncomplete
-            | ErrorCode::LimitsUnreadable
-            | ErrorCode::StoreUnavailable => ErrorKind::Backend,
-            ErrorCode::Internal => ErrorKind::Internal,
-        }
+        self.kind
     }
 
     /// True when a failure with this code certainly did nothing outside Marquee (the call was
@@ -248,6 +247,22 @@ impl From<store::Error> for ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_core_codes_have_unique_snake_case_names() {
+        let mut names: Vec<&str> = ErrorCode::CORE.iter().map(|c| c.as_str()).collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+        );
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all);
+        assert_eq!(ErrorCode::StalePlan.kind(), ErrorKind::Conflict);
+        assert_eq!(ErrorCode::Declined.as_str(), "declined");
+    }
 
     #[test]
     fn the_envelope_names_the_code_and_its_kind() {

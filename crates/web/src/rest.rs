@@ -12,7 +12,7 @@ use axum::{
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use tools::{Called, Caller, ErrorCode};
+use tools::{Called, Caller, ErrorCode, ErrorKind};
 
 use crate::{Host, Web, host::definition_json};
 
@@ -112,32 +112,23 @@ async fn authorize(
     }
 }
 
-/// The HTTP status of a tool error: one exhaustive match, so a new code cannot go unmapped.
+/// The HTTP status of a tool error: its kind's, but for two named exceptions.
 fn tool_status(code: ErrorCode) -> StatusCode {
     match code {
-        ErrorCode::InvalidArgument
-        | ErrorCode::UnknownInstance
-        | ErrorCode::NoInstance
-        | ErrorCode::Unsupported
-        | ErrorCode::ChoiceNeeded
-        | ErrorCode::InputRequired => StatusCode::BAD_REQUEST,
-        ErrorCode::NotFound => StatusCode::NOT_FOUND,
-        ErrorCode::NotAvailable | ErrorCode::Denied | ErrorCode::NeedsPlan => StatusCode::FORBIDDEN,
+        // The person was asked and said no: the call conflicts with their answer, it was not
+        // refused by policy.
         ErrorCode::Declined => StatusCode::CONFLICT,
-        ErrorCode::RequestQuotaExceeded | ErrorCode::AllowanceExhausted => {
-            StatusCode::TOO_MANY_REQUESTS
-        }
-        ErrorCode::Conflict | ErrorCode::StalePlan => StatusCode::CONFLICT,
-        ErrorCode::BackendUnavailable
-        | ErrorCode::BackendMisconfigured
-        | ErrorCode::BackendUnreachable
-        | ErrorCode::BackendUnauthorized
-        | ErrorCode::BackendRateLimited
-        | ErrorCode::BackendError
-        | ErrorCode::BackendIncomplete
-        | ErrorCode::LimitsUnreadable => StatusCode::BAD_GATEWAY,
+        // Marquee's own database, not a backend: the service is unavailable for now.
         ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => match code.kind() {
+            ErrorKind::BadInput => StatusCode::BAD_REQUEST,
+            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::Denied => StatusCode::FORBIDDEN,
+            ErrorKind::Quota => StatusCode::TOO_MANY_REQUESTS,
+            ErrorKind::Conflict => StatusCode::CONFLICT,
+            ErrorKind::Backend => StatusCode::BAD_GATEWAY,
+            ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        },
     }
 }
 
@@ -236,4 +227,51 @@ async fn call(State(web): State<Web>, request: Request) -> Result<Response, ApiE
 
 async fn openapi() -> Response {
     Json(crate::rest_openapi::document()).into_response()
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::*;
+
+    #[test]
+    fn every_core_code_has_its_status() {
+        let table: Vec<(&str, u16)> = ErrorCode::CORE
+            .iter()
+            .map(|c| (c.as_str(), tool_status(*c).as_u16()))
+            .collect();
+        let expected = [
+            ("invalid_argument", 400),
+            ("unknown_instance", 400),
+            ("no_instance", 400),
+            ("unsupported", 400),
+            ("not_found", 404),
+            ("not_available", 403),
+            ("denied", 403),
+            ("needs_plan", 403),
+            ("request_quota_exceeded", 429),
+            ("allowance_exhausted", 429),
+            ("conflict", 409),
+            ("stale_plan", 409),
+            ("backend_unavailable", 502),
+            ("backend_misconfigured", 502),
+            ("backend_unreachable", 502),
+            ("backend_unauthorized", 502),
+            ("backend_rate_limited", 502),
+            ("backend_error", 502),
+            ("backend_incomplete", 502),
+            ("limits_unreadable", 502),
+            ("store_unavailable", 503),
+            ("choice_needed", 400),
+            ("declined", 409),
+            ("input_required", 400),
+            ("internal", 500),
+        ];
+        assert_eq!(table, expected);
+    }
+
+    #[test]
+    fn a_family_code_takes_its_kind_status() {
+        let code = ErrorCode::new("stale_scan", ErrorKind::Conflict);
+        assert_eq!(tool_status(code), StatusCode::CONFLICT);
+    }
 }
