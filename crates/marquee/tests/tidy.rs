@@ -3,7 +3,7 @@
 //! `//!` headers, file sizes.
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet},
     path::{Path, PathBuf},
     process::Command,
 };
@@ -334,6 +334,117 @@ fn every_crate_has_its_section_in_architecture_md() {
         .map(|(name, p)| format!("{name}: no \"### `{}`\" section in ARCHITECTURE.md", p.dir))
         .collect();
     assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// The `crate → {dep, dep}` lines of `text`'s fenced code blocks, by crate; a crate stated
+/// twice is named in the second value.
+fn stated_allow_list(text: &str) -> (BTreeMap<String, BTreeSet<String>>, Vec<String>) {
+    let mut stated = BTreeMap::new();
+    let mut twice = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some((name, deps)) = line.split_once(" → ").filter(|_| fenced) else {
+            continue;
+        };
+        let (name, deps) = (name.trim(), deps.trim());
+        let Some(deps) = deps.strip_prefix('{').and_then(|d| d.strip_suffix('}')) else {
+            continue;
+        };
+        let deps: BTreeSet<String> = deps
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_string)
+            .collect();
+        if stated.insert(name.to_string(), deps).is_some() {
+            twice.push(name.to_string());
+        }
+    }
+    (stated, twice)
+}
+
+/// Where `text`'s stated dependency rule differs from `allowed`, one line each.
+fn allow_list_differences(text: &str, allowed: &[(&str, &[&str])]) -> Vec<String> {
+    let (stated, twice) = stated_allow_list(text);
+    let mut problems: Vec<String> = twice
+        .into_iter()
+        .map(|name| format!("ARCHITECTURE.md states {name} twice"))
+        .collect();
+    for (name, deps) in allowed {
+        let deps: BTreeSet<String> = deps.iter().map(|d| d.to_string()).collect();
+        let Some(said) = stated.get(*name) else {
+            problems.push(format!(
+                "ARCHITECTURE.md does not state {name} → {{{}}}",
+                deps.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+            continue;
+        };
+        let missing: Vec<&str> = deps.difference(said).map(String::as_str).collect();
+        if !missing.is_empty() {
+            problems.push(format!(
+                "ARCHITECTURE.md leaves out {name} → {}, which ALLOWED has",
+                missing.join(", ")
+            ));
+        }
+        let extra: Vec<&str> = said.difference(&deps).map(String::as_str).collect();
+        if !extra.is_empty() {
+            problems.push(format!(
+                "ARCHITECTURE.md states {name} → {}, which ALLOWED does not have",
+                extra.join(", ")
+            ));
+        }
+    }
+    for name in stated.keys() {
+        if !allowed.iter().any(|(n, _)| n == name) {
+            problems.push(format!(
+                "ARCHITECTURE.md states {name}, which ALLOWED does not list"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn architecture_md_states_the_allow_list() {
+    let text = std::fs::read_to_string(workspace_root().join("ARCHITECTURE.md")).unwrap();
+    let problems = allow_list_differences(&text, ALLOWED);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_stated_allow_list_check_catches_a_difference() {
+    let text = "\
+web → {mcp}
+```
+domain → {}
+policy → {domain}
+web → {mcp, store}
+web → {store, mcp}
+newcomer → {domain}
+```
+";
+    let allowed: &[(&str, &[&str])] = &[
+        ("domain", &[]),
+        ("policy", &["domain"]),
+        ("store", &["domain"]),
+        ("web", &["mcp", "tools"]),
+    ];
+    assert_eq!(
+        allow_list_differences(text, allowed),
+        [
+            "ARCHITECTURE.md states web twice",
+            "ARCHITECTURE.md does not state store → {domain}",
+            "ARCHITECTURE.md leaves out web → tools, which ALLOWED has",
+            "ARCHITECTURE.md states web → store, which ALLOWED does not have",
+            "ARCHITECTURE.md states newcomer, which ALLOWED does not list",
+        ]
+    );
+    let same = "```\nweb → {tools, mcp}\nstore → {domain}\npolicy → {domain}\ndomain → {}\n```\n";
+    assert!(allow_list_differences(same, allowed).is_empty());
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
