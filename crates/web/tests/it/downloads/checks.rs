@@ -7,7 +7,7 @@ use domain::InstanceKind;
 use serde_json::{Value, json};
 use store::{AuditQuery, AuditStatus};
 
-use super::{World, hashes, ok, refused, spec};
+use super::{Scene, World, hashes, ok, refused, spec};
 use crate::{
     peers::{self, Fixture},
     support::{Server, server_for},
@@ -43,6 +43,49 @@ pub(crate) async fn audit(s: &Server) {
             .any(|e| e.tool == "set_category" && e.status == AuditStatus::Failed)
     );
     assert!(entries.iter().all(|e| e.status != AuditStatus::Executing));
+}
+
+/// One call of every write tool, and of a read, as the owner on the scene: what the audit
+/// trail is checked against. A category the instance does not have fails inside the call.
+pub(crate) async fn one_call_of_each(s: &Server, scene: &Scene) {
+    let Scene { q1, t1, t3, .. } = scene;
+    let source = q1.torrent.to_str().unwrap();
+    let add = json!({"source": source, "category": "movies", "tags": ["mcp"], "paused": true});
+    ok(s, "add_torrent", add).await;
+    let t1_on_tr = json!({"info_hashes": [t1.hash], "instance_id": "tr"});
+    ok(s, "pause_torrents", t1_on_tr.clone()).await;
+    ok(s, "resume_torrents", t1_on_tr.clone()).await;
+    ok(s, "recheck_torrents", t1_on_tr.clone()).await;
+    ok(s, "reannounce_torrents", t1_on_tr).await;
+    let e = refused(
+        s,
+        "set_category",
+        json!({"info_hashes": [t3.hash], "category": "nope"}),
+    )
+    .await;
+    assert!(
+        e.contains("unknown category \"nope\" on instance tr"),
+        "{e}"
+    );
+    ok(
+        s,
+        "set_tags",
+        json!({"info_hashes": [t3.hash], "tags": ["mcp"]}),
+    )
+    .await;
+    ok(
+        s,
+        "move_to_category",
+        json!({"info_hashes": [t3.hash], "category": "movies"}),
+    )
+    .await;
+    ok(
+        s,
+        "delete_torrents",
+        json!({"info_hashes": [t3.hash], "delete_data": false}),
+    )
+    .await;
+    ok(s, "find_torrents", json!({})).await;
 }
 
 /// Reads need downloads.read, writes downloads.write, deletions the owner's direct authority.
