@@ -13,7 +13,6 @@ use std::{
 
 use domain::{InstanceKind, KindFamily, Secret};
 use futures::FutureExt;
-use parking_lot::RwLock;
 use policy::Effect;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -27,6 +26,7 @@ use crate::{
     contract::{DynTool, Meta, Output},
     instances::Instances,
     plan::PlanView,
+    registry::Registry,
     report::Report,
     settings::Settings,
     stored::Stored,
@@ -51,63 +51,6 @@ pub(crate) struct Shared {
     jobs_started: AtomicBool,
     /// Dropped with the last handle on the core: the jobs stop.
     alive: tokio::sync::watch::Sender<()>,
-}
-
-/// The tools a process has: those its families declared at start, and those registered while
-/// it runs (a federated server's), each by its name.
-pub(crate) struct Registry {
-    fixed: Vec<Arc<dyn DynTool>>,
-    by_name: HashMap<&'static str, usize>,
-    /// Tools registered at run time, by name; none of them shadows a fixed one.
-    runtime: RwLock<std::collections::BTreeMap<&'static str, Arc<dyn DynTool>>>,
-}
-
-impl Registry {
-    fn new(tools: Vec<Box<dyn DynTool>>) -> Registry {
-        let mut fixed: Vec<Arc<dyn DynTool>> = Vec::with_capacity(tools.len());
-        let mut seen = HashSet::new();
-        for t in tools {
-            let name = t.meta().name;
-            if seen.insert(name) {
-                fixed.push(Arc::from(t));
-            } else {
-                tracing::error!(
-                    tool = name,
-                    "two tools share a name; the second is not served"
-                );
-            }
-        }
-        fixed.sort_by_key(|t| t.meta().name);
-        let by_name = fixed
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.meta().name, i))
-            .collect();
-        Registry {
-            fixed,
-            by_name,
-            runtime: RwLock::new(Default::default()),
-        }
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<Arc<dyn DynTool>> {
-        match self.by_name.get(name) {
-            Some(&i) => Some(self.fixed[i].clone()),
-            None => self.runtime.read().get(name).cloned(),
-        }
-    }
-
-    /// Every tool, in the stable order (by name).
-    pub(crate) fn all(&self) -> Vec<Arc<dyn DynTool>> {
-        let runtime = self.runtime.read();
-        if runtime.is_empty() {
-            return self.fixed.clone();
-        }
-        let mut all: Vec<Arc<dyn DynTool>> =
-            self.fixed.iter().chain(runtime.values()).cloned().collect();
-        all.sort_by_key(|t| t.meta().name);
-        all
-    }
 }
 
 /// The tool host: one per process.
@@ -253,18 +196,12 @@ impl App {
     /// Serves `tool` from now on (a federated server's); refused when its name is taken by a
     /// tool the families declared.
     pub fn register_tool(&self, tool: Arc<dyn DynTool>) -> Result<(), String> {
-        let name = tool.meta().name;
-        let registry = &self.shared.registry;
-        if registry.by_name.contains_key(name) {
-            return Err(format!("a tool named {name} exists already"));
-        }
-        registry.runtime.write().insert(name, tool);
-        Ok(())
+        self.shared.registry.register(tool)
     }
 
     /// Stops serving the run-time tool `name`; `false` when there was none.
     pub fn unregister_tool(&self, name: &str) -> bool {
-        self.shared.registry.runtime.write().remove(name).is_some()
+        self.shared.registry.unregister(name)
     }
 
     /// How the owner reviews `change`: as its tool describes it.

@@ -18,6 +18,7 @@ pub mod error;
 mod family;
 pub mod instances;
 pub mod plan;
+mod registry;
 pub mod report;
 pub mod settings;
 pub mod stored;
