@@ -7,7 +7,7 @@ use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use store::{Begun, Change, ChangeStatus, NewAudit};
+use store::{Begun, Change, ChangeStatus, NewAudit, Operation};
 
 use governance::plan::{Planned, Run, not_plannable, review_url};
 
@@ -44,129 +44,186 @@ impl Tool for ApplyChange {
     const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let key = valid_key(&input.idempotency_key)?;
-        let me = ctx.caller.authority.person.id;
-        if let Some(op) = ctx.store().operation_by_key(me, key).await? {
-            if op.change_id.as_deref() != Some(input.change_id.as_str()) {
-                return Err(ToolError::new(
-                    ErrorCode::Conflict,
-                    "this idempotency_key was already used for another change; use a new key",
-                ));
-            }
-            return Ok(answer(
-                &op,
-                "This idempotency_key was used before: this is the operation it started; nothing was run again.",
+        let resolved = resolve(ctx, &input).await?;
+        let (op, note) = act(resolved).await?;
+        Ok(answer(&op, note))
+    }
+}
+
+/// The note on an operation a racing apply started.
+const RACED: &str = "Another apply of this change started it first; the work runs once.";
+
+/// What the checks found before anything runs.
+enum Resolved<'i> {
+    /// An operation answered as it stands, with a note: the one this key started before, or
+    /// a racing apply's. Nothing runs again.
+    Started(Operation, &'static str),
+    /// A change the caller may apply whose plan still holds.
+    Ready(Ready<'i>),
+}
+
+/// A change ready to start.
+struct Ready<'i> {
+    change: Change,
+    key: &'i str,
+    /// The statuses the operation may start from.
+    startable: &'static [ChangeStatus],
+    meta: Meta,
+    hooks: &'static dyn Planned,
+    /// The call's context under the planned tool's declaration: its capability, not
+    /// apply_change's, decides each instance it touches.
+    ctx: Ctx,
+}
+
+/// Checks the key (an earlier use answers its operation), the change, the caller's authority
+/// and every dependency hash; a stale plan is refused here, before anything happens.
+async fn resolve<'i>(ctx: &Ctx, input: &'i Input) -> Result<Resolved<'i>, ToolError> {
+    let key = valid_key(&input.idempotency_key)?;
+    let me = ctx.caller.authority.person.id;
+    if let Some(op) = ctx.store().operation_by_key(me, key).await? {
+        if op.change_id.as_deref() != Some(input.change_id.as_str()) {
+            return Err(ToolError::new(
+                ErrorCode::Conflict,
+                "this idempotency_key was already used for another change; use a new key",
             ));
         }
-        let change = ctx
-            .store()
-            .change(&input.change_id)
-            .await?
-            .filter(|c| c.created_by == me || ctx.caller.authority.person.role == Role::Owner)
-            .ok_or_else(|| {
-                ToolError::new(ErrorCode::NotFound,
-                    format!(
-                        "no change with id \"{}\" that you planned; the planned tool's answer names it",
-                        input.change_id
-                    ),
-                )
-            })?;
-        let startable = authorize(ctx, &change).await?;
-        // From here the planned tool's own declaration decides each instance it touches: its
-        // capability, not apply_change's (the approval or the caller's authority was checked
-        // just above).
-        let (meta, hooks) = planned(ctx, &change.tool)?;
-        let ctx = &ctx.for_plan(meta);
-        let now = hooks.dependencies(ctx, &change).await?;
-        let planned: std::collections::BTreeMap<String, String> =
-            serde_json::from_str(&change.dependency_hashes).unwrap_or_default();
-        let changed: Vec<&String> = planned
-            .iter()
-            .filter(|(k, v)| now.get(*k) != Some(*v))
-            .map(|(k, _)| k)
-            .collect();
-        if !changed.is_empty() {
-            // A racing apply that ran the work first changed what the plan read: answer its
-            // operation rather than call the plan stale.
-            if let Some(op) = ctx.store().operation_for_change(&change.id).await? {
-                return Ok(answer(
-                    &op,
-                    "Another apply of this change started it first; the work runs once.",
-                ));
-            }
-            let listed: Vec<&str> = changed.iter().take(5).map(|s| s.as_str()).collect();
-            return Err(ToolError::new(ErrorCode::StalePlan,
+        return Ok(Resolved::Started(
+            op,
+            "This idempotency_key was used before: this is the operation it started; nothing was run again.",
+        ));
+    }
+    let change = ctx
+        .store()
+        .change(&input.change_id)
+        .await?
+        .filter(|c| c.created_by == me || ctx.caller.authority.person.role == Role::Owner)
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::NotFound,
                 format!(
-                    "change {} is stale: what it read has changed since it was planned ({}); nothing was done; plan it again",
-                    change.id,
-                    listed.join(", ")
+                    "no change with id \"{}\" that you planned; the planned tool's answer names it",
+                    input.change_id
                 ),
             )
-            .with_data(json!({"change_id": change.id, "changed": changed})));
-        }
-        let entry = NewAudit {
-            person: me,
-            key_id: Some(ctx.caller.authority.key_id.clone()).filter(|k| k != "local"),
-            tool: change.tool.clone(),
-            instance: None,
-            args_digest: change.content_hash.clone(),
-        };
-        // The planned tool's allowance is spent now, with the audit entry, before any mutation.
-        let charge = meta
-            .allowance
-            .and_then(|kind| Some((kind, *ctx.caller.authority.grant.allowances.get(&kind)?)));
-        let begun = ctx
-            .store()
-            .begin_operation(&change.id, key, startable, &entry, charge)
-            .await
-            .map_err(|e| match e {
-                store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
-                other => other.into(),
-            })?;
-        let op = match begun {
-            Begun::Exhausted(left) => return Err(allowance::exhausted(meta.name, &left)),
-            Begun::Existing(op) => {
-                return Ok(answer(
-                    &op,
-                    "Another apply of this change started it first; the work runs once.",
-                ));
-            }
-            Begun::Started(op) => op,
-        };
-        ctx.log(
-            Level::Info,
-            &format!("operation {} started for change {}", op.id, change.id),
-        );
-        ctx.progress(0, None, &format!("operation {} started", op.id));
-        let run = Run::new(ctx, &op.id);
-        let (succeeded, result, message) = match hooks.apply(ctx, &change, &run).await {
-            Ok(out) => {
-                let data = out.data();
-                let clean = data.get("failed").is_none_or(|f| f == 0);
-                (clean, data, out.summary)
-            }
-            Err(e) => (false, json!({"code": e.code.as_str()}), e.message),
-        };
-        let op = match ctx
-            .store()
-            .finish_operation(&op.id, succeeded, &result.to_string(), &message)
-            .await
-        {
-            Ok(op) => op,
-            // Cancelled meanwhile: answer it as it stands.
-            Err(store::Error::Conflict(_)) => ctx.store().operation(&op.id).await?.unwrap_or(op),
-            Err(e) => return Err(e.into()),
-        };
-        ctx.log(
-            if succeeded {
-                Level::Info
-            } else {
-                Level::Warning
-            },
-            &format!("operation {} finished: {message}", op.id),
-        );
-        Ok(answer(&op, ""))
+        })?;
+    let startable = authorize(ctx, &change).await?;
+    // From here the planned tool's own declaration decides each instance it touches: its
+    // capability, not apply_change's (the approval or the caller's authority was checked
+    // just above).
+    let (meta, hooks) = planned(ctx, &change.tool)?;
+    let ctx = ctx.for_plan(meta);
+    if let Some(op) = stale(&ctx, hooks, &change).await? {
+        return Ok(Resolved::Started(op, RACED));
     }
+    Ok(Resolved::Ready(Ready {
+        change,
+        key,
+        startable,
+        meta,
+        hooks,
+        ctx,
+    }))
+}
+
+/// Compares what the plan read with the live state: unchanged is `None`; changed is a racing
+/// apply's operation (it ran the work first and changed what the plan read) or a `stale_plan`
+/// refusal.
+async fn stale(
+    ctx: &Ctx,
+    hooks: &dyn Planned,
+    change: &Change,
+) -> Result<Option<Operation>, ToolError> {
+    let now = hooks.dependencies(ctx, change).await?;
+    let planned: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(&change.dependency_hashes).unwrap_or_default();
+    let changed: Vec<&String> = planned
+        .iter()
+        .filter(|(k, v)| now.get(*k) != Some(*v))
+        .map(|(k, _)| k)
+        .collect();
+    if changed.is_empty() {
+        return Ok(None);
+    }
+    if let Some(op) = ctx.store().operation_for_change(&change.id).await? {
+        return Ok(Some(op));
+    }
+    let listed: Vec<&str> = changed.iter().take(5).map(|s| s.as_str()).collect();
+    Err(ToolError::new(ErrorCode::StalePlan,
+        format!(
+            "change {} is stale: what it read has changed since it was planned ({}); nothing was done; plan it again",
+            change.id,
+            listed.join(", ")
+        ),
+    )
+    .with_data(json!({"change_id": change.id, "changed": changed})))
+}
+
+/// Starts the operation (the audit entry and the planned tool's allowance first, before any
+/// mutation), runs the planned tool's work once and records how it ended.
+async fn act(resolved: Resolved<'_>) -> Result<(Operation, &'static str), ToolError> {
+    let r = match resolved {
+        Resolved::Started(op, note) => return Ok((op, note)),
+        Resolved::Ready(r) => r,
+    };
+    let (ctx, change) = (&r.ctx, &r.change);
+    let entry = NewAudit {
+        person: ctx.caller.authority.person.id,
+        key_id: Some(ctx.caller.authority.key_id.clone()).filter(|k| k != "local"),
+        tool: change.tool.clone(),
+        instance: None,
+        args_digest: change.content_hash.clone(),
+    };
+    // The planned tool's allowance is spent now, with the audit entry, before any mutation.
+    let charge = r
+        .meta
+        .allowance
+        .and_then(|kind| Some((kind, *ctx.caller.authority.grant.allowances.get(&kind)?)));
+    let begun = ctx
+        .store()
+        .begin_operation(&change.id, r.key, r.startable, &entry, charge)
+        .await
+        .map_err(|e| match e {
+            store::Error::Conflict(m) => ToolError::new(ErrorCode::Conflict, m),
+            other => other.into(),
+        })?;
+    let op = match begun {
+        Begun::Exhausted(left) => return Err(allowance::exhausted(r.meta.name, &left)),
+        Begun::Existing(op) => return Ok((op, RACED)),
+        Begun::Started(op) => op,
+    };
+    ctx.log(
+        Level::Info,
+        &format!("operation {} started for change {}", op.id, change.id),
+    );
+    ctx.progress(0, None, &format!("operation {} started", op.id));
+    let run = Run::new(ctx, &op.id);
+    let (succeeded, result, message) = match r.hooks.apply(ctx, change, &run).await {
+        Ok(out) => {
+            let data = out.data();
+            let clean = data.get("failed").is_none_or(|f| f == 0);
+            (clean, data, out.summary)
+        }
+        Err(e) => (false, json!({"code": e.code.as_str()}), e.message),
+    };
+    let op = match ctx
+        .store()
+        .finish_operation(&op.id, succeeded, &result.to_string(), &message)
+        .await
+    {
+        Ok(op) => op,
+        // Cancelled meanwhile: answer it as it stands.
+        Err(store::Error::Conflict(_)) => ctx.store().operation(&op.id).await?.unwrap_or(op),
+        Err(e) => return Err(e.into()),
+    };
+    ctx.log(
+        if succeeded {
+            Level::Info
+        } else {
+            Level::Warning
+        },
+        &format!("operation {} finished: {message}", op.id),
+    );
+    Ok((op, ""))
 }
 
 /// Checks the caller may apply `change` now and answers the statuses it may start from.
@@ -234,7 +291,8 @@ fn valid_key(key: &str) -> Result<&str, ToolError> {
     }
 }
 
-fn answer(op: &store::Operation, note: &str) -> Output {
+/// The operation as answered, after the note on how this call came to it.
+fn answer(op: &Operation, note: &str) -> Output {
     let mut summary = operation_sentence(op);
     if !note.is_empty() {
         summary = format!("{note} {summary}");

@@ -9,19 +9,21 @@ use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use store::RequestStatus;
+use store::{MediaRequest, QuotaCheck, RequestStatus};
 
 use super::{
     NO_LIBRARY, arrive, library_configured, quota_data, quota_sentence, request_row,
     seasons::{SeasonScope, select},
     title,
 };
-use crate::discover::render::media_type_str;
+use crate::{discover::render::media_type_str, library::source::Source};
 use governance::{
     Ctx, Meta, Output, Tool, ToolError,
     stored::{self, Keep},
 };
 
+/// The tables its answer reads: a kept answer holds while none of them changed.
+const READS: &[store::Group] = &[store::Group::Authority, store::Group::Requests];
 pub struct GetRequestOptions;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -68,7 +70,7 @@ impl Tool for GetRequestOptions {
         let show_people = super::sees_all(ctx);
         let view = stored::view(ctx, (show_people, &input));
         ctx.stored()
-            .answer(ctx.state(), Self::META.name, view, || {
+            .answer(ctx.state_of(READS), Self::META.name, view, || {
                 options(ctx, input, show_people)
             })
             .await
@@ -79,6 +81,32 @@ impl Tool for GetRequestOptions {
 /// preview reads the same) when the title came from the builtin catalogue and no library
 /// instance was asked: then nothing else was read.
 async fn options(ctx: &Ctx, input: Input, show_people: bool) -> Result<(Output, Keep), ToolError> {
+    let resolved = resolve(ctx, input).await?;
+    let destination = read_destination(&resolved).await?;
+    let keep = keep(ctx, &resolved);
+    Ok((render(ctx, &resolved, destination, show_people), keep))
+}
+
+/// The title, the selection asked, what open requests already hold, and the quota preview.
+struct Resolved<'c> {
+    title: title::Asked<'c>,
+    /// Seasons were named (or scoped) rather than defaulted.
+    explicit: bool,
+    asked: Vec<u32>,
+    open: Vec<MediaRequest>,
+    /// TV: each season an open request holds, with that request's status.
+    taken: BTreeMap<u32, RequestStatus>,
+    /// TV: the asked seasons no open request holds; what a request would add.
+    new: Option<Vec<u32>>,
+    units: u32,
+    quota: QuotaCheck,
+    /// The library instance the title would go to.
+    library: Option<&'c Source>,
+}
+
+/// Reads the title, the open requests for it and the quota preview of the selection, and
+/// names the library instance it would go to.
+async fn resolve(ctx: &Ctx, input: Input) -> Result<Resolved<'_>, ToolError> {
     let d = title::read(
         ctx,
         input.media_source,
@@ -97,85 +125,111 @@ async fn options(ctx: &Ctx, input: Input, show_people: bool) -> Result<(Output, 
         true,
     )?;
     let open = ctx.store().open_requests_for(&d.id).await?;
-    let me = ctx.caller.authority.person.id;
     let mut taken: BTreeMap<u32, RequestStatus> = BTreeMap::new();
     for r in &open {
         for s in &r.seasons {
             taken.entry(*s).or_insert(r.status);
         }
     }
-    let (selection, units, seasons_view) = if input.media_type == MediaType::Tv {
+    let (new, units) = if input.media_type == MediaType::Tv {
         let new: Vec<u32> = asked
             .iter()
             .copied()
             .filter(|s| !taken.contains_key(s))
             .collect();
-        let view: Vec<_> = (1..=d.seasons.unwrap_or(0))
-            .map(|s| json!({ "season": s, "requested": taken.get(&s).map(|st| st.as_str()) }))
-            .collect();
         let units = new.len() as u32;
-        (json!(new), units, Some(view))
+        (Some(new), units)
     } else {
-        (json!(null), u32::from(open.is_empty()), None)
+        (None, u32::from(open.is_empty()))
     };
+    let me = ctx.caller.authority.person.id;
     let quota = ctx.store().quota_check(me, input.media_type, units).await?;
+    let library = match d.library {
+        Some(source) => Some(source),
+        None => arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
+    };
+    Ok(Resolved {
+        title: d,
+        explicit,
+        asked,
+        open,
+        taken,
+        new,
+        units,
+        quota,
+        library,
+    })
+}
+
+/// Where the title would go: the library instance's profiles and folders, and whether it
+/// already holds the title.
+async fn read_destination(r: &Resolved<'_>) -> Result<Option<arrive::Destination>, ToolError> {
+    let Some(source) = r.library else {
+        return Ok(None);
+    };
+    let d = &r.title;
+    let dest = arrive::destination(
+        source,
+        &d.id,
+        d.media_type,
+        r.asked.as_slice(),
+        (None, None),
+        d.found
+            .as_ref()
+            .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
+    )
+    .await?;
+    Ok(Some(dest))
+}
+
+/// How long the answer may be kept: only when nothing but the database was read.
+fn keep(ctx: &Ctx, r: &Resolved<'_>) -> Keep {
+    let from_builtin = ctx
+        .instances()
+        .all()
+        .iter()
+        .any(|s| s.id == r.title.read_from && s.kind == InstanceKind::Builtin);
+    match (r.library.is_none() && from_builtin, r.quota.changes_at) {
+        (false, _) => Keep::Never,
+        (true, None) => Keep::WhileUnchanged,
+        (true, Some(at)) => Keep::Before(at),
+    }
+}
+
+/// The summary, the data and the `request_media` call to make next.
+fn render(
+    ctx: &Ctx,
+    r: &Resolved<'_>,
+    destination: Option<arrive::Destination>,
+    show_people: bool,
+) -> Output {
+    let d = &r.title;
+    let (units, quota) = (r.units, &r.quota);
     let requestable = units > 0;
     let label = d.label();
-    let mut summary = if !requestable && !open.is_empty() {
+    let fits = if quota.fits_now() {
+        "allows it now"
+    } else {
+        "does not allow it now"
+    };
+    let mut summary = if !requestable && !r.open.is_empty() {
         format!("{label} is already requested; nothing more to request.")
-    } else if input.media_type == MediaType::Tv {
+    } else if d.media_type == MediaType::Tv {
         format!(
-            "{label}: {} season(s) to request{} ({} unit(s)); the quota {}.",
+            "{label}: {} season(s) to request{} ({} unit(s)); the quota {fits}.",
             units,
-            if explicit {
+            if r.explicit {
                 " as selected"
             } else {
                 ", all not yet requested"
             },
             units,
-            if quota.fits_now() {
-                "allows it now"
-            } else {
-                "does not allow it now"
-            }
         )
     } else {
-        format!(
-            "{label} can be requested (1 unit); the quota {}.",
-            if quota.fits_now() {
-                "allows it now"
-            } else {
-                "does not allow it now"
-            }
-        )
+        format!("{label} can be requested (1 unit); the quota {fits}.")
     };
-    summary.push_str(&quota_sentence(&quota));
-    let library = match d.library {
-        Some(source) => Some(source),
-        None => arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
-    };
-    let from_builtin = ctx
-        .instances()
-        .all()
-        .iter()
-        .any(|s| s.id == d.read_from && s.kind == InstanceKind::Builtin);
-    let keep = match (library.is_none() && from_builtin, quota.changes_at) {
-        (false, _) => Keep::Never,
-        (true, None) => Keep::WhileUnchanged,
-        (true, Some(at)) => Keep::Before(at),
-    };
-    let library = if let Some(source) = library {
-        let dest = arrive::destination(
-            source,
-            &d.id,
-            input.media_type,
-            asked.as_slice(),
-            (None, None),
-            d.found
-                .as_ref()
-                .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
-        )
-        .await?;
+    summary.push_str(&quota_sentence(quota));
+    let library = if let Some(dest) = destination {
         if dest.available {
             summary.push_str(&format!(
                 " It is already available in {}.",
@@ -197,6 +251,13 @@ async fn options(ctx: &Ctx, input: Input, show_people: bool) -> Result<(Output, 
     } else {
         json!({ "configured": false, "note": NO_LIBRARY, "profiles": [], "folders": [] })
     };
+    let selection = json!(r.new);
+    let seasons_view = r.new.as_ref().map(|_| {
+        (1..=d.seasons.unwrap_or(0))
+            .map(|s| json!({ "season": s, "requested": r.taken.get(&s).map(|st| st.as_str()) }))
+            .collect::<Vec<_>>()
+    });
+    let me = ctx.caller.authority.person.id;
     let data = json!({
         "media_source": d.id.media_source,
         "media_id": d.id.media_id,
@@ -208,14 +269,14 @@ async fn options(ctx: &Ctx, input: Input, show_people: bool) -> Result<(Output, 
         "seasons": seasons_view,
         "selection": selection,
         "cost_units": units,
-        "open_requests": open.iter().map(|r| request_row(r, show_people || r.person == me)).collect::<Vec<_>>(),
-        "quota": quota_data(&quota),
+        "open_requests": r.open.iter().map(|o| request_row(o, show_people || o.person == me)).collect::<Vec<_>>(),
+        "quota": quota_data(quota),
         "library": library,
     });
     let mut out = Output::new(summary, data);
     if requestable && quota.fits_now() {
         let id = &d.id;
-        let extra = if input.media_type == MediaType::Tv {
+        let extra = if d.media_type == MediaType::Tv {
             format!(",\"seasons\":{selection}")
         } else {
             String::new()
@@ -227,5 +288,5 @@ async fn options(ctx: &Ctx, input: Input, show_people: bool) -> Result<(Output, 
                 media_type_str(d.media_type)
             ));
     }
-    Ok((out, keep))
+    out
 }

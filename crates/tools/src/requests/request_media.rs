@@ -11,7 +11,7 @@ use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use store::{NewRequest, RequestOutcome, RequestStatus};
+use store::{MediaRequest, NewRequest, QuotaCheck, RequestOutcome, RequestStatus};
 
 use super::{
     NO_LIBRARY, arrive, by_title, library_configured, quota_data, quota_refusal, quota_sentence,
@@ -78,199 +78,271 @@ impl Tool for RequestMedia {
     const ASKS: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        // Cheap checks first: no catalogue call for a selection that can never be valid.
-        let named = input.media_source.is_some() || input.media_id.is_some();
-        match (&input.title, named, input.year) {
-            (Some(_), true, _) => {
-                return Err(ToolError::invalid(
-                    "name the title by media_source + media_id or by title, not both",
-                ));
-            }
-            (None, _, Some(_)) => {
-                return Err(ToolError::invalid(
-                    "year goes with title; a title named by media_source + media_id needs none",
-                ));
-            }
-            _ => {}
-        }
-        if input.media_type != MediaType::Tv {
-            select(
-                input.media_type,
-                input.seasons.as_deref(),
-                input.season_scope,
-                None,
-                false,
-            )?;
-        }
-        let (media_source, media_id) = match &input.title {
-            Some(words) => {
-                let (source, id) = by_title::resolve(
-                    ctx,
-                    words,
-                    input.year,
-                    input.media_type,
-                    input.instance_id.as_deref(),
-                )
-                .await?;
-                (Some(source), Some(id))
-            }
-            None => (input.media_source, input.media_id),
-        };
-        let d = title::read(
-            ctx,
-            media_source,
-            media_id,
-            input.media_type,
-            input.instance_id.as_deref(),
-            input.library_instance_id.as_deref(),
-        )
-        .await?;
-        let (chosen, scope) = match (input.media_type, d.seasons) {
-            // A show with neither: the person says which, rather than a silent default.
-            (MediaType::Tv, Some(count))
-                if count > 0 && input.seasons.is_none() && input.season_scope.is_none() =>
-            {
-                let question = seasons::question(&d.label(), count);
-                seasons::answered(&ctx.choose(&question).await?.value)
-            }
-            _ => (input.seasons, input.season_scope),
-        };
-        let seasons = select(input.media_type, chosen.as_deref(), scope, d.seasons, false)?;
-        let library = match d.library {
-            Some(source) => Some(source),
-            None => {
-                arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?
-            }
-        };
-        let destination = match library {
-            Some(source) => Some(
-                arrive::destination(
-                    source,
-                    &d.id,
-                    input.media_type,
-                    &seasons,
-                    (input.quality_profile_id, input.root_folder.as_deref()),
-                    d.found
-                        .as_ref()
-                        .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
-                )
-                .await?,
-            ),
-            None if input.quality_profile_id.is_some() || input.root_folder.is_some() => {
-                return Err(ToolError::invalid(
-                    "quality_profile_id and root_folder need a library instance; none is configured for this media type",
-                ));
-            }
-            None => None,
-        };
-        if let Some(dest) = destination.as_ref().filter(|d| d.available) {
-            return Ok(Output::new(
-                format!(
-                    "{} is already available in {}; nothing was requested and no quota was charged.",
-                    d.label(),
-                    dest.instance_id
-                ),
-                json!({ "already_available": true, "instance_id": dest.instance_id }),
+        let resolved = resolve(ctx, input).await?;
+        let outcome = act(ctx, &resolved).await?;
+        Ok(render(ctx, &resolved, outcome))
+    }
+}
+
+/// What a call asks for, checked and read: the title, the seasons, and where it would go.
+struct Resolved<'c> {
+    title: title::Asked<'c>,
+    media_type: MediaType,
+    seasons: Vec<u32>,
+    /// The library instance the title would go to, its profile and folder checked.
+    destination: Option<arrive::Destination>,
+}
+
+/// What the call did.
+enum Acted {
+    /// The library instance named already holds the title: nothing was requested.
+    Available(String),
+    /// Open requests already cover everything asked; nothing was created.
+    AlreadyRequested(Vec<MediaRequest>),
+    /// A new request, as the store holds it after any hand-over.
+    Created {
+        request: MediaRequest,
+        /// The hand-over's sentence (empty while the request waits for a decision).
+        handed: String,
+        already_covered: Vec<u32>,
+        quota: QuotaCheck,
+    },
+}
+
+/// Checks the arguments, reads the title (asking the person where the call is ambiguous),
+/// selects the seasons and checks the destination. Creates nothing.
+async fn resolve(ctx: &Ctx, input: Input) -> Result<Resolved<'_>, ToolError> {
+    // Cheap checks first: no catalogue call for a selection that can never be valid.
+    let named = input.media_source.is_some() || input.media_id.is_some();
+    match (&input.title, named, input.year) {
+        (Some(_), true, _) => {
+            return Err(ToolError::invalid(
+                "name the title by media_source + media_id or by title, not both",
             ));
         }
-        let person = &ctx.caller.authority.person;
-        let new = NewRequest {
-            person: person.id,
-            media: d.id.clone(),
-            media_type: input.media_type,
-            title: d.title.clone(),
-            year: d.year,
-            seasons,
-            instance_id: Some(d.read_from.clone()),
-            auto_approve: ctx.caller.scope.exempt,
-        };
-        let show_people = super::sees_all(ctx);
-        match ctx.store().create_request(&new).await? {
-            RequestOutcome::QuotaExceeded(q) => Err(quota_refusal(&q)),
-            RequestOutcome::AlreadyRequested { open } => {
-                let statuses: Vec<&str> = open.iter().map(|r| r.status.as_str()).collect();
-                let rows: Vec<_> = open
-                    .iter()
-                    .map(|r| request_row(r, show_people || r.person == person.id))
-                    .collect();
-                Ok(Output::new(
-                    format!(
-                        "{} is already requested ({}); nothing new was created and no quota was charged.",
-                        d.label(),
-                        statuses.join(", ")
-                    ),
-                    json!({ "already_requested": true, "requests": rows }),
-                )
-                .next(format!(
-                    "check_request_status {{\"request_id\":{}}}",
-                    open[0].id
-                )))
-            }
-            RequestOutcome::Created {
-                request,
-                already_covered,
-                quota,
-            } => {
-                if let Some(dest) = &destination {
-                    ctx.store()
-                        .plan_arrival(
-                            request.id,
-                            &dest.instance_id,
-                            Some(dest.quality_profile_id),
-                            Some(&dest.root_folder),
-                        )
-                        .await?;
-                }
-                let handed = if request.status == RequestStatus::Approved {
-                    let known = d
-                        .library
-                        .zip(d.found.as_ref())
-                        .map(|(l, f)| (l.id.as_str(), f));
-                    arrive::hand_over(ctx, &request, known).await?
-                } else {
-                    String::new()
-                };
-                let request = ctx.store().request(request.id).await?.unwrap_or(*request);
-                let state = if request.status != RequestStatus::Approved
-                    && request.status != RequestStatus::Pending
-                {
-                    request.status.to_string()
-                } else if request.status == RequestStatus::Approved {
-                    if library_configured(ctx) {
-                        "approved".to_string()
-                    } else {
-                        format!("approved; {NO_LIBRARY}")
-                    }
-                } else {
-                    "pending an admin's decision".to_string()
-                };
-                let mut summary = format!(
-                    "Requested {} (request {}): {state}.",
-                    request_label(&request),
-                    request.id
-                );
-                summary.push_str(&handed);
-                if !already_covered.is_empty() {
-                    let list: Vec<String> = already_covered.iter().map(u32::to_string).collect();
-                    summary.push_str(&format!(
-                        " Season{} {} {} already requested and left out.",
-                        if list.len() == 1 { "" } else { "s" },
-                        list.join(", "),
-                        if list.len() == 1 { "was" } else { "were" }
-                    ));
-                }
-                summary.push_str(&quota_sentence(&quota));
-                let data = json!({
-                    "request": request_row(&request, true),
-                    "library": destination.as_ref().map(|d| json!({ "instance_id": d.instance_id, "quality_profile_id": d.quality_profile_id, "root_folder": d.root_folder, "in_library": d.in_library })),
-                    "already_requested_seasons": already_covered,
-                    "quota": quota_data(&quota),
-                });
-                Ok(Output::new(summary, data).next(format!(
-                    "check_request_status {{\"request_id\":{}}}",
-                    request.id
-                )))
-            }
+        (None, _, Some(_)) => {
+            return Err(ToolError::invalid(
+                "year goes with title; a title named by media_source + media_id needs none",
+            ));
         }
+        _ => {}
     }
+    if input.media_type != MediaType::Tv {
+        select(
+            input.media_type,
+            input.seasons.as_deref(),
+            input.season_scope,
+            None,
+            false,
+        )?;
+    }
+    let (media_source, media_id) = match &input.title {
+        Some(words) => {
+            let (source, id) = by_title::resolve(
+                ctx,
+                words,
+                input.year,
+                input.media_type,
+                input.instance_id.as_deref(),
+            )
+            .await?;
+            (Some(source), Some(id))
+        }
+        None => (input.media_source, input.media_id),
+    };
+    let d = title::read(
+        ctx,
+        media_source,
+        media_id,
+        input.media_type,
+        input.instance_id.as_deref(),
+        input.library_instance_id.as_deref(),
+    )
+    .await?;
+    let (chosen, scope) = match (input.media_type, d.seasons) {
+        // A show with neither: the person says which, rather than a silent default.
+        (MediaType::Tv, Some(count))
+            if count > 0 && input.seasons.is_none() && input.season_scope.is_none() =>
+        {
+            let question = seasons::question(&d.label(), count);
+            seasons::answered(&ctx.choose(&question).await?.value)
+        }
+        _ => (input.seasons, input.season_scope),
+    };
+    let seasons = select(input.media_type, chosen.as_deref(), scope, d.seasons, false)?;
+    let library = match d.library {
+        Some(source) => Some(source),
+        None => arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
+    };
+    let destination = match library {
+        Some(source) => Some(
+            arrive::destination(
+                source,
+                &d.id,
+                input.media_type,
+                &seasons,
+                (input.quality_profile_id, input.root_folder.as_deref()),
+                d.found
+                    .as_ref()
+                    .filter(|_| d.library.is_some_and(|l| l.id == source.id)),
+            )
+            .await?,
+        ),
+        None if input.quality_profile_id.is_some() || input.root_folder.is_some() => {
+            return Err(ToolError::invalid(
+                "quality_profile_id and root_folder need a library instance; none is configured for this media type",
+            ));
+        }
+        None => None,
+    };
+    Ok(Resolved {
+        title: d,
+        media_type: input.media_type,
+        seasons,
+        destination,
+    })
+}
+
+/// Creates and charges the request (nothing when the library already holds the title), plans
+/// its arrival and, when it needs no decision, hands it to the library.
+async fn act(ctx: &Ctx, r: &Resolved<'_>) -> Result<Acted, ToolError> {
+    if let Some(dest) = r.destination.as_ref().filter(|d| d.available) {
+        return Ok(Acted::Available(dest.instance_id.clone()));
+    }
+    let d = &r.title;
+    let new = NewRequest {
+        person: ctx.caller.authority.person.id,
+        media: d.id.clone(),
+        media_type: r.media_type,
+        title: d.title.clone(),
+        year: d.year,
+        seasons: r.seasons.clone(),
+        instance_id: Some(d.read_from.clone()),
+        auto_approve: ctx.caller.scope.exempt,
+    };
+    let (request, already_covered, quota) = match ctx.store().create_request(&new).await? {
+        RequestOutcome::QuotaExceeded(q) => return Err(quota_refusal(&q)),
+        RequestOutcome::AlreadyRequested { open } => return Ok(Acted::AlreadyRequested(open)),
+        RequestOutcome::Created {
+            request,
+            already_covered,
+            quota,
+        } => (request, already_covered, quota),
+    };
+    if let Some(dest) = &r.destination {
+        ctx.store()
+            .plan_arrival(
+                request.id,
+                &dest.instance_id,
+                Some(dest.quality_profile_id),
+                Some(&dest.root_folder),
+            )
+            .await?;
+    }
+    let handed = if request.status == RequestStatus::Approved {
+        let known = d
+            .library
+            .zip(d.found.as_ref())
+            .map(|(l, f)| (l.id.as_str(), f));
+        arrive::hand_over(ctx, &request, known).await?
+    } else {
+        String::new()
+    };
+    let request = ctx.store().request(request.id).await?.unwrap_or(*request);
+    Ok(Acted::Created {
+        request,
+        handed,
+        already_covered,
+        quota,
+    })
+}
+
+/// The answer: what was found, requested or left alone, and what to call next.
+fn render(ctx: &Ctx, r: &Resolved<'_>, acted: Acted) -> Output {
+    let d = &r.title;
+    match acted {
+        Acted::Available(instance_id) => Output::new(
+            format!(
+                "{} is already available in {}; nothing was requested and no quota was charged.",
+                d.label(),
+                instance_id
+            ),
+            json!({ "already_available": true, "instance_id": instance_id }),
+        ),
+        Acted::AlreadyRequested(open) => {
+            let me = ctx.caller.authority.person.id;
+            let show_people = super::sees_all(ctx);
+            let statuses: Vec<&str> = open.iter().map(|r| r.status.as_str()).collect();
+            let rows: Vec<_> = open
+                .iter()
+                .map(|r| request_row(r, show_people || r.person == me))
+                .collect();
+            Output::new(
+                format!(
+                    "{} is already requested ({}); nothing new was created and no quota was charged.",
+                    d.label(),
+                    statuses.join(", ")
+                ),
+                json!({ "already_requested": true, "requests": rows }),
+            )
+            .next(format!(
+                "check_request_status {{\"request_id\":{}}}",
+                open[0].id
+            ))
+        }
+        Acted::Created {
+            request,
+            handed,
+            already_covered,
+            quota,
+        } => render_created(ctx, r, &request, &handed, &already_covered, &quota),
+    }
+}
+
+fn render_created(
+    ctx: &Ctx,
+    r: &Resolved<'_>,
+    request: &MediaRequest,
+    handed: &str,
+    already_covered: &[u32],
+    quota: &QuotaCheck,
+) -> Output {
+    let state =
+        if request.status != RequestStatus::Approved && request.status != RequestStatus::Pending {
+            request.status.to_string()
+        } else if request.status == RequestStatus::Approved {
+            if library_configured(ctx) {
+                "approved".to_string()
+            } else {
+                format!("approved; {NO_LIBRARY}")
+            }
+        } else {
+            "pending an admin's decision".to_string()
+        };
+    let mut summary = format!(
+        "Requested {} (request {}): {state}.",
+        request_label(request),
+        request.id
+    );
+    summary.push_str(handed);
+    if !already_covered.is_empty() {
+        let list: Vec<String> = already_covered.iter().map(u32::to_string).collect();
+        summary.push_str(&format!(
+            " Season{} {} {} already requested and left out.",
+            if list.len() == 1 { "" } else { "s" },
+            list.join(", "),
+            if list.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    summary.push_str(&quota_sentence(quota));
+    let data = json!({
+        "request": request_row(request, true),
+        "library": r.destination.as_ref().map(|d| json!({ "instance_id": d.instance_id, "quality_profile_id": d.quality_profile_id, "root_folder": d.root_folder, "in_library": d.in_library })),
+        "already_requested_seasons": already_covered,
+        "quota": quota_data(quota),
+    });
+    Output::new(summary, data).next(format!(
+        "check_request_status {{\"request_id\":{}}}",
+        request.id
+    ))
 }
