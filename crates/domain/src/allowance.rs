@@ -1,12 +1,32 @@
 //! Allowances: finite counts of a kind of call per window of days, held by a grant.
 
-use std::{fmt, str::FromStr};
-
 use serde::{Deserialize, Serialize};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 /// What an allowance counts. A tool declares the kind its calls spend, once, in its `Meta`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = AllowanceError,
+    parse_err_fn = AllowanceError::unknown_kind
+)]
 pub enum AllowanceKind {
     /// Torrents or titles added to a backend.
     Adds,
@@ -19,42 +39,41 @@ pub enum AllowanceKind {
 }
 
 impl AllowanceKind {
-    pub const ALL: [AllowanceKind; 4] = [
-        AllowanceKind::Adds,
-        AllowanceKind::Grabs,
-        AllowanceKind::Searches,
-        AllowanceKind::Destructive,
-    ];
+    /// Every kind, in declaration order (the order lists and messages show).
+    pub const ALL: [AllowanceKind; AllowanceKind::COUNT] = *AllowanceKind::VARIANTS
+        .first_chunk()
+        .expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            AllowanceKind::Adds => "adds",
-            AllowanceKind::Grabs => "grabs",
-            AllowanceKind::Searches => "searches",
-            AllowanceKind::Destructive => "destructive",
-        }
+        self.into()
     }
 }
 
-impl fmt::Display for AllowanceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// The kinds as a message lists them: `adds, grabs, searches, destructive`.
+fn kinds() -> String {
+    AllowanceKind::ALL.map(AllowanceKind::as_str).join(", ")
 }
 
-impl FromStr for AllowanceKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<AllowanceKind, String> {
-        AllowanceKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                let valid: Vec<&str> = AllowanceKind::ALL.iter().map(|k| k.as_str()).collect();
-                format!(
-                    "unknown allowance kind \"{s}\"; valid kinds: {}",
-                    valid.join(", ")
-                )
-            })
+/// Why a text is no allowance kind or no allowance.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AllowanceError {
+    #[error("unknown allowance kind \"{0}\"; valid kinds: {kinds}", kinds = kinds())]
+    UnknownKind(String),
+    /// Not of the shape `KIND=N/DAYS`.
+    #[error(
+        "invalid allowance \"{0}\"; write KIND=N/DAYS, e.g. adds=10/1, where KIND is one of: {kinds}",
+        kinds = kinds()
+    )]
+    Malformed(String),
+    #[error(
+        "invalid allowance \"{text}\": the window is 1 to {MAX_ALLOWANCE_DAYS} days, not {days}"
+    )]
+    Window { text: String, days: u32 },
+}
+
+impl AllowanceError {
+    fn unknown_kind(text: &str) -> AllowanceError {
+        AllowanceError::UnknownKind(text.to_owned())
     }
 }
 
@@ -70,22 +89,18 @@ pub const MAX_ALLOWANCE_DAYS: u32 = 365;
 
 impl AllowanceRule {
     /// Parses `KIND=N/DAYS`, e.g. `adds=10/1`, `destructive=3/7`.
-    pub fn parse(text: &str) -> Result<(AllowanceKind, AllowanceRule), String> {
-        let bad = || {
-            format!(
-                "invalid allowance \"{text}\"; write KIND=N/DAYS, e.g. adds=10/1, where KIND is one of: {}",
-                AllowanceKind::ALL.map(|k| k.as_str()).join(", ")
-            )
-        };
+    pub fn parse(text: &str) -> Result<(AllowanceKind, AllowanceRule), AllowanceError> {
+        let bad = || AllowanceError::Malformed(text.to_owned());
         let (kind, rest) = text.split_once('=').ok_or_else(bad)?;
         let kind: AllowanceKind = kind.trim().parse()?;
         let (count, days) = rest.split_once('/').ok_or_else(bad)?;
         let count: u32 = count.trim().parse().map_err(|_| bad())?;
         let days: u32 = days.trim().parse().map_err(|_| bad())?;
         if !(1..=MAX_ALLOWANCE_DAYS).contains(&days) {
-            return Err(format!(
-                "invalid allowance \"{text}\": the window is 1 to {MAX_ALLOWANCE_DAYS} days, not {days}"
-            ));
+            return Err(AllowanceError::Window {
+                text: text.to_owned(),
+                days,
+            });
         }
         Ok((kind, AllowanceRule { count, days }))
     }
@@ -120,8 +135,18 @@ mod tests {
         }
         let e = AllowanceRule::parse("hugs=1/1").unwrap_err();
         assert_eq!(
-            e,
+            e.to_string(),
             "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive"
+        );
+        let e = AllowanceRule::parse("adds=10").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid allowance \"adds=10\"; write KIND=N/DAYS, e.g. adds=10/1, where KIND is one of: adds, grabs, searches, destructive"
+        );
+        let e = AllowanceRule::parse("adds=1/400").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid allowance \"adds=1/400\": the window is 1 to 365 days, not 400"
         );
     }
 }

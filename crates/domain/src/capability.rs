@@ -1,104 +1,98 @@
 //! Capabilities a grant can hold, and the named presets that bundle them.
 
-use std::{fmt, str::FromStr};
-
 use serde::{Deserialize, Serialize};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 /// One power a grant can hold. A tool names the one capability it needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+///
+/// serde and strum spell each capability the same way (a test holds them together).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(
+    serialize_all = "lowercase",
+    parse_err_ty = CapabilityError,
+    parse_err_fn = CapabilityError::unknown
+)]
 pub enum Capability {
-    #[serde(rename = "discover")]
     Discover,
-    #[serde(rename = "request")]
     Request,
     #[serde(rename = "requests.manage")]
+    #[strum(serialize = "requests.manage")]
     RequestsManage,
     #[serde(rename = "library.read")]
+    #[strum(serialize = "library.read")]
     LibraryRead,
     #[serde(rename = "library.write")]
+    #[strum(serialize = "library.write")]
     LibraryWrite,
     #[serde(rename = "downloads.read")]
+    #[strum(serialize = "downloads.read")]
     DownloadsRead,
     #[serde(rename = "downloads.write")]
+    #[strum(serialize = "downloads.write")]
     DownloadsWrite,
     #[serde(rename = "settings.read")]
+    #[strum(serialize = "settings.read")]
     SettingsRead,
     #[serde(rename = "settings.write")]
+    #[strum(serialize = "settings.write")]
     SettingsWrite,
-    #[serde(rename = "destructive")]
     Destructive,
     #[serde(rename = "destructive.direct")]
+    #[strum(serialize = "destructive.direct")]
     DestructiveDirect,
-    #[serde(rename = "automation")]
     Automation,
-    #[serde(rename = "federated")]
     Federated,
     #[serde(rename = "audit.read")]
+    #[strum(serialize = "audit.read")]
     AuditRead,
 }
 
 impl Capability {
-    pub const ALL: [Capability; 14] = [
-        Capability::Discover,
-        Capability::Request,
-        Capability::RequestsManage,
-        Capability::LibraryRead,
-        Capability::LibraryWrite,
-        Capability::DownloadsRead,
-        Capability::DownloadsWrite,
-        Capability::SettingsRead,
-        Capability::SettingsWrite,
-        Capability::Destructive,
-        Capability::DestructiveDirect,
-        Capability::Automation,
-        Capability::Federated,
-        Capability::AuditRead,
-    ];
+    /// Every capability, in declaration order (the order lists and messages show).
+    pub const ALL: [Capability; Capability::COUNT] =
+        *Capability::VARIANTS.first_chunk().expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Capability::Discover => "discover",
-            Capability::Request => "request",
-            Capability::RequestsManage => "requests.manage",
-            Capability::LibraryRead => "library.read",
-            Capability::LibraryWrite => "library.write",
-            Capability::DownloadsRead => "downloads.read",
-            Capability::DownloadsWrite => "downloads.write",
-            Capability::SettingsRead => "settings.read",
-            Capability::SettingsWrite => "settings.write",
-            Capability::Destructive => "destructive",
-            Capability::DestructiveDirect => "destructive.direct",
-            Capability::Automation => "automation",
-            Capability::Federated => "federated",
-            Capability::AuditRead => "audit.read",
-        }
+        self.into()
     }
 }
 
-impl fmt::Display for Capability {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// Why a text names no capability.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CapabilityError {
+    #[error(
+        "unknown capability \"{0}\"; valid capabilities: {valid}",
+        valid = Capability::ALL.map(Capability::as_str).join(", ")
+    )]
+    Unknown(String),
 }
 
-impl FromStr for Capability {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Capability, String> {
-        Capability::ALL
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or_else(|| {
-                let valid: Vec<&str> = Capability::ALL.iter().map(|c| c.as_str()).collect();
-                format!(
-                    "unknown capability \"{s}\"; valid capabilities: {}",
-                    valid.join(", ")
-                )
-            })
+impl CapabilityError {
+    fn unknown(text: &str) -> CapabilityError {
+        CapabilityError::Unknown(text.to_owned())
     }
 }
 
 /// The built-in grants every store starts with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, IntoStaticStr, VariantArray, EnumCount)]
+#[strum(serialize_all = "lowercase")]
 pub enum Preset {
     /// Looks things up: discovery, own requests, read-only views.
     Reader,
@@ -111,20 +105,12 @@ pub enum Preset {
 }
 
 impl Preset {
-    pub const ALL: [Preset; 4] = [
-        Preset::Reader,
-        Preset::Requester,
-        Preset::Operator,
-        Preset::Admin,
-    ];
+    /// Every preset, in declaration order.
+    pub const ALL: [Preset; Preset::COUNT] =
+        *Preset::VARIANTS.first_chunk().expect("COUNT variants");
 
     pub fn name(self) -> &'static str {
-        match self {
-            Preset::Reader => "reader",
-            Preset::Requester => "requester",
-            Preset::Operator => "operator",
-            Preset::Admin => "admin",
-        }
+        self.into()
     }
 
     pub fn capabilities(self) -> &'static [Capability] {

@@ -1,8 +1,9 @@
 //! Backend instances: the named services of the config's `[[instances]]`.
 
-use std::{fmt, str::FromStr};
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 /// The id an instance has in the config, as `list_instances` shows it and `instance_id` takes it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -22,8 +23,29 @@ impl fmt::Display for InstanceId {
 }
 
 /// Which software an instance runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(
+    serialize_all = "lowercase",
+    parse_err_ty = InstanceError,
+    parse_err_fn = InstanceError::unknown_kind
+)]
 pub enum InstanceKind {
     Builtin,
     Tmdb,
@@ -50,34 +72,13 @@ pub enum KindFamily {
 }
 
 impl InstanceKind {
-    pub const ALL: [InstanceKind; 11] = [
-        InstanceKind::Builtin,
-        InstanceKind::Tmdb,
-        InstanceKind::Musicbrainz,
-        InstanceKind::Radarr,
-        InstanceKind::Sonarr,
-        InstanceKind::Lidarr,
-        InstanceKind::Readarr,
-        InstanceKind::Qbittorrent,
-        InstanceKind::Transmission,
-        InstanceKind::Folder,
-        InstanceKind::Mcp,
-    ];
+    /// Every kind, in declaration order (the order lists and messages show).
+    pub const ALL: [InstanceKind; InstanceKind::COUNT] = *InstanceKind::VARIANTS
+        .first_chunk()
+        .expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            InstanceKind::Builtin => "builtin",
-            InstanceKind::Tmdb => "tmdb",
-            InstanceKind::Musicbrainz => "musicbrainz",
-            InstanceKind::Radarr => "radarr",
-            InstanceKind::Sonarr => "sonarr",
-            InstanceKind::Lidarr => "lidarr",
-            InstanceKind::Readarr => "readarr",
-            InstanceKind::Qbittorrent => "qbittorrent",
-            InstanceKind::Transmission => "transmission",
-            InstanceKind::Folder => "folder",
-            InstanceKind::Mcp => "mcp",
-        }
+        self.into()
     }
 
     pub fn family(self) -> KindFamily {
@@ -96,24 +97,18 @@ impl InstanceKind {
     }
 }
 
-impl fmt::Display for InstanceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// Why a text names no instance kind.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InstanceError {
+    #[error(
+        "unknown instance kind \"{0}\"; valid kinds: {valid}",
+        valid = InstanceKind::ALL.map(InstanceKind::as_str).join(", ")
+    )]
+    UnknownKind(String),
 }
 
-impl FromStr for InstanceKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<InstanceKind, String> {
-        InstanceKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                let valid: Vec<&str> = InstanceKind::ALL.iter().map(|k| k.as_str()).collect();
-                format!(
-                    "unknown instance kind \"{s}\"; valid kinds: {}",
-                    valid.join(", ")
-                )
-            })
+impl InstanceError {
+    fn unknown_kind(text: &str) -> InstanceError {
+        InstanceError::UnknownKind(text.to_owned())
     }
 }

@@ -1,8 +1,9 @@
 //! Media identity: a title is always named by a source and an id together.
 
-use std::{fmt, str::FromStr};
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 /// Where a media id comes from.
 #[derive(
@@ -17,8 +18,18 @@ use serde::{Deserialize, Serialize};
     Serialize,
     Deserialize,
     schemars::JsonSchema,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
 )]
 #[serde(rename_all = "lowercase")]
+#[strum(
+    serialize_all = "lowercase",
+    parse_err_ty = MediaError,
+    parse_err_fn = MediaError::unknown_source
+)]
 pub enum MediaSource {
     Builtin,
     Tmdb,
@@ -30,39 +41,12 @@ pub enum MediaSource {
 }
 
 impl MediaSource {
-    pub const ALL: [MediaSource; 6] = [
-        MediaSource::Builtin,
-        MediaSource::Tmdb,
-        MediaSource::Imdb,
-        MediaSource::Tvdb,
-        MediaSource::Musicbrainz,
-        MediaSource::Goodreads,
-    ];
+    /// Every source, in declaration order (the order lists and messages show).
+    pub const ALL: [MediaSource; MediaSource::COUNT] =
+        *MediaSource::VARIANTS.first_chunk().expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            MediaSource::Builtin => "builtin",
-            MediaSource::Tmdb => "tmdb",
-            MediaSource::Imdb => "imdb",
-            MediaSource::Tvdb => "tvdb",
-            MediaSource::Musicbrainz => "musicbrainz",
-            MediaSource::Goodreads => "goodreads",
-        }
-    }
-}
-
-impl fmt::Display for MediaSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for MediaSource {
-    type Err = String;
-    fn from_str(s: &str) -> Result<MediaSource, String> {
-        MediaSource::ALL.into_iter().find(|m| m.as_str() == s).ok_or_else(|| {
-            format!("unknown media_source \"{s}\"; valid sources: builtin, tmdb, imdb, tvdb, musicbrainz, goodreads")
-        })
+        self.into()
     }
 }
 
@@ -79,13 +63,58 @@ impl FromStr for MediaSource {
     Serialize,
     Deserialize,
     schemars::JsonSchema,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
 )]
 #[serde(rename_all = "lowercase")]
+#[strum(
+    serialize_all = "lowercase",
+    parse_err_ty = MediaError,
+    parse_err_fn = MediaError::unknown_type
+)]
 pub enum MediaType {
     Movie,
     Tv,
     Music,
     Book,
+}
+
+impl MediaType {
+    /// Every type, in declaration order (the order lists and messages show).
+    pub const ALL: [MediaType; MediaType::COUNT] =
+        *MediaType::VARIANTS.first_chunk().expect("COUNT variants");
+
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// Why a text names no media source or media type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MediaError {
+    #[error(
+        "unknown media_source \"{0}\"; valid sources: {valid}",
+        valid = MediaSource::ALL.map(MediaSource::as_str).join(", ")
+    )]
+    UnknownSource(String),
+    #[error(
+        "unknown media_type \"{0}\"; valid types: {valid}",
+        valid = MediaType::ALL.map(MediaType::as_str).join(", ")
+    )]
+    UnknownType(String),
+}
+
+impl MediaError {
+    fn unknown_source(text: &str) -> MediaError {
+        MediaError::UnknownSource(text.to_owned())
+    }
+
+    fn unknown_type(text: &str) -> MediaError {
+        MediaError::UnknownType(text.to_owned())
+    }
 }
 
 /// A title's identity: `media_source` plus `media_id`, never one without the other.

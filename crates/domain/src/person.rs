@@ -1,8 +1,9 @@
 //! People in the household and their roles.
 
-use std::{fmt, str::FromStr};
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 /// Row id of a person in the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -16,8 +17,28 @@ impl fmt::Display for PersonId {
 }
 
 /// What a person is to the household. Ordered from most to least powerful.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(
+    serialize_all = "lowercase",
+    parse_err_ty = PersonError,
+    parse_err_fn = PersonError::unknown_role
+)]
 pub enum Role {
     Owner,
     Admin,
@@ -26,15 +47,11 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 4] = [Role::Owner, Role::Admin, Role::User, Role::Kid];
+    /// Every role, from most to least powerful.
+    pub const ALL: [Role; Role::COUNT] = *Role::VARIANTS.first_chunk().expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Owner => "owner",
-            Role::Admin => "admin",
-            Role::User => "user",
-            Role::Kid => "kid",
-        }
+        self.into()
     }
 
     /// Owners and admins see everything and are never content-filtered or quota-bound.
@@ -43,18 +60,18 @@ impl Role {
     }
 }
 
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// Why a text names no role.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PersonError {
+    #[error(
+        "unknown role \"{0}\"; valid roles: {valid}",
+        valid = Role::ALL.map(Role::as_str).join(", ")
+    )]
+    UnknownRole(String),
 }
 
-impl FromStr for Role {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Role, String> {
-        Role::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown role \"{s}\"; valid roles: owner, admin, user, kid"))
+impl PersonError {
+    fn unknown_role(text: &str) -> PersonError {
+        PersonError::UnknownRole(text.to_owned())
     }
 }

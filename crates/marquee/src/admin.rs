@@ -121,7 +121,9 @@ pub async fn people(cmd: PeopleCommand, data_dir: &Path) -> anyhow::Result<()> {
     let store = open(data_dir).await?;
     match cmd {
         PeopleCommand::Add { name, role } => {
-            let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+            let role: Role = role
+                .parse()
+                .map_err(|e: domain::PersonError| anyhow::anyhow!(e))?;
             let p = store.add_person(&name, role).await?;
             println!("added {} ({})", p.name, p.role);
         }
@@ -240,7 +242,9 @@ async fn quota_scope(
 ) -> anyhow::Result<QuotaScope> {
     match (role, person) {
         (Some(role), None) => {
-            let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+            let role: Role = role
+                .parse()
+                .map_err(|e: domain::PersonError| anyhow::anyhow!(e))?;
             if role.is_admin() {
                 bail!("owners and admins are exempt from quotas; set them for user or kid");
             }

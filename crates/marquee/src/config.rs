@@ -282,10 +282,9 @@ impl Config {
     pub fn instances(&self, data_dir: &Path) -> anyhow::Result<Vec<InstanceSpec>> {
         let mut out = Vec::new();
         for i in &self.instances {
-            let kind: InstanceKind = i
-                .kind
-                .parse()
-                .map_err(|e: String| anyhow::anyhow!("instance \"{}\": {e}", i.id))?;
+            let kind: InstanceKind = i.kind.parse().map_err(|e: domain::InstanceError| {
+                anyhow::anyhow!("instance \"{}\": {e}", i.id)
+            })?;
             let url = match &i.url {
                 Some(u) => Some(url::Url::parse(u).map_err(|e| {
                     anyhow::anyhow!("instance \"{}\": url \"{u}\" is not valid: {e}", i.id)
