@@ -1,13 +1,16 @@
 //! The audit trail: every write is recorded as `executing` before its external effect, then
 //! finished as `applied` or `failed`; entries a crash left open become `outcome_unknown`.
 
-use std::{fmt, str::FromStr};
-
 use domain::PersonId;
 use serde::{Deserialize, Serialize};
 use sqlx::SqliteConnection;
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
-use crate::{Error, Store, error::corrupt, now_ms, pages};
+use crate::{
+    Error, Store,
+    error::{UnknownStatus, corrupt},
+    now_ms, pages,
+};
 
 /// Most rows `audit_page` reads: a page of 200 (the tools' largest) and the one row more that
 /// tells a keyset page whether another follows (`tools::contract::keyset_page`).
@@ -17,8 +20,26 @@ const MAX_ROWS: u32 = 201;
 const UNKNOWN_MESSAGE: &str = "the gateway stopped before the outcome was recorded";
 
 /// Where an audited write stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownStatus,
+    parse_err_fn = unknown_status
+)]
 pub enum AuditStatus {
     /// Recorded before the external call; not finished yet.
     Executing,
@@ -29,37 +50,17 @@ pub enum AuditStatus {
 }
 
 impl AuditStatus {
-    pub const ALL: [AuditStatus; 4] = [
-        AuditStatus::Executing,
-        AuditStatus::Applied,
-        AuditStatus::Failed,
-        AuditStatus::OutcomeUnknown,
-    ];
+    /// Every status, in declaration order.
+    pub const ALL: [AuditStatus; AuditStatus::COUNT] =
+        *AuditStatus::VARIANTS.first_chunk().expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            AuditStatus::Executing => "executing",
-            AuditStatus::Applied => "applied",
-            AuditStatus::Failed => "failed",
-            AuditStatus::OutcomeUnknown => "outcome_unknown",
-        }
+        self.into()
     }
 }
 
-impl fmt::Display for AuditStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for AuditStatus {
-    type Err = String;
-    fn from_str(s: &str) -> Result<AuditStatus, String> {
-        AuditStatus::ALL
-            .into_iter()
-            .find(|a| a.as_str() == s)
-            .ok_or_else(|| format!("unknown audit status \"{s}\""))
-    }
+fn unknown_status(text: &str) -> UnknownStatus {
+    UnknownStatus::new("audit", text)
 }
 
 /// Row id of an audit entry.

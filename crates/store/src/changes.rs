@@ -1,21 +1,42 @@
 //! Planned changes: what a tool would do, resolved against live state and stored with the
 //! hashes of the state it read, waiting for the owner's decision.
 
-use std::{fmt, str::FromStr};
-
 use domain::PersonId;
 use rand::{Rng, distr::Alphanumeric};
 use serde::Serialize;
 use sqlx::{Row, sqlite::SqliteRow};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
-use crate::{Error, Store, error::corrupt, now_ms};
+use crate::{
+    Error, Store,
+    error::{UnknownStatus, corrupt},
+    now_ms,
+};
 
 /// Largest page `changes_page` returns.
 const MAX_PAGE: u32 = 200;
 
 /// Where a change stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownStatus,
+    parse_err_fn = unknown_status
+)]
 pub enum ChangeStatus {
     /// Waiting for the owner.
     Pending,
@@ -33,45 +54,18 @@ pub enum ChangeStatus {
 }
 
 impl ChangeStatus {
-    pub const ALL: [ChangeStatus; 8] = [
-        ChangeStatus::Pending,
-        ChangeStatus::Approved,
-        ChangeStatus::Rejected,
-        ChangeStatus::Applying,
-        ChangeStatus::Applied,
-        ChangeStatus::Failed,
-        ChangeStatus::OutcomeUnknown,
-        ChangeStatus::Cancelled,
-    ];
+    /// Every status, in declaration order.
+    pub const ALL: [ChangeStatus; ChangeStatus::COUNT] = *ChangeStatus::VARIANTS
+        .first_chunk()
+        .expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeStatus::Pending => "pending",
-            ChangeStatus::Approved => "approved",
-            ChangeStatus::Rejected => "rejected",
-            ChangeStatus::Applying => "applying",
-            ChangeStatus::Applied => "applied",
-            ChangeStatus::Failed => "failed",
-            ChangeStatus::OutcomeUnknown => "outcome_unknown",
-            ChangeStatus::Cancelled => "cancelled",
-        }
+        self.into()
     }
 }
 
-impl fmt::Display for ChangeStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ChangeStatus {
-    type Err = String;
-    fn from_str(s: &str) -> Result<ChangeStatus, String> {
-        ChangeStatus::ALL
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or_else(|| format!("unknown change status \"{s}\""))
-    }
+fn unknown_status(text: &str) -> UnknownStatus {
+    UnknownStatus::new("change", text)
 }
 
 /// A plan to store: made by a tool, never by the caller's text.

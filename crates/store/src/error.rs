@@ -36,9 +36,26 @@ impl From<sqlx::migrate::MigrateError> for Error {
 }
 
 /// A stored value this build cannot interpret (a bad role, broken JSON): reported as a decode failure.
-pub(crate) fn corrupt(what: impl Into<String>) -> Error {
-    let what: String = what.into();
-    Error::Database(sqlx::Error::Decode(what.into()))
+pub(crate) fn corrupt(what: impl std::fmt::Display) -> Error {
+    Error::Database(sqlx::Error::Decode(what.to_string().into()))
+}
+
+/// A text that names no status of its kind: `unknown audit status "done"`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} status \"{text}\"")]
+pub struct UnknownStatus {
+    /// Whose status: `audit`, `change`, `operation`, `request`.
+    pub kind: &'static str,
+    pub text: String,
+}
+
+impl UnknownStatus {
+    pub(crate) fn new(kind: &'static str, text: &str) -> UnknownStatus {
+        UnknownStatus {
+            kind,
+            text: text.to_owned(),
+        }
+    }
 }
 
 /// True when the database refused a write because a unique constraint already holds the value.
@@ -49,4 +66,72 @@ pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
 /// True when the database refused a write because a referenced row does not exist.
 pub(crate) fn is_foreign_key_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.is_foreign_key_violation())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{fmt::Debug, str::FromStr};
+
+    use super::UnknownStatus;
+    use crate::{AuditStatus, ChangeStatus, OperationStatus, RequestStatus};
+
+    /// The names of `all`, in order, after checking that JSON, `Display`, `as_str` (through
+    /// `Into<&str>`) and `FromStr` spell and read each one the same.
+    fn names<T>(all: &[T]) -> String
+    where
+        T: Copy + Debug + PartialEq + serde::Serialize + std::fmt::Display,
+        T: FromStr<Err = UnknownStatus> + Into<&'static str>,
+    {
+        let mut out = Vec::new();
+        for &v in all {
+            let name: &'static str = v.into();
+            assert_eq!(serde_json::to_value(v).unwrap(), name, "{v:?}");
+            assert_eq!(v.to_string(), name);
+            assert_eq!(name.parse::<T>(), Ok(v));
+            out.push(name);
+        }
+        out.join(", ")
+    }
+
+    #[test]
+    fn statuses_are_spelled_alike_in_answers_and_rows_and_listed_in_order() {
+        assert_eq!(
+            names(&AuditStatus::ALL),
+            "executing, applied, failed, outcome_unknown"
+        );
+        assert_eq!(
+            names(&ChangeStatus::ALL),
+            "pending, approved, rejected, applying, applied, failed, outcome_unknown, cancelled"
+        );
+        assert_eq!(
+            names(&OperationStatus::ALL),
+            "running, in_flight, succeeded, failed, cancelled, outcome_unknown"
+        );
+        assert_eq!(
+            names(&RequestStatus::ALL),
+            "pending, approved, rejected, available, failed"
+        );
+    }
+
+    #[test]
+    fn an_unknown_status_names_its_kind() {
+        let refusals = [
+            "done".parse::<AuditStatus>().unwrap_err().to_string(),
+            "Pending".parse::<ChangeStatus>().unwrap_err().to_string(),
+            "in-flight"
+                .parse::<OperationStatus>()
+                .unwrap_err()
+                .to_string(),
+            "".parse::<RequestStatus>().unwrap_err().to_string(),
+        ];
+        assert_eq!(
+            refusals,
+            [
+                "unknown audit status \"done\"",
+                "unknown change status \"Pending\"",
+                "unknown operation status \"in-flight\"",
+                "unknown request status \"\"",
+            ]
+        );
+    }
 }

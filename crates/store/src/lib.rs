@@ -42,7 +42,7 @@ pub use allowances::{AllowanceLeft, Reserved};
 pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit};
 pub use changes::{Change, ChangeStatus, NewChange};
-pub use error::Error;
+pub use error::{Error, UnknownStatus};
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authenticated, Authority, IssuedKey, KeyInfo};

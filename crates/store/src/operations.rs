@@ -2,17 +2,16 @@
 //! idempotency key in one transaction, checkpointed before each external call, finished once;
 //! a restart turns an operation past its checkpoint into `outcome_unknown`, never a retry.
 
-use std::{fmt, str::FromStr};
-
 use domain::{AllowanceKind, AllowanceRule, PersonId};
 use serde::Serialize;
 use sqlx::{Row, sqlite::SqliteRow};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 use crate::{
     AllowanceLeft, AuditStatus, ChangeStatus, Error, NewAudit, Reserved, Store,
     allowances::{release_on, reserve_on},
     changes::fresh_id,
-    error::corrupt,
+    error::{UnknownStatus, corrupt},
     now_ms,
 };
 
@@ -22,8 +21,26 @@ const UNKNOWN_MESSAGE: &str = "the gateway stopped after the checkpoint, during 
 const INTERRUPTED_MESSAGE: &str = "the gateway stopped before any external call; nothing was sent, and it is not retried on its own";
 
 /// Where an operation stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownStatus,
+    parse_err_fn = unknown_status
+)]
 pub enum OperationStatus {
     /// Started; no external call yet (it can still be cancelled).
     Running,
@@ -37,24 +54,13 @@ pub enum OperationStatus {
 }
 
 impl OperationStatus {
-    pub const ALL: [OperationStatus; 6] = [
-        OperationStatus::Running,
-        OperationStatus::InFlight,
-        OperationStatus::Succeeded,
-        OperationStatus::Failed,
-        OperationStatus::Cancelled,
-        OperationStatus::OutcomeUnknown,
-    ];
+    /// Every status, in declaration order.
+    pub const ALL: [OperationStatus; OperationStatus::COUNT] = *OperationStatus::VARIANTS
+        .first_chunk()
+        .expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            OperationStatus::Running => "running",
-            OperationStatus::InFlight => "in_flight",
-            OperationStatus::Succeeded => "succeeded",
-            OperationStatus::Failed => "failed",
-            OperationStatus::Cancelled => "cancelled",
-            OperationStatus::OutcomeUnknown => "outcome_unknown",
-        }
+        self.into()
     }
 
     pub fn is_finished(self) -> bool {
@@ -62,20 +68,8 @@ impl OperationStatus {
     }
 }
 
-impl fmt::Display for OperationStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for OperationStatus {
-    type Err = String;
-    fn from_str(s: &str) -> Result<OperationStatus, String> {
-        OperationStatus::ALL
-            .into_iter()
-            .find(|o| o.as_str() == s)
-            .ok_or_else(|| format!("unknown operation status \"{s}\""))
-    }
+fn unknown_status(text: &str) -> UnknownStatus {
+    UnknownStatus::new("operation", text)
 }
 
 /// One operation.

@@ -90,23 +90,9 @@ impl QuotaCheck {
     }
 }
 
-pub(crate) fn media_type_str(t: MediaType) -> &'static str {
-    match t {
-        MediaType::Movie => "movie",
-        MediaType::Tv => "tv",
-        MediaType::Music => "music",
-        MediaType::Book => "book",
-    }
-}
-
 pub(crate) fn parse_media_type(s: &str) -> Result<MediaType, Error> {
-    Ok(match s {
-        "movie" => MediaType::Movie,
-        "tv" => MediaType::Tv,
-        "music" => MediaType::Music,
-        "book" => MediaType::Book,
-        other => return Err(corrupt(format!("stored media type \"{other}\""))),
-    })
+    s.parse()
+        .map_err(|_| corrupt(format!("stored media type \"{s}\"")))
 }
 
 fn rule_from_row(row: &SqliteRow) -> Result<QuotaRule, Error> {
@@ -146,7 +132,7 @@ fn check_rule_input(media_type: MediaType, window_days: u32) -> Result<(), Error
     if !QUOTA_MEDIA_TYPES.contains(&media_type) {
         return Err(Error::Invalid(format!(
             "quotas count movie, tv, music and book, not {}",
-            media_type_str(media_type)
+            media_type.as_str()
         )));
     }
     if !QUOTA_WINDOWS.contains(&window_days) {
@@ -169,7 +155,7 @@ pub(crate) async fn rules_for(
          WHERE q.media_type = ? AND (q.person_id = ? OR q.role = ?) ORDER BY q.window_days"
     );
     let rows = sqlx::query(&sql)
-        .bind(media_type_str(media_type))
+        .bind(media_type.as_str())
         .bind(person.0)
         .bind(role.as_str())
         .fetch_all(&mut *conn)
@@ -235,7 +221,7 @@ async fn read_in(
              AND at > ? ORDER BY at, id",
         )
         .bind(person.0)
-        .bind(media_type_str(media_type))
+        .bind(media_type.as_str())
         .bind(now - i64::from(widest) * DAY_MS)
         .fetch_all(&mut *conn)
         .await?;
@@ -366,7 +352,7 @@ impl Store {
         sqlx::query(&sql)
             .bind(role)
             .bind(person)
-            .bind(media_type_str(media_type))
+            .bind(media_type.as_str())
             .bind(i64::from(units))
             .bind(i64::from(window_days))
             .bind(now_ms())
@@ -395,7 +381,7 @@ impl Store {
             QuotaScope::Person { person, .. } => sql.push("person_id = ").push_bind(person.0),
         };
         if let Some(t) = media_type {
-            sql.push(" AND media_type = ").push_bind(media_type_str(t));
+            sql.push(" AND media_type = ").push_bind(t.as_str());
         }
         if let Some(d) = window_days {
             sql.push(" AND window_days = ").push_bind(i64::from(d));

@@ -3,17 +3,18 @@
 //! `BEGIN IMMEDIATE` transaction, so concurrent requests queue for the write lock and two of them
 //! can never both pass the last unit of a quota.
 
-use std::{collections::BTreeSet, fmt, str::FromStr};
+use std::collections::BTreeSet;
 
 use domain::{MediaId, MediaSource, MediaType, PersonId, Role};
 use serde::{Deserialize, Serialize};
 use sqlx::{FromRow, sqlite::SqliteRow};
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
 use crate::{
     Error, Store,
-    error::corrupt,
+    error::{UnknownStatus, corrupt},
     now_ms, pages,
-    quotas::{QuotaCheck, check_in, media_type_str, parse_media_type},
+    quotas::{QuotaCheck, check_in, parse_media_type},
 };
 
 /// Most rows `requests_page` reads: a page of 200 (the tools' largest) and the one row more that
@@ -21,8 +22,26 @@ use crate::{
 const MAX_ROWS: u32 = 201;
 
 /// Where a request stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::Display,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownStatus,
+    parse_err_fn = unknown_status
+)]
 pub enum RequestStatus {
     /// Waiting for an admin's decision.
     Pending,
@@ -36,13 +55,10 @@ pub enum RequestStatus {
 }
 
 impl RequestStatus {
-    pub const ALL: [RequestStatus; 5] = [
-        RequestStatus::Pending,
-        RequestStatus::Approved,
-        RequestStatus::Rejected,
-        RequestStatus::Available,
-        RequestStatus::Failed,
-    ];
+    /// Every status, in declaration order.
+    pub const ALL: [RequestStatus; RequestStatus::COUNT] = *RequestStatus::VARIANTS
+        .first_chunk()
+        .expect("COUNT variants");
 
     /// Statuses that count as "already requested" for a new request of the same title.
     pub const OPEN: [RequestStatus; 3] = [
@@ -52,30 +68,12 @@ impl RequestStatus {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            RequestStatus::Pending => "pending",
-            RequestStatus::Approved => "approved",
-            RequestStatus::Rejected => "rejected",
-            RequestStatus::Available => "available",
-            RequestStatus::Failed => "failed",
-        }
+        self.into()
     }
 }
 
-impl fmt::Display for RequestStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for RequestStatus {
-    type Err = String;
-    fn from_str(s: &str) -> Result<RequestStatus, String> {
-        RequestStatus::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown request status \"{s}\""))
-    }
+fn unknown_status(text: &str) -> UnknownStatus {
+    UnknownStatus::new("request", text)
 }
 
 /// One request as stored.
@@ -319,7 +317,7 @@ impl Store {
         .bind(new.person.0)
         .bind(new.media.media_source.as_str())
         .bind(&new.media.media_id)
-        .bind(media_type_str(new.media_type))
+        .bind(new.media_type.as_str())
         .bind(&new.title)
         .bind(new.year)
         .bind(seasons)
@@ -339,7 +337,7 @@ impl Store {
             )
             .bind(new.person.0)
             .bind(id)
-            .bind(media_type_str(new.media_type))
+            .bind(new.media_type.as_str())
             .bind(i64::from(charged))
             .bind(now)
             .execute(&mut *tx)
