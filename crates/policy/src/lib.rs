@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use domain::{Capability, Role};
 
 /// What a tool does to the world; its MCP annotations follow from it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Effect {
     /// Reads only.
     Read,
@@ -20,12 +21,7 @@ pub enum Effect {
 
 impl Effect {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Effect::Read => "read",
-            Effect::Write => "write",
-            Effect::Destructive => "destructive",
-            Effect::ExternalCost => "external_cost",
-        }
+        self.into()
     }
 }
 
@@ -253,6 +249,18 @@ mod tests {
 
     fn caps(list: &[Capability]) -> BTreeSet<Capability> {
         list.iter().copied().collect()
+    }
+
+    #[test]
+    fn effects_are_named_in_snake_case() {
+        let names = [
+            Effect::Read,
+            Effect::Write,
+            Effect::Destructive,
+            Effect::ExternalCost,
+        ]
+        .map(Effect::as_str);
+        assert_eq!(names, ["read", "write", "destructive", "external_cost"]);
     }
 
     fn action(effect: Effect, capability: Capability) -> Action<'static> {
