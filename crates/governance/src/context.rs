@@ -213,6 +213,13 @@ impl Ctx {
         self.state
     }
 
+    /// [`Ctx::state`] as an answer that reads only the tables of `groups` sees it: a kept
+    /// answer looked up under it holds while none of those groups changed (a write elsewhere,
+    /// such as an owner-page sign-in or another family's rows, leaves it in place).
+    pub fn state_of(&self, groups: &[store::Group]) -> Option<store::Version> {
+        self.state.map(|v| v.only(groups))
+    }
+
     pub fn settings(&self) -> &Settings {
         &self.shared.settings
     }

@@ -205,7 +205,7 @@ impl Store {
             return Ok(Vec::new());
         }
         // The token is read before the database: a commit in between only causes a re-read.
-        let token = self.fresh().token();
+        let token = self.version();
         let mut conn = None;
         let mut out = Vec::with_capacity(allowances.len());
         for (&kind, &rule) in allowances {

@@ -1,14 +1,19 @@
 //! Reads that run on every request (a key's authority, the tool switches, and the quota and
-//! allowance charges `whoami` shows), answered from memory while the database is unchanged,
-//! and re-read the moment it is not.
+//! allowance charges `whoami` shows), answered from memory while the tables they read are
+//! unchanged, and re-read the moment they are not.
 //!
 //! In WAL mode every committed write transaction, by any process, bumps the change counter in
 //! the WAL-index header at the start of `marquee.db-shm` (SQLite's documented `walformat`:
 //! iVersion, unused, iChange, isInit, bigEndCksum, szPage, mxFrame, nPage, aFrameCksum,
-//! aSalt, aCksum; 48 bytes). A cached answer is kept with the header it was read under and
-//! used only while the header (and the file's identity) is byte-for-byte the same. The header
-//! is read before the database, so a commit racing the read can only cause a re-read. Without
-//! a readable WAL index (an in-memory store) nothing is cached.
+//! aSalt, aCksum; 48 bytes). While the header (and the file's identity) is byte-for-byte the
+//! same, nothing was committed, and the state is the one read last. When it differs, the
+//! `versions` table (one counter per group of tables, bumped by triggers in the writing
+//! transaction: `migrations/0142_versions.sql`) is read once: a [`Version`]. Each cached
+//! answer carries the counters of the groups it read, and is used only while they are the
+//! same, so a write to one group (a request) leaves the others' answers (a key's authority)
+//! in place. The header is read before the counters and the counters before any data, so a
+//! commit racing a read can only cause a re-read. Without a readable WAL index (an in-memory
+//! store) nothing is cached.
 
 use std::{
     collections::HashMap,
@@ -21,7 +26,7 @@ use std::{
 use domain::{AllowanceKind, MediaType, PersonId};
 use parking_lot::{Mutex, RwLock};
 
-use crate::quotas::QuotaRead;
+use crate::{Group, Version, quotas::QuotaRead};
 
 /// Bytes of the WAL-index header that identify the database's state.
 const HEADER: usize = 48;
@@ -55,15 +60,24 @@ pub(crate) struct Fresh<K> {
     state: RwLock<State<K>>,
 }
 
+/// What each cache reads: an entry holds while these groups' counters are unchanged.
+const KEYS: &[Group] = &[Group::Authority];
+const SWITCHES: &[Group] = &[Group::Authority];
+/// A person's role (authority) decides which quota rules apply.
+const QUOTAS: &[Group] = &[Group::Authority, Group::Requests];
+const ALLOWANCES: &[Group] = &[Group::Audit];
+
 #[derive(Debug)]
 struct State<K> {
+    /// The header last seen, and the counters read when it was.
     token: Option<Token>,
-    keys: HashMap<String, Arc<K>>,
-    switches: Option<Arc<crate::ToolSwitches>>,
+    version: Option<Version>,
+    keys: HashMap<String, (Version, Arc<K>)>,
+    switches: Option<(Version, Arc<crate::ToolSwitches>)>,
     /// A person's quota rules and charges for one media type.
-    quotas: HashMap<(PersonId, MediaType), Arc<QuotaRead>>,
+    quotas: HashMap<(PersonId, MediaType), (Version, Arc<QuotaRead>)>,
     /// A person's allowance charges of one kind over a window of so many days.
-    allowances: HashMap<(PersonId, AllowanceKind, u32), Arc<Charges>>,
+    allowances: HashMap<(PersonId, AllowanceKind, u32), (Version, Arc<Charges>)>,
 }
 
 /// Charges read at `read_at`: every one younger than the window then. Evaluated at a later
@@ -90,6 +104,7 @@ impl<K> Fresh<K> {
             open: Mutex::new(None),
             state: RwLock::new(State {
                 token: None,
+                version: None,
                 keys: HashMap::new(),
                 switches: None,
                 quotas: HashMap::new(),
@@ -123,65 +138,75 @@ impl<K> Fresh<K> {
         })
     }
 
-    /// The cache as read under `token`, when it belongs to that state (a lookup under
-    /// another state is a miss). Lookups share the lock: every request makes a few.
-    fn read(&self, token: Token) -> Option<parking_lot::RwLockReadGuard<'_, State<K>>> {
-        let state = self.state.read();
-        (state.token == Some(token)).then_some(state)
-    }
-
-    /// Drops everything cached under another state; returns the state guard for a write.
-    fn at(&self, token: Token) -> parking_lot::RwLockWriteGuard<'_, State<K>> {
-        let mut state = self.state.write();
-        if state.token != Some(token) {
-            state.token = Some(token);
-            state.keys.clear();
-            state.switches = None;
-            state.quotas.clear();
-            state.allowances.clear();
+    /// The database's state now: the counters of the last read while the header is the one
+    /// seen then, else the counters `read_counters` reads now (`None`: the state cannot be
+    /// told, and nothing is cached).
+    pub(crate) fn version(
+        &self,
+        read_counters: impl FnOnce() -> Option<Version>,
+    ) -> Option<Version> {
+        let token = self.token()?;
+        {
+            let state = self.state.read();
+            if state.token == Some(token) {
+                return state.version;
+            }
         }
-        state
+        // Read after the header: a commit in between makes the next request read them again.
+        let version = read_counters()?;
+        let mut state = self.state.write();
+        state.token = Some(token);
+        state.version = Some(version);
+        Some(version)
     }
 
-    pub(crate) fn key(&self, token: Token, key_id: &str) -> Option<Arc<K>> {
-        self.read(token)?.keys.get(key_id).cloned()
+    pub(crate) fn key(&self, v: Version, key_id: &str) -> Option<Arc<K>> {
+        let state = self.state.read();
+        let (at, row) = state.keys.get(key_id)?;
+        at.same(&v, KEYS).then(|| row.clone())
     }
 
-    pub(crate) fn put_key(&self, token: Token, key_id: &str, row: Arc<K>) {
-        bounded(&mut self.at(token).keys, key_id.to_owned(), row);
+    pub(crate) fn put_key(&self, v: Version, key_id: &str, row: Arc<K>) {
+        bounded(&mut self.state.write().keys, key_id.to_owned(), (v, row));
     }
 
-    pub(crate) fn switches(&self, token: Token) -> Option<Arc<crate::ToolSwitches>> {
-        self.read(token)?.switches.clone()
+    pub(crate) fn switches(&self, v: Version) -> Option<Arc<crate::ToolSwitches>> {
+        let state = self.state.read();
+        let (at, switches) = state.switches.as_ref()?;
+        at.same(&v, SWITCHES).then(|| switches.clone())
     }
 
-    pub(crate) fn put_switches(&self, token: Token, switches: Arc<crate::ToolSwitches>) {
-        self.at(token).switches = Some(switches);
+    pub(crate) fn put_switches(&self, v: Version, switches: Arc<crate::ToolSwitches>) {
+        self.state.write().switches = Some((v, switches));
     }
 
-    pub(crate) fn quota(&self, token: Token, key: (PersonId, MediaType)) -> Option<Arc<QuotaRead>> {
-        self.read(token)?.quotas.get(&key).cloned()
+    pub(crate) fn quota(&self, v: Version, key: (PersonId, MediaType)) -> Option<Arc<QuotaRead>> {
+        let state = self.state.read();
+        let (at, read) = state.quotas.get(&key)?;
+        at.same(&v, QUOTAS).then(|| read.clone())
     }
 
-    pub(crate) fn put_quota(&self, token: Token, key: (PersonId, MediaType), read: Arc<QuotaRead>) {
-        bounded(&mut self.at(token).quotas, key, read);
+    pub(crate) fn put_quota(&self, v: Version, key: (PersonId, MediaType), read: Arc<QuotaRead>) {
+        bounded(&mut self.state.write().quotas, key, (v, read));
     }
 
     pub(crate) fn allowance(
         &self,
-        token: Token,
+        v: Version,
         key: (PersonId, AllowanceKind, u32),
     ) -> Option<Arc<Charges>> {
-        self.read(token)?.allowances.get(&key).cloned()
+        let state = self.state.read();
+        let (at, read) = state.allowances.get(&key)?;
+        at.same(&v, ALLOWANCES).then(|| read.clone())
     }
 
     pub(crate) fn put_allowance(
         &self,
-        token: Token,
+        v: Version,
         key: (PersonId, AllowanceKind, u32),
         read: Arc<Charges>,
     ) {
-        bounded(&mut self.at(token).allowances, key, read);
+        bounded(&mut self.state.write().allowances, key, (v, read));
     }
 }
 
@@ -229,5 +254,28 @@ mod tests {
             None,
             "nothing is cached without a WAL index"
         );
+    }
+
+    #[tokio::test]
+    async fn a_cached_read_holds_while_the_groups_it_read_are_unchanged() {
+        use crate::{Group, Version};
+        let fresh: super::Fresh<u32> = super::Fresh::new(None);
+        let at = |authority: i64, requests: i64| -> Version {
+            let mut v = Version {
+                n: [0; Group::ALL.len()],
+            };
+            v.n[Group::Authority as usize] = authority;
+            v.n[Group::Requests as usize] = requests;
+            v
+        };
+        fresh.put_key(at(1, 1), "k", std::sync::Arc::new(7));
+        assert_eq!(fresh.key(at(1, 1), "k").as_deref(), Some(&7));
+        assert_eq!(
+            fresh.key(at(1, 9), "k").as_deref(),
+            Some(&7),
+            "a request written elsewhere leaves a key's authority cached"
+        );
+        assert!(fresh.key(at(2, 1), "k").is_none(), "an authority write");
+        assert!(fresh.key(at(1, 1), "other").is_none());
     }
 }

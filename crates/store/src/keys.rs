@@ -14,7 +14,6 @@ use subtle::ConstantTimeEq;
 use crate::{
     Error, Grant, Person, Store,
     error::{is_foreign_key_violation, is_unique_violation},
-    fresh::Token,
     grants::{GRANT_COLUMNS, grant_from_row, grant_id_by_name},
     now_ms,
     people::{PERSON_COLUMNS, person_from_row},
@@ -229,8 +228,7 @@ impl Store {
     /// no writes, and none at all while the database is unchanged since the last read of this key
     /// (see `fresh.rs`); the verifier comparison and the expiry checks run on every call.
     pub async fn authenticate(&self, presented: &str) -> Result<Option<Arc<Authority>>, Error> {
-        self.authenticate_under(presented, self.fresh().token())
-            .await
+        self.authenticate_under(presented, self.version()).await
     }
 
     /// A key's authority and the tool switches, both read under one state of the database: a
@@ -239,21 +237,21 @@ impl Store {
         &self,
         presented: &str,
     ) -> Result<Option<Authenticated>, Error> {
-        let token = self.fresh().token();
+        let token = self.version();
         let Some(authority) = self.authenticate_under(presented, token).await? else {
             return Ok(None);
         };
         Ok(Some(Authenticated {
             authority,
             switches: self.tool_switches_under(token).await?,
-            version: token.map(crate::Version),
+            version: token,
         }))
     }
 
     async fn authenticate_under(
         &self,
         presented: &str,
-        token: Option<Token>,
+        token: Option<crate::Version>,
     ) -> Result<Option<Arc<Authority>>, Error> {
         let Some(key_id) = parse_key_id(presented) else {
             return Ok(None);

@@ -149,13 +149,34 @@ impl Store {
         self.path.as_deref()
     }
 
-    /// The database's state now: any commit by any process (this one, the CLI, another
-    /// replica on the same file) gives a different one. An answer read from the store while
-    /// the version is `v` may be handed out again as long as the version is still `v`, since
-    /// the version is read before the data. `None` when the state cannot be told (an
-    /// in-memory store): then nothing may be kept.
+    /// The database's state now, one counter per [`Group`] of tables: a commit by any process
+    /// (this one, the CLI, another replica on the same file) that changes a table of a group
+    /// changes that group's counter. An answer read from the groups `g` while the version is
+    /// `v` may be handed out again as long as `v.same(now, g)`, since the version is read
+    /// before the data. `None` when the state cannot be told (an in-memory store): then
+    /// nothing may be kept.
     pub fn version(&self) -> Option<Version> {
-        self.fresh.token().map(Version)
+        self.fresh.version(|| self.read_version())
+    }
+
+    /// The counters as the `versions` table holds them now, read on this thread; `None` when
+    /// they cannot be read at once (the caller then caches nothing).
+    fn read_version(&self) -> Option<Version> {
+        let query = pages::select(&["grp", "n"], "grp, n FROM versions");
+        let rows: Vec<(String, i64)> = match self.readers()?.read(&query) {
+            Ok(rows) => rows?,
+            Err(e) => {
+                tracing::warn!(error = %e, "the versions could not be read; nothing is cached for this request");
+                return None;
+            }
+        };
+        let mut n = [0; Group::ALL.len()];
+        for (name, count) in rows {
+            if let Some(g) = Group::ALL.iter().position(|g| g.table_name() == name) {
+                n[g] = count;
+            }
+        }
+        Some(Version { n })
     }
 
     pub(crate) fn fresh(&self) -> &fresh::Fresh<keys::KeyRow> {
@@ -172,9 +193,62 @@ impl Store {
     }
 }
 
-/// A state of the database (see [`Store::version`]); only ever compared for equality.
+/// A group of tables that changes together, with a counter of its own (see [`Store::version`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Version(fresh::Token);
+pub enum Group {
+    /// People, grants, keys and OAuth connections, tool switches: who may do what.
+    Authority,
+    /// Requests, quota rules and charges, and their hand-over to a library.
+    Requests,
+    /// Planned changes, their operations and idempotency keys.
+    Changes,
+    /// The audit and the allowance charges reserved with it.
+    Audit,
+}
+
+impl Group {
+    pub const ALL: [Group; 4] = [
+        Group::Authority,
+        Group::Requests,
+        Group::Changes,
+        Group::Audit,
+    ];
+
+    /// Its row in the `versions` table.
+    fn table_name(self) -> &'static str {
+        match self {
+            Group::Authority => "authority",
+            Group::Requests => "requests",
+            Group::Changes => "changes",
+            Group::Audit => "audit",
+        }
+    }
+}
+
+/// A state of the database (see [`Store::version`]): one counter per [`Group`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct Version {
+    n: [i64; Group::ALL.len()],
+}
+
+impl Version {
+    /// True when none of `groups` changed between `self` and `other`.
+    pub fn same(&self, other: &Version, groups: &[Group]) -> bool {
+        groups
+            .iter()
+            .all(|&g| self.n[g as usize] == other.n[g as usize])
+    }
+
+    /// This state as seen by an answer that reads only `groups`: equal to another narrowed the
+    /// same way exactly while none of those groups changed.
+    pub fn only(&self, groups: &[Group]) -> Version {
+        let mut n = [-1; Group::ALL.len()];
+        for &g in groups {
+            n[g as usize] = self.n[g as usize];
+        }
+        Version { n }
+    }
+}
 
 /// Now, as the store writes timestamps: unix milliseconds.
 pub(crate) fn now_ms() -> i64 {

@@ -399,7 +399,7 @@ impl Store {
         if !is_access_token(presented) {
             return Ok(None);
         }
-        let token = self.fresh().token();
+        let token = self.version();
         let token_verifier = verifier(presented);
         let cache_key = format!("t:{token_verifier}");
         let cached = token.and_then(|t| self.fresh().key(t, &cache_key));
@@ -425,7 +425,7 @@ impl Store {
         Ok(Some(Authenticated {
             authority,
             switches: self.tool_switches_under(token).await?,
-            version: token.map(crate::Version),
+            version: token,
         }))
     }
 

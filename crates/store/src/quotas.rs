@@ -9,7 +9,7 @@ use domain::{MediaType, PersonId, Role};
 use serde::Serialize;
 use sqlx::{Row, SqliteConnection, sqlite::SqliteRow};
 
-use crate::{Error, Store, error::corrupt, fresh::Token, now_ms};
+use crate::{Error, Store, error::corrupt, now_ms};
 
 /// The media types a quota may count, in the order they are shown.
 pub const QUOTA_MEDIA_TYPES: [MediaType; 4] = [
@@ -406,7 +406,7 @@ impl Store {
         media_type: MediaType,
         units: u32,
     ) -> Result<QuotaCheck, Error> {
-        self.quota_check_at(person, media_type, units, now_ms(), self.fresh().token())
+        self.quota_check_at(person, media_type, units, now_ms(), self.version())
             .await
     }
 
@@ -420,7 +420,7 @@ impl Store {
         media_type: MediaType,
         units: u32,
         now: i64,
-        token: Option<Token>,
+        token: Option<crate::Version>,
     ) -> Result<QuotaCheck, Error> {
         let cached = token
             .and_then(|t| self.fresh().quota(t, (person, media_type)))
@@ -449,7 +449,7 @@ impl Store {
     pub async fn quotas_now(&self, person: PersonId) -> Result<Vec<QuotaCheck>, Error> {
         let now = now_ms();
         // One state for every media type: the answer is one picture of the database.
-        let token = self.fresh().token();
+        let token = self.version();
         let mut out = Vec::with_capacity(QUOTA_MEDIA_TYPES.len());
         for media_type in QUOTA_MEDIA_TYPES {
             out.push(

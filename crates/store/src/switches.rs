@@ -6,7 +6,7 @@ use std::{collections::HashMap, sync::Arc};
 use domain::PersonId;
 use sqlx::Row;
 
-use crate::{Error, Store, fresh::Token, now_ms};
+use crate::{Error, Store, now_ms};
 
 /// Every switch the owner has set. A tool missing here has never been switched and is on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,13 +57,13 @@ impl Store {
     /// Every switch the owner has set.
     /// Answered from memory while the database is unchanged (see `fresh.rs`).
     pub async fn tool_switches(&self) -> Result<Arc<ToolSwitches>, Error> {
-        self.tool_switches_under(self.fresh().token()).await
+        self.tool_switches_under(self.version()).await
     }
 
     /// [`Store::tool_switches`] for a request that has read the database's state already.
     pub(crate) async fn tool_switches_under(
         &self,
-        token: Option<Token>,
+        token: Option<crate::Version>,
     ) -> Result<Arc<ToolSwitches>, Error> {
         if let Some(cached) = token.and_then(|t| self.fresh().switches(t)) {
             return Ok(cached);

@@ -1,6 +1,6 @@
-//! Answers read from the store are kept while the database is unchanged, and never past a
-//! change: a commit through another handle on the same file (as the CLI makes from another
-//! process) shows in the very next read. A kept answer is one caller's view: a kid asking the
+//! Answers read from the store are kept while the tables they read are unchanged, and never
+//! past a change: a commit through another handle on the same file (as the CLI makes from
+//! another process) shows in the very next read, and a write to other tables keeps them. A kept answer is one caller's view: a kid asking the
 //! page the owner asked sees only their own requests.
 
 mod support;
@@ -262,4 +262,32 @@ async fn a_grant_changed_through_another_handle_is_seen_at_the_next_call() {
     let caller = f.app.authenticate(&key).await.unwrap().unwrap();
     let all = call(&f.app, &caller, "list_requests", json!({"limit": 50})).await;
     assert_eq!(titles(&all), ["Title 2", "Title 1", "Title 0"]);
+}
+
+#[tokio::test]
+async fn a_write_to_other_tables_keeps_the_answer_and_one_to_its_own_does_not() {
+    let f = fixture().await;
+    let page = json!({"limit": 2});
+    let first = call(&f.app, &f.owner, "list_requests", page.clone()).await;
+    let owner = f.other.person_by_name("owner").await.unwrap().unwrap();
+    // Writes no kept answer reads: owner-page sign-ins (sessions).
+    for _ in 0..3 {
+        f.other.create_session(owner.id).await.unwrap();
+    }
+    // The fixture's caller reads the state anew for each call after its first.
+    let kept = call(&f.app, &f.owner, "list_requests", page.clone()).await;
+    assert_eq!(
+        kept.observed_at, first.observed_at,
+        "kept across other writes"
+    );
+    assert_eq!(titles(&kept), titles(&first));
+    // A request is written: the page is read again and shows it.
+    request(&f.other, owner.id, 9).await;
+    let fresh = call(&f.app, &f.owner, "list_requests", page).await;
+    assert_ne!(fresh.observed_at, first.observed_at);
+    assert_ne!(
+        titles(&fresh),
+        titles(&first),
+        "the new request is on the page"
+    );
 }

@@ -204,3 +204,96 @@ async fn allowance_reads_see_every_writer() {
         [5]
     );
 }
+
+/// Which groups a write changes: only those whose tables it touched, whoever wrote it.
+#[tokio::test]
+async fn a_write_changes_the_version_of_its_own_group_only() {
+    use store::Group::{Audit, Authority, Changes, Requests};
+    let (_dir, server) = file_store().await;
+    let (owner, key) = server.bootstrap_owner("owner").await.unwrap().unwrap();
+    let changed = |before: store::Version, after: store::Version| -> Vec<store::Group> {
+        store::Group::ALL
+            .into_iter()
+            .filter(|g| !before.same(&after, &[*g]))
+            .collect()
+    };
+    let v0 = server.version().unwrap();
+    // An owner-page sign-in writes a session: no group reads it.
+    server.create_session(owner.id).await.unwrap();
+    let v1 = server.version().unwrap();
+    assert_eq!(v1, v0, "a session changes no version");
+    let mut conn = raw(&server).await;
+    // A key's last-use stamp is no part of its authority.
+    conn.execute("UPDATE credentials SET last_used_at = 5")
+        .await
+        .unwrap();
+    let v2 = server.version().unwrap();
+    assert_eq!(v2, v1);
+    server.set_tool_switch("whoami", false).await.unwrap();
+    let v3 = server.version().unwrap();
+    assert_eq!(changed(v2, v3), [Authority]);
+    conn.execute(&*format!(
+        "UPDATE credentials SET revoked_at = 1 WHERE key_id = '{}'",
+        key.info.key_id
+    ))
+    .await
+    .unwrap();
+    let v4 = server.version().unwrap();
+    assert_eq!(
+        changed(v3, v4),
+        [Authority],
+        "a revocation by another writer"
+    );
+    server
+        .audit_begin(&store::NewAudit {
+            person: owner.id,
+            key_id: None,
+            tool: "whoami".into(),
+            instance: None,
+            args_digest: "sha256:0".into(),
+        })
+        .await
+        .unwrap();
+    let v5 = server.version().unwrap();
+    assert_eq!(changed(v4, v5), [Audit]);
+    server
+        .create_change(&store::NewChange {
+            created_by: owner.id,
+            grant_id: 1,
+            grant_revision: 1,
+            tool: "delete_torrents".into(),
+            summary: "s".into(),
+            plan: "{}".into(),
+            dependency_hashes: "{}".into(),
+            content_hash: "sha256:0".into(),
+        })
+        .await
+        .unwrap();
+    let v6 = server.version().unwrap();
+    assert_eq!(changed(v5, v6), [Changes]);
+    assert_eq!(
+        v6.only(&[Requests]),
+        v0.only(&[Requests]),
+        "requests never changed"
+    );
+    server
+        .set_quota(
+            &store::QuotaScope::Role { role: Role::User },
+            domain::MediaType::Movie,
+            5,
+            7,
+        )
+        .await
+        .unwrap();
+    let v7 = server.version().unwrap();
+    assert_eq!(changed(v6, v7), [Requests]);
+    assert_ne!(v7.only(&[Requests]), v0.only(&[Requests]));
+    assert_eq!(v7.only(&[Audit]), v5.only(&[Audit]));
+    assert!(
+        store::Store::open_in_memory()
+            .await
+            .unwrap()
+            .version()
+            .is_none()
+    );
+}

@@ -16,6 +16,8 @@ use governance::{
     stored::{self, Keep},
 };
 
+/// The tables its answer reads: a kept answer holds while none of them changed.
+const READS: &[store::Group] = &[store::Group::Authority, store::Group::Requests];
 pub struct CheckRequestStatus;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -51,7 +53,7 @@ impl Tool for CheckRequestStatus {
         let all = sees_all(ctx);
         let view = stored::view(ctx, (all, &input));
         ctx.stored()
-            .answer(ctx.state(), Self::META.name, view, || {
+            .answer(ctx.state_of(READS), Self::META.name, view, || {
                 status(ctx, input, all)
             })
             .await

@@ -13,6 +13,8 @@ use governance::{
     stored::{self, Keep},
 };
 
+/// The tables its answer reads: a kept answer holds while none of them changed.
+const READS: &[store::Group] = &[store::Group::Authority, store::Group::Requests];
 pub struct ListRequests;
 
 /// A request status to filter by.
@@ -75,7 +77,7 @@ impl Tool for ListRequests {
         let all = sees_all(ctx);
         let view = stored::view(ctx, (all, &input));
         ctx.stored()
-            .answer(ctx.state(), Self::META.name, view, || async {
+            .answer(ctx.state_of(READS), Self::META.name, view, || async {
                 Ok((page(ctx, input, limit, all).await?, Keep::WhileUnchanged))
             })
             .await

@@ -24,6 +24,8 @@ const HEALTHY_NOTE: &str =
 const PROBLEM_NOTE: &str =
     " An answer with a problem is reused for up to 1 s: observed_at says when these checks ran.";
 
+/// The tables its answer reads: a kept answer holds while none of them changed.
+const READS: &[store::Group] = &[store::Group::Authority, store::Group::Requests];
 pub struct Diagnose;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -58,7 +60,9 @@ impl Tool for Diagnose {
             (&input, settings.allow_destructive(), settings.warnings()),
         );
         ctx.stored()
-            .answer(ctx.state(), Self::META.name, view, || diagnose(ctx, input))
+            .answer(ctx.state_of(READS), Self::META.name, view, || {
+                diagnose(ctx, input)
+            })
             .await
     }
 }

@@ -12,6 +12,8 @@ use governance::{
     stored::{self, Keep},
 };
 
+/// The tables its answer reads: a kept answer holds while none of them changed.
+const READS: &[store::Group] = &[store::Group::Authority, store::Group::Audit];
 pub struct GetActivity;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -55,7 +57,7 @@ impl Tool for GetActivity {
         let sees_all = ctx.caller.can(Capability::AuditRead);
         let view = stored::view(ctx, (sees_all, &input));
         ctx.stored()
-            .answer(ctx.state(), Self::META.name, view, || async {
+            .answer(ctx.state_of(READS), Self::META.name, view, || async {
                 Ok((
                     page(ctx, input, limit, sees_all).await?,
                     Keep::WhileUnchanged,

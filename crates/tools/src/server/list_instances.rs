@@ -14,6 +14,8 @@ use governance::{
     stored::{self, Keep},
 };
 
+/// The tables its answer reads: a kept answer holds while none of them changed.
+const READS: &[store::Group] = &[store::Group::Authority];
 pub struct ListInstances;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -38,7 +40,7 @@ impl Tool for ListInstances {
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
         let view = stored::view(ctx, ());
         ctx.stored()
-            .answer(ctx.state(), Self::META.name, view, || async {
+            .answer(ctx.state_of(READS), Self::META.name, view, || async {
                 Ok((answer(ctx), Keep::WhileUnchanged))
             })
             .await

@@ -20,6 +20,12 @@ use governance::{
     stored::{self, Keep},
 };
 
+/// The tables its answer reads: a kept answer holds while none of them changed.
+const READS: &[store::Group] = &[
+    store::Group::Authority,
+    store::Group::Requests,
+    store::Group::Audit,
+];
 pub struct Whoami;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -110,7 +116,7 @@ impl Tool for Whoami {
         // The key is part of the answer; the view compares person and grant only.
         let view = stored::view(ctx, &ctx.caller.authority.key_id);
         ctx.stored()
-            .answer(ctx.state(), Self::META.name, view, || async {
+            .answer(ctx.state_of(READS), Self::META.name, view, || async {
                 let (answer, changes_at) = answer(ctx).await?;
                 Ok((
                     answer,
