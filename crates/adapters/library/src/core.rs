@@ -119,7 +119,7 @@ impl Core {
     /// A GET with the longer interactive-search timeout.
     #[allow(
         dead_code,
-        reason = "the interactive release search of issue 11 is its caller"
+        reason = "the interactive release search (library repair) is its caller"
     )]
     pub async fn get_slow<T: DeserializeOwned + Redact>(
         &self,

@@ -1,4 +1,4 @@
-//! Library repair (issue 11): interactive release search and grab by reference, and queue
+//! Library repair: interactive release search and grab by reference, and queue
 //! clean-up. The scope of a search is resolved the same way for searching and for grabbing, so a
 //! reference found in one scope or instance can never match in another.
 
