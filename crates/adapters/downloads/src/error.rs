@@ -36,8 +36,11 @@ pub enum Error {
 }
 
 /// The class of an [`Error`], small and `Copy`, for reports and for matching.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, strum::Display, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ErrorClass {
     Unreachable,
     Timeout,
@@ -52,23 +55,7 @@ pub enum ErrorClass {
 
 impl ErrorClass {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorClass::Unreachable => "unreachable",
-            ErrorClass::Timeout => "timeout",
-            ErrorClass::Unauthorized => "unauthorized",
-            ErrorClass::NotFound => "not_found",
-            ErrorClass::Refused => "refused",
-            ErrorClass::RateLimited => "rate_limited",
-            ErrorClass::Upstream => "upstream",
-            ErrorClass::Decode => "decode",
-            ErrorClass::Invalid => "invalid",
-        }
-    }
-}
-
-impl fmt::Display for ErrorClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

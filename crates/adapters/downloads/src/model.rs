@@ -4,12 +4,32 @@ use std::sync::Arc;
 
 use domain::InfoHash;
 use serde::Serialize;
+use strum::{EnumCount, IntoStaticStr, VariantArray};
 
-use crate::tracker_class::TrackerErrorClass;
+use crate::{error::Error, tracker_class::TrackerErrorClass};
 
 /// What a torrent is doing, a small closed set both clients map into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = Error,
+    parse_err_fn = unknown_state
+)]
 pub enum TorrentState {
     /// Transferring data down (qBittorrent `downloading`, `forcedDL`, `allocating`; Transmission 4).
     Downloading,
@@ -35,49 +55,21 @@ pub enum TorrentState {
 }
 
 impl TorrentState {
-    pub const ALL: [TorrentState; 10] = [
-        TorrentState::Downloading,
-        TorrentState::Seeding,
-        TorrentState::Paused,
-        TorrentState::Queued,
-        TorrentState::Checking,
-        TorrentState::Stalled,
-        TorrentState::Error,
-        TorrentState::Metadata,
-        TorrentState::Moving,
-        TorrentState::Unknown,
-    ];
+    /// Every state, in declaration order (the order lists and messages show).
+    pub const ALL: [TorrentState; TorrentState::COUNT] = *TorrentState::VARIANTS
+        .first_chunk()
+        .expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            TorrentState::Downloading => "downloading",
-            TorrentState::Seeding => "seeding",
-            TorrentState::Paused => "paused",
-            TorrentState::Queued => "queued",
-            TorrentState::Checking => "checking",
-            TorrentState::Stalled => "stalled",
-            TorrentState::Error => "error",
-            TorrentState::Metadata => "metadata",
-            TorrentState::Moving => "moving",
-            TorrentState::Unknown => "unknown",
-        }
+        self.into()
     }
 }
 
-impl std::str::FromStr for TorrentState {
-    type Err = String;
-    fn from_str(s: &str) -> Result<TorrentState, String> {
-        TorrentState::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                let valid: Vec<&str> = TorrentState::ALL.iter().map(|k| k.as_str()).collect();
-                format!(
-                    "unknown torrent state \"{s}\"; valid states: {}",
-                    valid.join(", ")
-                )
-            })
-    }
+fn unknown_state(text: &str) -> Error {
+    Error::invalid(format!(
+        "unknown torrent state \"{text}\"; valid states: {}",
+        TorrentState::ALL.map(TorrentState::as_str).join(", ")
+    ))
 }
 
 /// One torrent as the catalogue holds it. Repeated strings (category, tags, save path,
@@ -303,4 +295,42 @@ pub struct ClientVersion {
     pub app: String,
     /// The API version, e.g. `2.8.19` (qBittorrent WebAPI) or `16` (Transmission RPC).
     pub api: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorClass;
+
+    #[test]
+    fn states_are_spelled_alike_in_answers_and_filters() {
+        let mut names = Vec::new();
+        for s in TorrentState::ALL {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+            assert_eq!(s.as_str().parse::<TorrentState>(), Ok(s));
+            names.push(s.as_str());
+        }
+        assert_eq!(
+            names.join(", "),
+            "downloading, seeding, paused, queued, checking, stalled, error, metadata, moving, unknown"
+        );
+        assert_eq!(
+            "Seeding".parse::<TorrentState>().unwrap_err().to_string(),
+            "unknown torrent state \"Seeding\"; valid states: downloading, seeding, paused, queued, \
+             checking, stalled, error, metadata, moving, unknown"
+        );
+        let classes = [
+            ErrorClass::Unreachable,
+            ErrorClass::NotFound,
+            ErrorClass::RateLimited,
+        ];
+        for c in classes {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+            assert_eq!(c.to_string(), c.as_str());
+        }
+        assert_eq!(
+            classes.map(ErrorClass::as_str),
+            ["unreachable", "not_found", "rate_limited"]
+        );
+    }
 }

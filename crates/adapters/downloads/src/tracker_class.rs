@@ -1,10 +1,32 @@
 //! Groups free-text tracker messages into a few classes a person (or an assistant) can act on.
 
 use serde::Serialize;
+use strum::{EnumCount, IntoStaticStr, VariantArray};
+
+use crate::error::Error;
 
 /// Why a tracker is unhappy, by what to do about it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    strum::EnumString,
+    IntoStaticStr,
+    VariantArray,
+    EnumCount,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = Error,
+    parse_err_fn = unknown_class
+)]
 pub enum TrackerErrorClass {
     /// The tracker does not know the torrent (deleted, trumped, never uploaded): remove or replace it.
     Unregistered,
@@ -19,39 +41,23 @@ pub enum TrackerErrorClass {
 }
 
 impl TrackerErrorClass {
-    pub const ALL: [TrackerErrorClass; 5] = [
-        TrackerErrorClass::Unregistered,
-        TrackerErrorClass::Auth,
-        TrackerErrorClass::Unreachable,
-        TrackerErrorClass::RateLimited,
-        TrackerErrorClass::Other,
-    ];
+    /// Every class, in declaration order (the order lists and messages show).
+    pub const ALL: [TrackerErrorClass; TrackerErrorClass::COUNT] = *TrackerErrorClass::VARIANTS
+        .first_chunk()
+        .expect("COUNT variants");
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            TrackerErrorClass::Unregistered => "unregistered",
-            TrackerErrorClass::Auth => "auth",
-            TrackerErrorClass::Unreachable => "unreachable",
-            TrackerErrorClass::RateLimited => "rate_limited",
-            TrackerErrorClass::Other => "other",
-        }
+        self.into()
     }
 }
 
-impl std::str::FromStr for TrackerErrorClass {
-    type Err = String;
-    fn from_str(s: &str) -> Result<TrackerErrorClass, String> {
+fn unknown_class(text: &str) -> Error {
+    Error::invalid(format!(
+        "unknown tracker error class \"{text}\"; valid classes: {}",
         TrackerErrorClass::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                let valid: Vec<&str> = TrackerErrorClass::ALL.iter().map(|k| k.as_str()).collect();
-                format!(
-                    "unknown tracker error class \"{s}\"; valid classes: {}",
-                    valid.join(", ")
-                )
-            })
-    }
+            .map(TrackerErrorClass::as_str)
+            .join(", ")
+    ))
 }
 
 // Checked in this order: "torrent not authorized" is about the torrent, not the account.
@@ -225,6 +231,10 @@ mod tests {
             Ok(TrackerErrorClass::Auth)
         );
         let e = "nope".parse::<TrackerErrorClass>().unwrap_err();
-        assert!(e.contains("unregistered, auth"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "unknown tracker error class \"nope\"; valid classes: unregistered, auth, \
+             unreachable, rate_limited, other"
+        );
     }
 }

@@ -17,6 +17,6 @@ mod torrent;
 mod write;
 
 pub use client::{ApiVersion, QbClient};
-pub use sync::{MainData, QbTorrent, map_state};
+pub use sync::{MainData, QbState, QbTorrent};
 pub(crate) use sync::{QbCursor, apply_maindata, apply_tracker_probe};
 pub(crate) use write::{check_tags, dedup};

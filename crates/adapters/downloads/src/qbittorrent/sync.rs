@@ -71,7 +71,7 @@ pub struct QbTorrent {
     /// Only in `torrents/info`; maindata keys torrents by hash instead.
     pub hash: Option<String>,
     pub name: Option<String>,
-    pub state: Option<String>,
+    pub state: Option<QbState>,
     pub progress: Option<f64>,
     pub size: Option<i64>,
     pub downloaded: Option<i64>,
@@ -92,19 +92,52 @@ pub struct QbTorrent {
     pub num_leechs: Option<i64>,
 }
 
-/// qBittorrent's state strings (4.x `paused*`, 5.x `stopped*`) onto the closed set.
-pub fn map_state(s: &str) -> TorrentState {
-    match s {
-        "downloading" | "forcedDL" | "allocating" => TorrentState::Downloading,
-        "uploading" | "stalledUP" | "forcedUP" => TorrentState::Seeding,
-        "pausedDL" | "pausedUP" | "stoppedDL" | "stoppedUP" => TorrentState::Paused,
-        "queuedDL" | "queuedUP" => TorrentState::Queued,
-        "checkingDL" | "checkingUP" | "checkingResumeData" => TorrentState::Checking,
-        "stalledDL" => TorrentState::Stalled,
-        "error" | "missingFiles" => TorrentState::Error,
-        "metaDL" | "forcedMetaDL" => TorrentState::Metadata,
-        "moving" => TorrentState::Moving,
-        _ => TorrentState::Unknown,
+/// A torrent's state as qBittorrent spells it (4.x `paused*`, 5.x `stopped*`); any state this
+/// build does not know is `Other`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum QbState {
+    Downloading,
+    ForcedDL,
+    Allocating,
+    Uploading,
+    StalledUP,
+    ForcedUP,
+    PausedDL,
+    PausedUP,
+    StoppedDL,
+    StoppedUP,
+    QueuedDL,
+    QueuedUP,
+    CheckingDL,
+    CheckingUP,
+    CheckingResumeData,
+    StalledDL,
+    Error,
+    MissingFiles,
+    MetaDL,
+    ForcedMetaDL,
+    Moving,
+    #[serde(other)]
+    Other,
+}
+
+impl From<QbState> for TorrentState {
+    /// qBittorrent's states onto the closed set both clients share.
+    fn from(s: QbState) -> TorrentState {
+        use QbState::*;
+        match s {
+            Downloading | ForcedDL | Allocating => TorrentState::Downloading,
+            Uploading | StalledUP | ForcedUP => TorrentState::Seeding,
+            PausedDL | PausedUP | StoppedDL | StoppedUP => TorrentState::Paused,
+            QueuedDL | QueuedUP => TorrentState::Queued,
+            CheckingDL | CheckingUP | CheckingResumeData => TorrentState::Checking,
+            StalledDL => TorrentState::Stalled,
+            Error | MissingFiles => TorrentState::Error,
+            MetaDL | ForcedMetaDL => TorrentState::Metadata,
+            Moving => TorrentState::Moving,
+            Other => TorrentState::Unknown,
+        }
     }
 }
 
@@ -118,8 +151,8 @@ impl QbTorrent {
         if let Some(v) = &self.name {
             t.name = v.as_str().into();
         }
-        if let Some(v) = &self.state {
-            t.state = map_state(v);
+        if let Some(v) = self.state {
+            t.state = v.into();
         }
         if let Some(v) = self.progress {
             t.progress = v.clamp(0.0, 1.0);

@@ -174,7 +174,8 @@ fn maps_every_state_string() {
         ("unknown", Unknown),
         ("new", Unknown),
     ] {
-        assert_eq!(map_state(s), want, "{s}");
+        let state: QbState = serde_json::from_value(s.into()).unwrap();
+        assert_eq!(TorrentState::from(state), want, "{s}");
     }
 }
 
