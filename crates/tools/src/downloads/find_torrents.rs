@@ -14,7 +14,11 @@ use super::{Source, chosen, freshness, labels, refresher, rows};
 use governance::ErrorCode;
 use governance::{Ctx, Meta, Output, Tool, ToolError, contract::Rows};
 
-pub struct FindTorrents;
+/// `find_torrents`, with its answers kept until a catalogue they read changes.
+#[derive(Default)]
+pub struct FindTorrents {
+    memo: super::memo::Memo<adapters_downloads::TorrentQuery>,
+}
 
 /// The default page size.
 const DEFAULT_LIMIT: u32 = 50;
@@ -139,7 +143,7 @@ impl Tool for FindTorrents {
         if let Some(t) = &input.tag {
             labels::require_known_somewhere(&sources, "tag", t, labels::tag_names)?;
         }
-        let memo = super::downloads(ctx).find_memo();
+        let memo = &self.memo;
         let (read, kept) = memo.get(&sources, &query);
         if let Some(out) = kept {
             return Ok(out);

@@ -57,16 +57,9 @@ pub struct Downloads {
 #[derive(Default)]
 struct Inner {
     sources: Vec<Source>,
-    /// `find_torrents` answers, until a catalogue they read changes.
-    find_memo: memo::Memo<adapters_downloads::TorrentQuery>,
     /// The answers of the reads that count every torrent (`downloads_overview`,
     /// `list_categories`, `tracker_errors`), by tool and instance asked, likewise.
     count_memo: memo::Memo<(&'static str, Option<String>)>,
-    /// `torrent_detail`'s live reads (the torrent and its trackers) as built answers, shared
-    /// for a moment.
-    detail_reads: live::LiveMemo<governance::Output>,
-    /// `torrent_files`' live reads with the pages built from them, likewise.
-    file_reads: live::LiveMemo<torrent_files::FilesRead>,
 }
 
 impl Downloads {
@@ -80,10 +73,7 @@ impl Downloads {
         Downloads {
             inner: Arc::new(Inner {
                 sources,
-                find_memo: memo::Memo::default(),
                 count_memo: memo::Memo::default(),
-                detail_reads: live::LiveMemo::default(),
-                file_reads: live::LiveMemo::default(),
             }),
         }
     }
@@ -92,20 +82,8 @@ impl Downloads {
         &self.inner.sources
     }
 
-    pub(crate) fn find_memo(&self) -> &memo::Memo<adapters_downloads::TorrentQuery> {
-        &self.inner.find_memo
-    }
-
     pub(crate) fn count_memo(&self) -> &memo::Memo<(&'static str, Option<String>)> {
         &self.inner.count_memo
-    }
-
-    pub(crate) fn detail_reads(&self) -> &live::LiveMemo<governance::Output> {
-        &self.inner.detail_reads
-    }
-
-    pub(crate) fn file_reads(&self) -> &live::LiveMemo<torrent_files::FilesRead> {
-        &self.inner.file_reads
     }
 
     /// The download client's own check of the instance `id` (for diagnose): `None` when `id`
@@ -248,9 +226,9 @@ pub(crate) fn downloads(ctx: &Ctx) -> &Downloads {
 fn tools() -> Vec<Box<dyn DynTool>> {
     vec![
         Box::new(downloads_overview::DownloadsOverview),
-        Box::new(find_torrents::FindTorrents),
-        Box::new(torrent_detail::TorrentDetail),
-        Box::new(torrent_files::TorrentFiles),
+        Box::new(find_torrents::FindTorrents::default()),
+        Box::new(torrent_detail::TorrentDetail::default()),
+        Box::new(torrent_files::TorrentFiles::default()),
         Box::new(tracker_errors::TrackerErrors),
         Box::new(list_categories::ListCategories),
         Box::new(add_torrent::AddTorrent),

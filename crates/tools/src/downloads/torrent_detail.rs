@@ -12,7 +12,12 @@ use super::{freshness, hashes, lookup, rows};
 use governance::ErrorCode;
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
-pub struct TorrentDetail;
+/// `torrent_detail`, with its live reads (the torrent and its trackers) as built answers,
+/// shared for a moment.
+#[derive(Default)]
+pub struct TorrentDetail {
+    reads: super::live::LiveMemo<Output>,
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -45,8 +50,8 @@ impl Tool for TorrentDetail {
         let b = source.backend()?;
         let id = source.id.as_str();
         let version = Some(b.catalogue.rows_version());
-        let read = super::downloads(ctx)
-            .detail_reads()
+        let read = self
+            .reads
             .read(id, hash, version, || async {
                 let (detail, trackers) = futures::join!(
                     b.reads().torrent_detail(hash),

@@ -14,7 +14,11 @@ use super::{hashes, lookup};
 use governance::ErrorCode;
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
-pub struct TorrentFiles;
+/// `torrent_files`, with its live reads and the pages built from them, shared for a moment.
+#[derive(Default)]
+pub struct TorrentFiles {
+    reads: super::live::LiveMemo<FilesRead>,
+}
 
 /// The largest page of files.
 const MAX_FILES: u32 = 500;
@@ -61,8 +65,8 @@ impl Tool for TorrentFiles {
         let source = lookup::instance_of(ctx, hash, input.instance_id.as_deref()).await?;
         let id = source.id.as_str();
         let b = source.backend()?;
-        let read = super::downloads(ctx)
-            .file_reads()
+        let read = self
+            .reads
             .read(id, hash, Some(b.catalogue.rows_version()), || async {
                 Ok(FilesRead {
                     files: b.reads().torrent_files(hash).await?,
