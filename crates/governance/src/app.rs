@@ -113,7 +113,10 @@ impl App {
     ) -> App {
         let mut slots = Slots::default();
         let mut supported = HashSet::new();
-        let mut codes: HashMap<&'static str, &'static str> = HashMap::new();
+        let mut codes: HashMap<&'static str, &'static str> = ErrorCode::CORE
+            .iter()
+            .map(|c| (c.as_str(), "core"))
+            .collect();
         for family in &families {
             family.install(&instances, &mut slots);
             supported.extend(family.kinds().iter().copied());

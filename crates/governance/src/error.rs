@@ -59,9 +59,6 @@ impl ErrorCode {
     pub const Denied: ErrorCode = ErrorCode::new("denied", ErrorKind::Denied);
     /// Allowed only as a plan the owner approves.
     pub const NeedsPlan: ErrorCode = ErrorCode::new("needs_plan", ErrorKind::Denied);
-    /// A request quota is spent.
-    pub const RequestQuotaExceeded: ErrorCode =
-        ErrorCode::new("request_quota_exceeded", ErrorKind::Quota);
     /// A grant allowance is spent.
     pub const AllowanceExhausted: ErrorCode =
         ErrorCode::new("allowance_exhausted", ErrorKind::Quota);
@@ -89,8 +86,6 @@ impl ErrorCode {
     /// The backend's answer could not be read completely; nothing partial is shown.
     pub const BackendIncomplete: ErrorCode =
         ErrorCode::new("backend_incomplete", ErrorKind::Backend);
-    /// The caller's content limits could not be checked against the catalogue.
-    pub const LimitsUnreadable: ErrorCode = ErrorCode::new("limits_unreadable", ErrorKind::Backend);
     /// Marquee's own database could not be read or written.
     pub const StoreUnavailable: ErrorCode = ErrorCode::new("store_unavailable", ErrorKind::Backend);
     /// The call is ambiguous and the person must choose; the error lists the choices.
@@ -112,7 +107,6 @@ impl ErrorCode {
         ErrorCode::NotAvailable,
         ErrorCode::Denied,
         ErrorCode::NeedsPlan,
-        ErrorCode::RequestQuotaExceeded,
         ErrorCode::AllowanceExhausted,
         ErrorCode::Conflict,
         ErrorCode::StalePlan,
@@ -123,7 +117,6 @@ impl ErrorCode {
         ErrorCode::BackendRateLimited,
         ErrorCode::BackendError,
         ErrorCode::BackendIncomplete,
-        ErrorCode::LimitsUnreadable,
         ErrorCode::StoreUnavailable,
         ErrorCode::ChoiceNeeded,
         ErrorCode::Declined,

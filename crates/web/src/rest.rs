@@ -248,7 +248,6 @@ mod status_tests {
             ("not_available", 403),
             ("denied", 403),
             ("needs_plan", 403),
-            ("request_quota_exceeded", 429),
             ("allowance_exhausted", 429),
             ("conflict", 409),
             ("stale_plan", 409),
@@ -259,7 +258,6 @@ mod status_tests {
             ("backend_rate_limited", 502),
             ("backend_error", 502),
             ("backend_incomplete", 502),
-            ("limits_unreadable", 502),
             ("store_unavailable", 503),
             ("choice_needed", 400),
             ("declined", 409),
@@ -273,5 +271,14 @@ mod status_tests {
     fn a_family_code_takes_its_kind_status() {
         let code = ErrorCode::new("stale_scan", ErrorKind::Conflict);
         assert_eq!(tool_status(code), StatusCode::CONFLICT);
+        let families: Vec<(&str, u16)> = tools::families()
+            .iter()
+            .flat_map(|f| f.error_codes())
+            .map(|c| (c.as_str(), tool_status(*c).as_u16()))
+            .collect();
+        assert_eq!(
+            families,
+            [("limits_unreadable", 502), ("request_quota_exceeded", 429)]
+        );
     }
 }

@@ -35,7 +35,7 @@ pub(crate) fn not_available() -> ToolError {
 
 fn unreadable(instance: &str, why: impl std::fmt::Display) -> ToolError {
     ToolError::new(
-        ErrorCode::LimitsUnreadable,
+        super::LIMITS_UNREADABLE,
         format!(
             "this account's content limits cannot be checked against the catalogue \"{instance}\" ({why}), so nothing is shown; the owner can adjust the limits with `marquee people set-limits`"
         ),

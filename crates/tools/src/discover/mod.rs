@@ -26,7 +26,8 @@ use std::sync::Arc;
 
 use domain::InstanceKind;
 use governance::{
-    CheckFuture, Ctx, DynTool, InstanceSpec, Instances, Slots, ToolError, contract::BoxFuture,
+    CheckFuture, Ctx, DynTool, ErrorCode, ErrorKind, InstanceSpec, Instances, Slots, ToolError,
+    contract::BoxFuture,
 };
 
 /// What diagnose says about discovery: the book source that does not exist yet.
@@ -34,6 +35,10 @@ fn notes() -> Vec<String> {
     // Readarr lookup comes with the library issue; until then there is no search_books.
     vec!["no book source yet: search_books comes with a Readarr (library) backend; books cannot be searched or requested".into()]
 }
+
+/// The caller's content limits could not be checked against the catalogue: nothing is shown
+/// rather than something the limits might hide.
+pub const LIMITS_UNREADABLE: ErrorCode = ErrorCode::new("limits_unreadable", ErrorKind::Backend);
 
 /// Discovery over the catalogue instances (builtin, TMDB, MusicBrainz).
 pub struct DiscoverFamily;
@@ -53,6 +58,10 @@ impl governance::Family for DiscoverFamily {
 
     fn tools(&self) -> Vec<Box<dyn DynTool>> {
         tools()
+    }
+
+    fn error_codes(&self) -> &'static [ErrorCode] {
+        &[LIMITS_UNREADABLE]
     }
 
     fn install(&self, instances: &Arc<Instances>, slots: &mut Slots) {

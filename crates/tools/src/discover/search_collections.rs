@@ -8,7 +8,6 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{catalogues::Entry, limits::Gate, pick, render};
-use governance::ErrorCode;
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchCollections;
@@ -50,7 +49,7 @@ impl Tool for SearchCollections {
         )?;
         if Gate::for_caller_would_filter(ctx) {
             return Err(ToolError::new(
-                ErrorCode::LimitsUnreadable,
+                super::LIMITS_UNREADABLE,
                 "collections carry no ratings, so they cannot be checked against this account's content limits; use search_titles, which checks every title",
             ));
         }

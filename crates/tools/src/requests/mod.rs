@@ -23,6 +23,10 @@ pub(crate) use row::{RequestRow, request_row};
 use crate::discover::render::media_type_str;
 use governance::{Ctx, DynTool, ErrorCode, ToolError, contract::BoxFuture};
 
+/// A request quota is spent for now: the answer says when a unit comes back.
+pub const REQUEST_QUOTA_EXCEEDED: ErrorCode =
+    ErrorCode::new("request_quota_exceeded", governance::ErrorKind::Quota);
+
 /// Requests of movies, seasons, albums and books, with quotas and an admin's decision.
 pub struct RequestsFamily;
 
@@ -33,6 +37,10 @@ impl governance::Family for RequestsFamily {
 
     fn tools(&self) -> Vec<Box<dyn DynTool>> {
         tools()
+    }
+
+    fn error_codes(&self) -> &'static [ErrorCode] {
+        &[REQUEST_QUOTA_EXCEEDED]
     }
 
     fn health<'a>(&'a self, ctx: &'a Ctx) -> BoxFuture<'a, Result<Vec<String>, ToolError>> {
@@ -279,7 +287,7 @@ pub(crate) fn quota_refusal(q: &QuotaCheck) -> ToolError {
     let reduce = how_to_reduce(q);
     let mut data = quota_data(q);
     data["how_to_reduce"] = json!(reduce);
-    ToolError::new(ErrorCode::RequestQuotaExceeded,
+    ToolError::new(REQUEST_QUOTA_EXCEEDED,
         format!(
             "request quota exceeded: this needs {} but the quota allows {}; {when}. Nothing was created; {reduce}.",
             unit_noun(q.media_type, q.requested_units),
