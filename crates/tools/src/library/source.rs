@@ -77,7 +77,9 @@ pub(crate) fn service_of(kind: InstanceKind) -> Option<Service> {
     }
 }
 
-/// The kind of instance that holds a media type.
+/// Which library serves a media type: the kind of instance that holds it. The one place this
+/// is decided; [`serves`], [`library_for`] and the default instance [`granted`] picks all ask
+/// it.
 pub(crate) fn kind_for(media_type: MediaType) -> InstanceKind {
     match media_type {
         MediaType::Movie => InstanceKind::Radarr,
@@ -85,6 +87,35 @@ pub(crate) fn kind_for(media_type: MediaType) -> InstanceKind {
         MediaType::Music => InstanceKind::Lidarr,
         MediaType::Book => InstanceKind::Readarr,
     }
+}
+
+/// Checks that `source` holds titles of this media type.
+pub(crate) fn serves(source: &Source, media_type: MediaType) -> Result<(), ToolError> {
+    let kind = kind_for(media_type);
+    if source.kind == kind {
+        return Ok(());
+    }
+    Err(ToolError::invalid(format!(
+        "instance {} is a {} instance and holds no {} titles; use a {kind} instance",
+        source.id,
+        source.kind,
+        media_type_word(media_type),
+    )))
+}
+
+/// The library instance that serves a media type: the one named (checked to hold it), or the
+/// default instance of its kind; `None` when none is named and none of that kind is configured.
+pub(crate) fn library_for<'c>(
+    ctx: &'c Ctx,
+    media_type: MediaType,
+    instance_id: Option<&str>,
+) -> Result<Option<&'c Source>, ToolError> {
+    if instance_id.is_none() && ctx.instances().default_of(kind_for(media_type)).is_none() {
+        return Ok(None);
+    }
+    let source = one(ctx, instance_id, Some(media_type))?;
+    serves(source, media_type)?;
+    Ok(Some(source))
 }
 
 fn client(spec: &InstanceSpec, service: Service) -> Result<Arc<LibraryClient>, String> {

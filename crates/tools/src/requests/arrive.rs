@@ -9,9 +9,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use store::{LibraryLink, MediaRequest, RequestStatus};
 
+// Which library instance serves a request's media type is the library family's to say.
+pub(crate) use crate::library::source::library_for;
 use crate::library::{
     reader::Reader,
-    source::{Source, granted, kind_for, one},
+    source::{Source, granted, one},
     title::media_ref,
 };
 use governance::{ErrorCode, context::Ctx, contract::ToolError};
@@ -27,20 +29,6 @@ pub(crate) struct Destination {
     /// The library already holds the title: its id there, and whether every file is on disk.
     pub in_library: bool,
     pub available: bool,
-}
-
-/// The library instance of a media type's kind (or the one named), if any is configured.
-pub(crate) fn library_for<'c>(
-    ctx: &'c Ctx,
-    media_type: MediaType,
-    instance_id: Option<&str>,
-) -> Result<Option<&'c Source>, ToolError> {
-    if instance_id.is_none() && ctx.instances().default_of(kind_for(media_type)).is_none() {
-        return Ok(None);
-    }
-    let source = one(ctx, instance_id, Some(media_type))?;
-    crate::library::title::serves(source, media_type)?;
-    Ok(Some(source))
 }
 
 /// Reads the instance's profiles and folders, checks the chosen ones (default: the first of

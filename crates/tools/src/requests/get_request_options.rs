@@ -16,7 +16,10 @@ use super::{
     seasons::{SeasonScope, select},
     title,
 };
-use crate::{discover::render::media_type_str, library::source::Source};
+use crate::{
+    discover::render::media_type_str,
+    library::source::{Source, library_for},
+};
 use governance::{
     Ctx, Meta, Output, Tool, ToolError,
     stored::{self, Keep},
@@ -146,7 +149,7 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<Resolved<'_>, ToolError> {
     let quota = ctx.store().quota_check(me, input.media_type, units).await?;
     let library = match d.library {
         Some(source) => Some(source),
-        None => arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
+        None => library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
     };
     Ok(Resolved {
         title: d,

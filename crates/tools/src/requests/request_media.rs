@@ -19,6 +19,7 @@ use super::{
     seasons::{self, SeasonScope, select},
     title,
 };
+use crate::library::source::library_for;
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct RequestMedia;
@@ -172,7 +173,7 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<Resolved<'_>, ToolError> {
     let seasons = select(input.media_type, chosen.as_deref(), scope, d.seasons, false)?;
     let library = match d.library {
         Some(source) => Some(source),
-        None => arrive::library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
+        None => library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
     };
     let destination = match library {
         Some(source) => Some(

@@ -12,7 +12,10 @@ use crate::{
         limits::{Gate, not_available},
         lookup,
     },
-    library::{source::Source, title},
+    library::{
+        source::{Source, kind_for, library_for},
+        title,
+    },
 };
 use governance::{context::Ctx, contract::ToolError};
 
@@ -78,7 +81,7 @@ pub(crate) async fn read<'c>(
             "instance_id names a catalogue; albums and books are read from their library instance, so name it with library_instance_id",
         ));
     }
-    let Some(library) = super::arrive::library_for(ctx, media_type, library_instance_id)? else {
+    let Some(library) = library_for(ctx, media_type, library_instance_id)? else {
         return Err(ToolError::new(
             governance::ErrorCode::Unsupported,
             format!(
@@ -88,7 +91,7 @@ pub(crate) async fn read<'c>(
                 } else {
                     "albums"
                 },
-                crate::library::source::kind_for(media_type)
+                kind_for(media_type)
             ),
         ));
     };
