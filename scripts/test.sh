@@ -38,7 +38,10 @@ if [ -z "${SKIP_SETUP:-}" ]; then
 fi
 
 log "build"
-cargo build --workspace --all-targets --quiet
+# The end-to-end suites run the full conformance suite against a server with [mcp]
+# conformance_fixtures on: the debug binary is built with the fixtures (a product build has none).
+FEATURES=(--features marquee/conformance-fixtures)
+cargo build --workspace --all-targets "${FEATURES[@]}" --quiet
 
 # --- house checks: formatting, lints, unused dependencies; each counts as one test ---
 log "house checks: cargo fmt, cargo clippy, cargo machete"
@@ -59,7 +62,7 @@ house "cargo machete (no unused dependencies)" cargo machete "$ROOT"
 log "rust suites"
 rust_log=$(mktemp)
 set +e
-cargo test --workspace --no-fail-fast 2>&1 | tee "$rust_log"
+cargo test --workspace "${FEATURES[@]}" --no-fail-fast 2>&1 | tee "$rust_log"
 rust_rc=${PIPESTATUS[0]}
 set -e
 rust_passed=$(awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="passed;") s+=$(i-1)} END {print s+0}' "$rust_log")

@@ -106,6 +106,24 @@ pub struct McpSection {
     pub conformance_fixtures: bool,
 }
 
+impl McpSection {
+    /// Whether the conformance fixtures are served. Asking for them from a build without them
+    /// (every product build) is an error: the server refuses to start rather than run without
+    /// what its config says it serves.
+    pub fn fixtures(&self) -> anyhow::Result<bool> {
+        self.fixtures_in(mcp::CONFORMANCE_FIXTURES)
+    }
+
+    fn fixtures_in(&self, built: bool) -> anyhow::Result<bool> {
+        if self.conformance_fixtures && !built {
+            bail!(
+                "[mcp] conformance_fixtures is on, but this marquee was built without the conformance suite's fixtures (they are for test servers: build with --features conformance-fixtures); turn it off"
+            );
+        }
+        Ok(self.conformance_fixtures)
+    }
+}
+
 /// `[auth]`: credentials policy.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
@@ -368,6 +386,20 @@ mod tests {
         assert_eq!(
             specs[1].api_key.as_ref().unwrap().expose(),
             "key-in-the-file"
+        );
+    }
+
+    #[test]
+    fn conformance_fixtures_are_refused_by_a_build_without_them() {
+        let mut mcp = McpSection::default();
+        assert!(!mcp.fixtures_in(false).unwrap());
+        assert!(!mcp.fixtures_in(true).unwrap());
+        mcp.conformance_fixtures = true;
+        assert!(mcp.fixtures_in(true).unwrap());
+        let refused = mcp.fixtures_in(false).unwrap_err().to_string();
+        assert!(
+            refused.starts_with("[mcp] conformance_fixtures is on, but this marquee was built without the conformance suite's fixtures"),
+            "{refused}"
         );
     }
 

@@ -18,6 +18,7 @@ pub async fn open_host(
     data_dir: &Path,
     metrics: Arc<Metrics>,
 ) -> anyhow::Result<Arc<Host>> {
+    let fixtures = loaded.config.mcp.fixtures()?;
     let store = store::Store::open(data_dir)
         .await
         .with_context(|| format!("cannot open the database in {}", data_dir.display()))?;
@@ -32,13 +33,12 @@ pub async fn open_host(
         );
     }
     let app = build_app(loaded, data_dir, store)?;
-    if loaded.config.mcp.conformance_fixtures {
+    if fixtures {
         tracing::warn!(
             "the conformance suite's test_* fixtures are served ([mcp] conformance_fixtures); never in a product config"
         );
     }
-    let host =
-        Host::new(app, metrics).with_conformance_fixtures(loaded.config.mcp.conformance_fixtures);
+    let host = Host::new(app, metrics).with_conformance_fixtures(fixtures);
     Ok(Arc::new(host))
 }
 
@@ -74,6 +74,8 @@ pub async fn serve(
     config_flag: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     let c = &loaded.config;
+    // Refused before listening: a build without the fixtures never starts as if it had them.
+    c.mcp.fixtures()?;
     let listener = tokio::net::TcpListener::bind(&c.listen)
         .await
         .with_context(|| format!("cannot listen on {}", c.listen))?;

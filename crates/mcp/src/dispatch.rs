@@ -102,7 +102,7 @@ pub fn wants_stream<H: ToolHost>(host: &H, message: &Value) -> bool {
         .and_then(|p| p.get("name"))
         .and_then(Value::as_str)
         .unwrap_or("");
-    token || host.streams(name) || (host.conformance_fixtures() && fixtures::streams(name))
+    token || host.streams(name) || (fixtures::served(host) && fixtures::streams(name))
 }
 
 /// Whether a request passes the era checks (headers, `_meta`), so that a refusal is answered
@@ -283,7 +283,7 @@ async fn route<H: ToolHost>(
     params: Map<String, Value>,
     link: Link<'_>,
 ) -> Outcome {
-    let fixtures = host.conformance_fixtures();
+    let fixtures = fixtures::served(host);
     match (method, era) {
         ("initialize", Era::Legacy) => {
             if let Some(caps) = params.get("capabilities").filter(|c| c.is_object()) {
@@ -359,7 +359,7 @@ fn with_ttl(mut out: Map<String, Value>, era: Era) -> Map<String, Value> {
 }
 
 fn capabilities<H: ToolHost>(host: &H, era: Era) -> Value {
-    let subscribe = host.conformance_fixtures() && era == Era::Legacy;
+    let subscribe = fixtures::served(host) && era == Era::Legacy;
     let mut caps = json!({
         "tools": { "listChanged": false },
         "resources": { "listChanged": false, "subscribe": subscribe },
@@ -454,7 +454,7 @@ async fn call_tool<H: ToolHost>(
         ));
     }
     let cx = Context::new(era, link.owner, link.peers, link.out, &params);
-    if host.conformance_fixtures()
+    if fixtures::served(host)
         && let Some(result) = fixtures::call(&name, arguments.as_ref(), &cx).await
     {
         return result.map(Answer::Result);
@@ -481,7 +481,7 @@ async fn read_resource<H: ToolHost>(
             "invalid params: resources/read needs a string \"uri\"",
         ));
     };
-    let found = match fixtures::read(host.conformance_fixtures(), uri) {
+    let found = match fixtures::read(fixtures::served(host), uri) {
         Some(result) => Ok(Some(result)),
         None => host.read_resource(caller, uri).await,
     };

@@ -1,6 +1,7 @@
 //! The official conformance suite's fixtures (tools, prompts, resources named `test_*` and
 //! `test://*`), served only while `[mcp] conformance_fixtures` is on so that the full suites
-//! can run against the real dispatcher, HTTP edge and stdio loop. Never in a product config.
+//! can run against the real dispatcher, HTTP edge and stdio loop. Compiled only with the
+//! `conformance-fixtures` feature (test builds); a product build has `no_fixtures.rs` instead.
 
 use std::{
     sync::{Arc, LazyLock},
@@ -14,7 +15,7 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use crate::{
-    Completing, CompletionTarget, Context, Era, ListedTool, LogLevel, RenderedResult,
+    Completing, CompletionTarget, Context, Era, ListedTool, LogLevel, RenderedResult, ToolHost,
     dispatch::{MISSING_CLIENT_CAPABILITY, RpcError},
 };
 
@@ -91,6 +92,11 @@ static LISTED: LazyLock<Vec<Arc<ListedTool>>> = LazyLock::new(|| {
         })
         .collect()
 });
+
+/// Whether `host` serves the fixtures (`[mcp] conformance_fixtures`).
+pub(crate) fn served<H: ToolHost>(host: &H) -> bool {
+    host.conformance_fixtures()
+}
 
 pub(crate) fn tools() -> &'static [Arc<ListedTool>] {
     &LISTED

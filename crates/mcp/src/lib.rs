@@ -7,8 +7,11 @@ mod classify;
 mod context;
 mod dispatch;
 pub mod edge;
+#[cfg(feature = "conformance-fixtures")]
 mod fixtures;
 mod methods;
+#[cfg(not(feature = "conformance-fixtures"))]
+mod no_fixtures;
 pub mod stdio;
 pub mod throttle;
 mod version;
@@ -25,6 +28,14 @@ use rmcp::model::{
 };
 pub use version::{LEGACY_VERSIONS, MODERN_VERSIONS, NEWEST_LEGACY};
 pub use wire::{ListedTool, RenderedResult};
+
+#[cfg(not(feature = "conformance-fixtures"))]
+use no_fixtures as fixtures;
+
+/// Whether this build can serve the conformance suite's fixtures (the `conformance-fixtures`
+/// feature, for test servers). A product build cannot: a host that asks for them should refuse
+/// to start, and the dispatcher serves none whatever [`ToolHost::conformance_fixtures`] says.
+pub const CONFORMANCE_FIXTURES: bool = cfg!(feature = "conformance-fixtures");
 
 /// Who the server is, as `initialize` and `server/discover` tell it.
 #[derive(Clone, Debug)]
@@ -153,6 +164,7 @@ pub trait ToolHost: Send + Sync + 'static {
 
     /// Whether the conformance suite's fixture tools, prompts and resources are served
     /// alongside the host's own (`[mcp] conformance_fixtures`; never in a product config).
+    /// Only a build with the `conformance-fixtures` feature has them ([`CONFORMANCE_FIXTURES`]).
     fn conformance_fixtures(&self) -> bool {
         false
     }

@@ -51,7 +51,7 @@ pub(crate) async fn list_prompts<H: ToolHost>(
         tracing::error!(error = %e, "prompts/list failed");
         RpcError::internal()
     })?;
-    if host.conformance_fixtures() {
+    if fixtures::served(host) {
         prompts.extend(fixtures::prompts());
     }
     let mut out = Map::new();
@@ -83,7 +83,7 @@ pub(crate) async fn get_prompt<H: ToolHost>(
             text.0
         )));
     }
-    let found = if host.conformance_fixtures()
+    let found = if fixtures::served(host)
         && let Some(found) = fixtures::get_prompt(name, &arguments)
     {
         Some(found?)
@@ -161,7 +161,7 @@ pub(crate) async fn complete<H: ToolHost>(
         value,
         context,
     };
-    let mut values = if host.conformance_fixtures()
+    let mut values = if fixtures::served(host)
         && let Some(values) = fixtures::complete(&completing)
     {
         values
