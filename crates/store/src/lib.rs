@@ -48,7 +48,8 @@ pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authenticated, Authority, IssuedKey, KeyInfo};
 pub use oauth::{NewClient, NewCode, OAuthClient};
 pub use oauth_tokens::{
-    CodeExchange, IssuedTokens, Revocation, TokenLifetimes, TokenOutcome, is_access_token,
+    CodeExchange, IssuedTokens, Revocation, TokenLifetimes, TokenOutcome, TokenRefusal,
+    is_access_token,
 };
 pub use operations::{Begun, Operation, OperationStatus};
 pub use people::{ContentLimits, Person};

@@ -45,21 +45,52 @@ pub struct IssuedTokens {
     pub expires_in: i64,
 }
 
-/// The outcome of a token request. A refusal carries the RFC 6749 error code and one sentence.
+/// The outcome of a token request.
 #[derive(Debug)]
 pub enum TokenOutcome {
     Issued(IssuedTokens),
-    Refused {
-        error: &'static str,
-        description: String,
-    },
+    Refused(TokenRefusal),
 }
 
-fn refused(error: &'static str, description: impl Into<String>) -> TokenOutcome {
-    TokenOutcome::Refused {
-        error,
-        description: description.into(),
-    }
+/// Why a token request is refused. The sentence is what the client reads; the authorization
+/// server (`web::oauth`) gives each reason its RFC 6749 error code.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TokenRefusal {
+    #[error("the authorization code is not valid")]
+    CodeUnknown,
+    /// Presented a second time: the connection its first exchange made is revoked.
+    #[error("the authorization code was already used; the tokens issued for it are revoked")]
+    CodeReused,
+    #[error("the authorization code expired; authorize again")]
+    CodeExpired,
+    #[error("the authorization code was issued to another client")]
+    CodeOtherClient,
+    #[error("redirect_uri is not the one of the authorization request")]
+    RedirectUriMismatch,
+    #[error("code_verifier does not match the code_challenge (S256)")]
+    VerifierMismatch,
+    /// The grant chosen at consent was revoked or expired before the exchange.
+    #[error("the grant chosen at consent was revoked or expired")]
+    CodeGrantGone,
+    /// The client named a resource other than the one the code or connection is bound to.
+    #[error("resource must be the one authorized: {authorized}")]
+    ResourceMismatch { authorized: String },
+    #[error("the refresh token is not valid")]
+    RefreshUnknown,
+    #[error("the refresh token was issued to another client")]
+    RefreshOtherClient,
+    #[error("the refresh token was revoked; authorize again")]
+    RefreshRevoked,
+    /// Presented after its rotation: it leaked, so its connection is revoked.
+    #[error(
+        "the refresh token was already used; its connection is revoked as a precaution; authorize again"
+    )]
+    RefreshReused,
+    #[error("the refresh token expired; authorize again")]
+    RefreshExpired,
+    /// The grant of the connection was revoked or expired since the tokens were issued.
+    #[error("the grant of this connection was revoked or expired")]
+    ConnectionGrantGone,
 }
 
 /// A code exchange as the token endpoint received it (PKCE already turned into a challenge).
@@ -168,10 +199,7 @@ impl Store {
         .fetch_optional(&mut *tx)
         .await?;
         let Some(row) = row else {
-            return Ok(refused(
-                "invalid_grant",
-                "the authorization code is not valid",
-            ));
+            return Ok(TokenOutcome::Refused(TokenRefusal::CodeUnknown));
         };
         let burn = "UPDATE oauth_codes SET used_at = ? WHERE verifier = ?";
         if row.try_get::<Option<i64>, _>("used_at")?.is_some() {
@@ -180,51 +208,32 @@ impl Store {
             }
             tx.commit().await?;
             tracing::warn!("an authorization code was presented twice; its connection is revoked");
-            return Ok(refused(
-                "invalid_grant",
-                "the authorization code was already used; the tokens issued for it are revoked",
-            ));
+            return Ok(TokenOutcome::Refused(TokenRefusal::CodeReused));
         }
         let client_id: String = row.try_get("client_id")?;
         let resource: String = row.try_get("resource")?;
         let challenge: String = row.try_get("code_challenge")?;
         let problem = if row.try_get::<i64, _>("expires_at")? <= now {
-            Some(refused(
-                "invalid_grant",
-                "the authorization code expired; authorize again",
-            ))
+            Some(TokenRefusal::CodeExpired)
         } else if client_id != x.client_id {
-            Some(refused(
-                "invalid_grant",
-                "the authorization code was issued to another client",
-            ))
+            Some(TokenRefusal::CodeOtherClient)
         } else if row.try_get::<String, _>("redirect_uri")? != x.redirect_uri {
-            Some(refused(
-                "invalid_grant",
-                "redirect_uri is not the one of the authorization request",
-            ))
+            Some(TokenRefusal::RedirectUriMismatch)
         } else if x.resource.is_some_and(|r| r != resource) {
-            Some(refused(
-                "invalid_target",
-                format!("resource must be the one authorized: {resource}"),
-            ))
+            Some(TokenRefusal::ResourceMismatch {
+                authorized: resource.clone(),
+            })
         } else if !bool::from(
             challenge
                 .as_bytes()
                 .ct_eq(x.challenge_of_verifier.as_bytes()),
         ) {
-            Some(refused(
-                "invalid_grant",
-                "code_verifier does not match the code_challenge (S256)",
-            ))
+            Some(TokenRefusal::VerifierMismatch)
         } else if row
             .try_get::<Option<i64>, _>("grant_expires_at")?
             .is_some_and(|at| at <= now)
         {
-            Some(refused(
-                "invalid_grant",
-                "the grant chosen at consent was revoked or expired",
-            ))
+            Some(TokenRefusal::CodeGrantGone)
         } else {
             None
         };
@@ -236,7 +245,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
             tx.commit().await?;
-            return Ok(refusal);
+            return Ok(TokenOutcome::Refused(refusal));
         }
         let name: String = row.try_get("client_name")?;
         let credential: i64 = sqlx::query_scalar(
@@ -289,55 +298,39 @@ impl Store {
         .fetch_optional(&mut *tx)
         .await?;
         let Some(row) = row else {
-            return Ok(refused("invalid_grant", "the refresh token is not valid"));
+            return Ok(TokenOutcome::Refused(TokenRefusal::RefreshUnknown));
         };
         let credential: i64 = row.try_get("credential")?;
         if row.try_get::<String, _>("client_id")? != client_id {
-            return Ok(refused(
-                "invalid_grant",
-                "the refresh token was issued to another client",
-            ));
+            return Ok(TokenOutcome::Refused(TokenRefusal::RefreshOtherClient));
         }
         if row.try_get::<Option<i64>, _>("revoked_at")?.is_some()
             || row
                 .try_get::<Option<i64>, _>("credential_revoked_at")?
                 .is_some()
         {
-            return Ok(refused(
-                "invalid_grant",
-                "the refresh token was revoked; authorize again",
-            ));
+            return Ok(TokenOutcome::Refused(TokenRefusal::RefreshRevoked));
         }
         if row.try_get::<Option<i64>, _>("rotated_at")?.is_some() {
             revoke_connection(&mut tx, credential, now).await?;
             tx.commit().await?;
             tracing::warn!("a used refresh token was presented again; its connection is revoked");
-            return Ok(refused(
-                "invalid_grant",
-                "the refresh token was already used; its connection is revoked as a precaution; authorize again",
-            ));
+            return Ok(TokenOutcome::Refused(TokenRefusal::RefreshReused));
         }
         if row.try_get::<i64, _>("expires_at")? <= now {
-            return Ok(refused(
-                "invalid_grant",
-                "the refresh token expired; authorize again",
-            ));
+            return Ok(TokenOutcome::Refused(TokenRefusal::RefreshExpired));
         }
         let bound: String = row.try_get("resource")?;
         if resource.is_some_and(|r| r != bound) {
-            return Ok(refused(
-                "invalid_target",
-                format!("resource must be the one authorized: {bound}"),
-            ));
+            return Ok(TokenOutcome::Refused(TokenRefusal::ResourceMismatch {
+                authorized: bound,
+            }));
         }
         if row
             .try_get::<Option<i64>, _>("grant_expires_at")?
             .is_some_and(|at| at <= now)
         {
-            return Ok(refused(
-                "invalid_grant",
-                "the grant of this connection was revoked or expired",
-            ));
+            return Ok(TokenOutcome::Refused(TokenRefusal::ConnectionGrantGone));
         }
         sqlx::query("UPDATE oauth_tokens SET rotated_at = ? WHERE id = ?")
             .bind(now)

@@ -5,7 +5,7 @@ use domain::Role;
 use sqlx::Row;
 use store::{
     CodeExchange, IssuedTokens, NewClient, NewCode, OAuthClient, Revocation, Store, TokenLifetimes,
-    TokenOutcome,
+    TokenOutcome, TokenRefusal,
 };
 
 use crate::{file_store, person, raw};
@@ -63,14 +63,14 @@ fn exchange<'a>(code: &'a str, client: &'a OAuthClient) -> CodeExchange<'a> {
 fn issued(outcome: TokenOutcome) -> IssuedTokens {
     match outcome {
         TokenOutcome::Issued(t) => t,
-        TokenOutcome::Refused { error, description } => panic!("{error}: {description}"),
+        TokenOutcome::Refused(why) => panic!("refused: {why}"),
     }
 }
 
-fn refusal(outcome: TokenOutcome) -> (&'static str, String) {
+fn refusal(outcome: TokenOutcome) -> TokenRefusal {
     match outcome {
         TokenOutcome::Issued(_) => panic!("expected a refusal"),
-        TokenOutcome::Refused { error, description } => (error, description),
+        TokenOutcome::Refused(why) => why,
     }
 }
 
@@ -164,14 +164,14 @@ async fn a_code_is_used_once_and_a_replay_revokes_what_it_gave() {
             .await
             .unwrap(),
     );
-    let (error, why) = refusal(
+    let why = refusal(
         store
             .exchange_code(&exchange(&code, &client), LIFE)
             .await
             .unwrap(),
     );
-    assert_eq!(error, "invalid_grant");
-    assert!(why.contains("already used"), "{why}");
+    assert_eq!(why, TokenRefusal::CodeReused);
+    assert!(why.to_string().contains("already used"), "{why}");
     assert!(!works(&store, tokens.access.expose(), MCP).await);
 }
 
@@ -182,21 +182,23 @@ async fn a_wrong_pkce_verifier_is_refused_and_burns_the_code() {
     let code = code(&store, &client, "requester").await;
     let mut wrong = exchange(&code, &client);
     wrong.challenge_of_verifier = "x9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
-    let (error, why) = refusal(store.exchange_code(&wrong, LIFE).await.unwrap());
+    let why = refusal(store.exchange_code(&wrong, LIFE).await.unwrap());
+    assert_eq!(why, TokenRefusal::VerifierMismatch);
     assert_eq!(
-        (error, why.as_str()),
-        (
-            "invalid_grant",
-            "code_verifier does not match the code_challenge (S256)"
-        )
+        why.to_string(),
+        "code_verifier does not match the code_challenge (S256)"
     );
-    let (error, _) = refusal(
+    let why = refusal(
         store
             .exchange_code(&exchange(&code, &client), LIFE)
             .await
             .unwrap(),
     );
-    assert_eq!(error, "invalid_grant", "the right verifier comes too late");
+    assert_eq!(
+        why,
+        TokenRefusal::CodeReused,
+        "the right verifier comes too late"
+    );
 }
 
 #[tokio::test]
@@ -205,9 +207,14 @@ async fn a_code_is_bound_to_its_client_redirect_uri_and_resource() {
     let client = client(&store).await;
     let other = self::client(&store).await;
     for (what, expected) in [
-        ("client", "invalid_grant"),
-        ("redirect", "invalid_grant"),
-        ("resource", "invalid_target"),
+        ("client", TokenRefusal::CodeOtherClient),
+        ("redirect", TokenRefusal::RedirectUriMismatch),
+        (
+            "resource",
+            TokenRefusal::ResourceMismatch {
+                authorized: MCP.to_owned(),
+            },
+        ),
     ] {
         let code = code(&store, &client, "requester").await;
         let mut x = exchange(&code, &client);
@@ -216,8 +223,8 @@ async fn a_code_is_bound_to_its_client_redirect_uri_and_resource() {
             "redirect" => x.redirect_uri = "http://127.0.0.1:9999/other",
             _ => x.resource = Some("http://127.0.0.1:8765/api/v1"),
         }
-        let (error, _) = refusal(store.exchange_code(&x, LIFE).await.unwrap());
-        assert_eq!(error, expected, "{what}");
+        let why = refusal(store.exchange_code(&x, LIFE).await.unwrap());
+        assert_eq!(why, expected, "{what}");
     }
 }
 
@@ -235,25 +242,26 @@ async fn a_refresh_rotates_and_a_reused_refresh_token_revokes_the_connection() {
     let new_refresh = second.refresh.unwrap();
     assert_ne!(new_refresh.expose(), old.expose(), "rotated");
     assert!(works(&store, second.access.expose(), MCP).await);
-    let (error, why) = refusal(
+    let why = refusal(
         store
             .refresh_tokens(old.expose(), &client.client_id, None, LIFE)
             .await
             .unwrap(),
     );
-    assert_eq!(error, "invalid_grant");
-    assert!(why.contains("already used"), "{why}");
+    assert_eq!(why, TokenRefusal::RefreshReused);
+    assert!(why.to_string().contains("already used"), "{why}");
     assert!(
         !works(&store, second.access.expose(), MCP).await,
         "the family is revoked"
     );
-    let (_, why) = refusal(
+    let why = refusal(
         store
             .refresh_tokens(new_refresh.expose(), &client.client_id, None, LIFE)
             .await
             .unwrap(),
     );
-    assert!(why.contains("revoked"), "{why}");
+    assert_eq!(why, TokenRefusal::RefreshRevoked);
+    assert!(why.to_string().contains("revoked"), "{why}");
 }
 
 #[tokio::test]
@@ -262,13 +270,13 @@ async fn a_refresh_token_works_only_for_its_client() {
     let (_, tokens) = connected(&store).await;
     let other = client(&store).await;
     let refresh = tokens.refresh.unwrap();
-    let (error, _) = refusal(
+    let why = refusal(
         store
             .refresh_tokens(refresh.expose(), &other.client_id, None, LIFE)
             .await
             .unwrap(),
     );
-    assert_eq!(error, "invalid_grant");
+    assert_eq!(why, TokenRefusal::RefreshOtherClient);
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use axum::{
 use store::{NewCode, OAuthClient, Session};
 use url::Url;
 
-use super::{Params, base, disabled, form_pairs, lifetimes, resources, rules};
+use super::{OAuthError, Params, base, disabled, form_pairs, lifetimes, resources, rules};
 use crate::{
     Web,
     pages::{self, PageError},
@@ -110,7 +110,7 @@ async fn validate(
             } => back_to_client(
                 &redirect_uri,
                 &[
-                    ("error", refusal.error),
+                    ("error", refusal.error.as_str()),
                     ("error_description", &refusal.description),
                 ],
                 state.as_deref(),
@@ -218,7 +218,7 @@ pub(crate) async fn decide(State(web): State<Web>, headers: HeaderMap, body: Byt
             return back_to_client(
                 &request.redirect_uri,
                 &[
-                    ("error", "access_denied"),
+                    ("error", OAuthError::AccessDenied.as_str()),
                     ("error_description", "the owner denied the request"),
                 ],
                 state,

@@ -22,7 +22,7 @@ use axum::{
     routing::{get, post},
 };
 use serde_json::{Value, json};
-use store::TokenLifetimes;
+use store::{TokenLifetimes, TokenRefusal};
 
 use crate::Web;
 
@@ -78,11 +78,61 @@ fn resources(base: &str) -> Vec<String> {
     RESOURCES.iter().map(|p| format!("{base}{p}")).collect()
 }
 
+/// The error codes this server answers with, as they go on the wire: RFC 6749 §4.1.2.1 and
+/// §5.2, RFC 7591 §3.2.2 (registration), RFC 8707 (`invalid_target`), RFC 8628 (`slow_down`),
+/// and `not_found` while the server is off.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::IntoStaticStr, strum::VariantArray,
+)]
+#[strum(serialize_all = "snake_case")]
+pub(crate) enum OAuthError {
+    InvalidRequest,
+    InvalidClient,
+    InvalidGrant,
+    UnsupportedGrantType,
+    InvalidScope,
+    InvalidTarget,
+    UnsupportedResponseType,
+    AccessDenied,
+    InvalidClientMetadata,
+    InvalidRedirectUri,
+    SlowDown,
+    ServerError,
+    TemporarilyUnavailable,
+    NotFound,
+}
+
+impl OAuthError {
+    pub(crate) fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// The code of each reason the store refuses a token request for.
+    fn of_token_refusal(reason: &TokenRefusal) -> OAuthError {
+        match reason {
+            TokenRefusal::ResourceMismatch { .. } => OAuthError::InvalidTarget,
+            TokenRefusal::CodeUnknown
+            | TokenRefusal::CodeReused
+            | TokenRefusal::CodeExpired
+            | TokenRefusal::CodeOtherClient
+            | TokenRefusal::RedirectUriMismatch
+            | TokenRefusal::VerifierMismatch
+            | TokenRefusal::CodeGrantGone
+            | TokenRefusal::RefreshUnknown
+            | TokenRefusal::RefreshOtherClient
+            | TokenRefusal::RefreshRevoked
+            | TokenRefusal::RefreshReused
+            | TokenRefusal::RefreshExpired
+            | TokenRefusal::ConnectionGrantGone => OAuthError::InvalidGrant,
+        }
+    }
+}
+
 /// An OAuth error answer (RFC 6749 §5.2): `{error, error_description}`, never cached.
-fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+fn oauth_error(status: StatusCode, error: OAuthError, description: &str) -> Response {
     no_store(
         status,
-        json!({"error": error, "error_description": description}),
+        json!({"error": error.as_str(), "error_description": description}),
     )
 }
 
@@ -100,7 +150,7 @@ fn no_store(status: StatusCode, body: Value) -> Response {
 fn disabled() -> Response {
     oauth_error(
         StatusCode::NOT_FOUND,
-        "not_found",
+        OAuthError::NotFound,
         "the authorization server is off on this marquee ([oauth] enabled = false); use an API key",
     )
 }
@@ -179,3 +229,61 @@ async fn server_metadata(State(web): State<Web>, headers: HeaderMap) -> Response
 
 /// Looks up each parameter once; `HashMap` of borrowed pairs.
 type Params<'a> = HashMap<&'a str, &'a str>;
+
+#[cfg(test)]
+mod tests {
+    use strum::VariantArray;
+
+    use super::*;
+
+    #[test]
+    fn error_codes_have_their_rfc_names() {
+        let names: Vec<&str> = OAuthError::VARIANTS.iter().map(|e| e.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "invalid_request",
+                "invalid_client",
+                "invalid_grant",
+                "unsupported_grant_type",
+                "invalid_scope",
+                "invalid_target",
+                "unsupported_response_type",
+                "access_denied",
+                "invalid_client_metadata",
+                "invalid_redirect_uri",
+                "slow_down",
+                "server_error",
+                "temporarily_unavailable",
+                "not_found",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_token_refusal_is_invalid_grant_unless_it_is_about_the_resource() {
+        let resource = TokenRefusal::ResourceMismatch {
+            authorized: "https://m.example/mcp".into(),
+        };
+        assert_eq!(
+            OAuthError::of_token_refusal(&resource),
+            OAuthError::InvalidTarget
+        );
+        assert_eq!(
+            resource.to_string(),
+            "resource must be the one authorized: https://m.example/mcp"
+        );
+        for reason in [
+            TokenRefusal::CodeReused,
+            TokenRefusal::VerifierMismatch,
+            TokenRefusal::RefreshReused,
+            TokenRefusal::ConnectionGrantGone,
+        ] {
+            assert_eq!(
+                OAuthError::of_token_refusal(&reason),
+                OAuthError::InvalidGrant,
+                "{reason}"
+            );
+        }
+    }
+}

@@ -7,7 +7,7 @@ use axum::{
 };
 use serde_json::{Value, json};
 
-use super::{disabled, lifetimes, no_store, oauth_error, rules};
+use super::{OAuthError, disabled, lifetimes, no_store, oauth_error, rules};
 use crate::Web;
 
 /// Longest registration body accepted.
@@ -24,14 +24,14 @@ pub(crate) async fn register(State(web): State<Web>, request: Request) -> Respon
     let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
         return oauth_error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "invalid_client_metadata",
+            OAuthError::InvalidClientMetadata,
             "the registration is larger than 16 KiB",
         );
     };
     let Ok(metadata) = serde_json::from_slice::<Value>(&body) else {
         return oauth_error(
             StatusCode::BAD_REQUEST,
-            "invalid_client_metadata",
+            OAuthError::InvalidClientMetadata,
             "the registration is not valid JSON",
         );
     };
@@ -60,14 +60,14 @@ pub(crate) async fn register(State(web): State<Web>, request: Request) -> Respon
         }
         Err(store::Error::Conflict(m)) => oauth_error(
             StatusCode::SERVICE_UNAVAILABLE,
-            "temporarily_unavailable",
+            OAuthError::TemporarilyUnavailable,
             &m,
         ),
         Err(e) => {
             tracing::error!(error = %e, "a client registration failed");
             oauth_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "server_error",
+                OAuthError::ServerError,
                 "the registration could not be stored; the server log has the details",
             )
         }

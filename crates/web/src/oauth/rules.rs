@@ -10,6 +10,8 @@ use sha2::{Digest, Sha256};
 use store::{NewClient, OAuthClient};
 use url::{Host, Url};
 
+use super::OAuthError;
+
 /// Scopes a client may ask for. Authority comes from the grant the owner picks at consent, so
 /// `mcp` names the whole of it; `offline_access` is accepted and changes nothing.
 pub(crate) const SCOPES: [&str; 2] = ["mcp", "offline_access"];
@@ -22,11 +24,11 @@ const MAX_STATE_BYTES: usize = 1024;
 /// A refusal in the shape of RFC 6749 §5.2: an error code and one sentence.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Refusal {
-    pub error: &'static str,
+    pub error: OAuthError,
     pub description: String,
 }
 
-fn refusal(error: &'static str, description: impl Into<String>) -> Refusal {
+fn refusal(error: OAuthError, description: impl Into<String>) -> Refusal {
     Refusal {
         error,
         description: description.into(),
@@ -39,7 +41,7 @@ pub(crate) fn params(pairs: &[(String, String)]) -> Result<HashMap<&str, &str>, 
     for (k, v) in pairs {
         if out.insert(k.as_str(), v.as_str()).is_some() {
             return Err(refusal(
-                "invalid_request",
+                OAuthError::InvalidRequest,
                 format!("parameter \"{k}\" is given more than once"),
             ));
         }
@@ -94,7 +96,7 @@ pub(crate) fn redirect_matches(registered: &str, requested: &str) -> bool {
 /// says; a secret-based `token_endpoint_auth_method` is replaced by `none` (public clients
 /// only, §3.2.1 lets the server substitute). Refusals name the field.
 pub(crate) fn client_metadata(body: &Value) -> Result<NewClient, Refusal> {
-    let bad = |d: String| refusal("invalid_client_metadata", d);
+    let bad = |d: String| refusal(OAuthError::InvalidClientMetadata, d);
     let Some(object) = body.as_object() else {
         return Err(bad("the registration must be a JSON object".into()));
     };
@@ -113,12 +115,12 @@ pub(crate) fn client_metadata(body: &Value) -> Result<NewClient, Refusal> {
     let redirect_uris = strings("redirect_uris")?.unwrap_or_default();
     if redirect_uris.is_empty() || redirect_uris.len() > MAX_REDIRECT_URIS {
         return Err(refusal(
-            "invalid_redirect_uri",
+            OAuthError::InvalidRedirectUri,
             format!("redirect_uris must list 1 to {MAX_REDIRECT_URIS} redirect URIs"),
         ));
     }
     for uri in &redirect_uris {
-        check_redirect_uri(uri).map_err(|d| refusal("invalid_redirect_uri", d))?;
+        check_redirect_uri(uri).map_err(|d| refusal(OAuthError::InvalidRedirectUri, d))?;
     }
     let grant_types =
         strings("grant_types")?.unwrap_or_else(|| vec!["authorization_code".to_owned()]);
@@ -224,13 +226,13 @@ pub(crate) fn authorization(
     };
     if state.as_ref().is_some_and(|s| s.len() > MAX_STATE_BYTES) {
         return Err(back(
-            "invalid_request",
+            OAuthError::InvalidRequest,
             format!("state is longer than {MAX_STATE_BYTES} bytes"),
         ));
     }
     if params.get("response_type") != Some(&"code") {
         return Err(back(
-            "unsupported_response_type",
+            OAuthError::UnsupportedResponseType,
             "response_type must be code".into(),
         ));
     }
@@ -238,13 +240,13 @@ pub(crate) fn authorization(
         Some(&"S256") => {}
         Some(other) => {
             return Err(back(
-                "invalid_request",
+                OAuthError::InvalidRequest,
                 format!("code_challenge_method \"{other}\" is refused; only S256 is accepted"),
             ));
         }
         None => {
             return Err(back(
-                "invalid_request",
+                OAuthError::InvalidRequest,
                 "code_challenge_method is required and must be S256 (plain is refused)".into(),
             ));
         }
@@ -253,7 +255,7 @@ pub(crate) fn authorization(
         Some(c) if c.len() == 43 && c.bytes().all(is_base64url) => (*c).to_owned(),
         _ => {
             return Err(back(
-                "invalid_request",
+                OAuthError::InvalidRequest,
                 "code_challenge is required: the base64url SHA-256 of the code verifier (43 characters)"
                     .into(),
             ));
@@ -264,7 +266,7 @@ pub(crate) fn authorization(
         Some(r) if resources.iter().any(|x| x == r) => (*r).to_owned(),
         Some(r) => {
             return Err(back(
-                "invalid_target",
+                OAuthError::InvalidTarget,
                 format!(
                     "resource \"{r}\" is not served here; valid resources: {}",
                     resources.join(", ")
@@ -295,7 +297,7 @@ pub(crate) fn check_scope(scope: &str) -> Result<(), Refusal> {
     match scope.split(' ').find(|s| !SCOPES.contains(s)) {
         None => Ok(()),
         Some(s) => Err(refusal(
-            "invalid_scope",
+            OAuthError::InvalidScope,
             format!(
                 "scope \"{s}\" is not offered; valid scopes: {}",
                 SCOPES.join(", ")
@@ -310,7 +312,7 @@ pub(crate) fn s256_of_verifier(verifier: &str) -> Result<String, Refusal> {
     let ok_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
     if !(43..=128).contains(&verifier.len()) || !verifier.bytes().all(ok_char) {
         return Err(refusal(
-            "invalid_request",
+            OAuthError::InvalidRequest,
             "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~",
         ));
     }

@@ -9,7 +9,9 @@ use axum::{
 use serde_json::json;
 use store::{CodeExchange, Revocation, TokenOutcome};
 
-use super::{Params, base, disabled, form_pairs, lifetimes, no_store, oauth_error, rules, source};
+use super::{
+    OAuthError, Params, base, disabled, form_pairs, lifetimes, no_store, oauth_error, rules, source,
+};
 use crate::Web;
 
 /// Longest token or revocation request accepted.
@@ -33,14 +35,14 @@ async fn read(
     if parts.headers.contains_key(header::AUTHORIZATION) {
         return Err(oauth_error(
             StatusCode::UNAUTHORIZED,
-            "invalid_client",
+            OAuthError::InvalidClient,
             "this server registers public clients only: send client_id in the form and no client secret",
         ));
     }
     let body = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
         oauth_error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "invalid_request",
+            OAuthError::InvalidRequest,
             "the request is larger than 16 KiB",
         )
     })?;
@@ -50,14 +52,14 @@ async fn read(
 fn too_many(wait: u64) -> Response {
     let mut r = oauth_error(
         StatusCode::TOO_MANY_REQUESTS,
-        "slow_down",
+        OAuthError::SlowDown,
         &format!("too many failed requests from this address; try again in {wait} seconds"),
     );
     r.headers_mut().insert(header::RETRY_AFTER, wait.into());
     r
 }
 
-fn bad(error: &str, description: &str) -> Response {
+fn bad(error: OAuthError, description: &str) -> Response {
     oauth_error(StatusCode::BAD_REQUEST, error, description)
 }
 
@@ -65,7 +67,7 @@ fn store_failed(e: store::Error) -> Response {
     tracing::error!(error = %e, "an OAuth token request failed");
     oauth_error(
         StatusCode::INTERNAL_SERVER_ERROR,
-        "server_error",
+        OAuthError::ServerError,
         "the request could not be completed; the server log has the details",
     )
 }
@@ -87,7 +89,7 @@ pub(crate) async fn token(State(web): State<Web>, request: Request) -> Response 
     let Some(client_id) = p.get("client_id").copied() else {
         return oauth_error(
             StatusCode::UNAUTHORIZED,
-            "invalid_client",
+            OAuthError::InvalidClient,
             "client_id is required",
         );
     };
@@ -96,7 +98,7 @@ pub(crate) async fn token(State(web): State<Web>, request: Request) -> Response 
         Ok(None) => {
             return oauth_error(
                 StatusCode::UNAUTHORIZED,
-                "invalid_client",
+                OAuthError::InvalidClient,
                 &format!("client_id \"{client_id}\" is not registered here; register again"),
             );
         }
@@ -106,7 +108,7 @@ pub(crate) async fn token(State(web): State<Web>, request: Request) -> Response 
     let resource = p.get("resource").copied();
     if let Some(r) = resource.filter(|r| !resources.iter().any(|x| x == r)) {
         return bad(
-            "invalid_target",
+            OAuthError::InvalidTarget,
             &format!(
                 "resource \"{r}\" is not served here; valid resources: {}",
                 resources.join(", ")
@@ -121,10 +123,13 @@ pub(crate) async fn token(State(web): State<Web>, request: Request) -> Response 
     let outcome = match p.get("grant_type").copied() {
         Some("authorization_code") => {
             let (Some(code), Some(verifier)) = (p.get("code"), p.get("code_verifier")) else {
-                return bad("invalid_request", "code and code_verifier are required");
+                return bad(
+                    OAuthError::InvalidRequest,
+                    "code and code_verifier are required",
+                );
             };
             let Some(redirect_uri) = p.get("redirect_uri") else {
-                return bad("invalid_request", "redirect_uri is required");
+                return bad(OAuthError::InvalidRequest, "redirect_uri is required");
             };
             let challenge = match rules::s256_of_verifier(verifier) {
                 Ok(c) => c,
@@ -141,7 +146,7 @@ pub(crate) async fn token(State(web): State<Web>, request: Request) -> Response 
         }
         Some("refresh_token") => {
             let Some(refresh) = p.get("refresh_token") else {
-                return bad("invalid_request", "refresh_token is required");
+                return bad(OAuthError::InvalidRequest, "refresh_token is required");
             };
             store
                 .refresh_tokens(refresh, client_id, resource, life)
@@ -149,13 +154,13 @@ pub(crate) async fn token(State(web): State<Web>, request: Request) -> Response 
         }
         Some(other) => {
             return bad(
-                "unsupported_grant_type",
+                OAuthError::UnsupportedGrantType,
                 &format!(
                     "grant_type \"{other}\" is not supported; valid grant types: authorization_code, refresh_token"
                 ),
             );
         }
-        None => return bad("invalid_request", "grant_type is required"),
+        None => return bad(OAuthError::InvalidRequest, "grant_type is required"),
     };
     match outcome {
         Ok(TokenOutcome::Issued(t)) => {
@@ -170,12 +175,13 @@ pub(crate) async fn token(State(web): State<Web>, request: Request) -> Response 
             }
             no_store(StatusCode::OK, body)
         }
-        Ok(TokenOutcome::Refused { error, description }) => {
-            tracing::warn!(error, "an OAuth token request was refused");
+        Ok(TokenOutcome::Refused(reason)) => {
+            let error = OAuthError::of_token_refusal(&reason);
+            tracing::warn!(error = error.as_str(), "an OAuth token request was refused");
             if let Some(wait) = source.and_then(|ip| web.throttle.failed(ip)) {
                 return too_many(wait);
             }
-            bad(error, &description)
+            bad(error, &reason.to_string())
         }
         Err(e) => store_failed(e),
     }
@@ -194,12 +200,15 @@ pub(crate) async fn revoke(State(web): State<Web>, request: Request) -> Response
         return disabled();
     };
     let (Some(token), Some(client_id)) = (p.get("token"), p.get("client_id")) else {
-        return bad("invalid_request", "token and client_id are required");
+        return bad(
+            OAuthError::InvalidRequest,
+            "token and client_id are required",
+        );
     };
     match host.app.store().revoke_token(token, client_id).await {
         Ok(Revocation::Revoked | Revocation::Unknown) => no_store(StatusCode::OK, json!({})),
         Ok(Revocation::OtherClient) => bad(
-            "invalid_request",
+            OAuthError::InvalidRequest,
             "the token was issued to another client; nothing was revoked",
         ),
         Err(e) => store_failed(e),
