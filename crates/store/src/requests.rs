@@ -412,7 +412,7 @@ impl Store {
             .await?;
         match status.as_deref() {
             None => return Err(Error::NotFound(format!("no request with id {id}"))),
-            Some("pending") => {}
+            Some(s) if s.parse() == Ok(RequestStatus::Pending) => {}
             Some(other) => {
                 return Err(Error::Conflict(format!(
                     "request {id} is already {other}; only pending requests can be decided"
