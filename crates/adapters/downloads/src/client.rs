@@ -31,8 +31,8 @@ pub enum DownloadClient {
 }
 
 macro_rules! both {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
+    ($client:expr, $c:ident => $e:expr) => {
+        match $client {
             DownloadClient::Qbittorrent($c) => $e,
             DownloadClient::Transmission($c) => $e,
         }
@@ -125,25 +125,41 @@ impl DownloadClient {
         both!(self, c => c.free_space().await)
     }
 
+    /// The writing half, unchecked: this crate knows no policy. Marquee's tools hand it out
+    /// only through their own gate, with the write proof `policy::decide` gave for this
+    /// instance; reads never need it.
+    pub fn unchecked_writer(&self) -> Writer<'_> {
+        Writer { client: self }
+    }
+}
+
+/// What changes a download client: adding, pausing, resuming, rechecking, reannouncing,
+/// filing, tagging and deleting torrents, each named by info hash.
+#[derive(Debug, Clone, Copy)]
+pub struct Writer<'a> {
+    client: &'a DownloadClient,
+}
+
+impl Writer<'_> {
     /// Adds a torrent; an already present one comes back as `AlreadyPresent`, untouched.
     pub async fn add(&self, req: &AddTorrent) -> Result<AddOutcome> {
-        both!(self, c => c.add(req).await)
+        both!(self.client, c => c.add(req).await)
     }
 
     pub async fn pause(&self, hashes: &[InfoHash]) -> Result<BulkOutcome> {
-        both!(self, c => c.pause(hashes).await)
+        both!(self.client, c => c.pause(hashes).await)
     }
 
     pub async fn resume(&self, hashes: &[InfoHash]) -> Result<BulkOutcome> {
-        both!(self, c => c.resume(hashes).await)
+        both!(self.client, c => c.resume(hashes).await)
     }
 
     pub async fn recheck(&self, hashes: &[InfoHash]) -> Result<BulkOutcome> {
-        both!(self, c => c.recheck(hashes).await)
+        both!(self.client, c => c.recheck(hashes).await)
     }
 
     pub async fn reannounce(&self, hashes: &[InfoHash]) -> Result<BulkOutcome> {
-        both!(self, c => c.reannounce(hashes).await)
+        both!(self.client, c => c.reannounce(hashes).await)
     }
 
     /// qBittorrent: sets the category (which must exist). Transmission: moves the data into
@@ -153,7 +169,7 @@ impl DownloadClient {
         hashes: &[InfoHash],
         category: Option<&str>,
     ) -> Result<BulkOutcome> {
-        both!(self, c => c.set_category(hashes, category).await)
+        both!(self.client, c => c.set_category(hashes, category).await)
     }
 
     /// Files the torrents under `category` (which must exist) and moves their data into its
@@ -164,7 +180,7 @@ impl DownloadClient {
         hashes: &[InfoHash],
         category: &str,
     ) -> Result<BulkOutcome> {
-        match self {
+        match self.client {
             DownloadClient::Qbittorrent(c) => c.move_to_category(hashes, category).await,
             DownloadClient::Transmission(c) => c.set_category(hashes, Some(category)).await,
         }
@@ -172,19 +188,19 @@ impl DownloadClient {
 
     /// Replaces the tags (Transmission: labels) with exactly `tags`.
     pub async fn set_tags(&self, hashes: &[InfoHash], tags: &[String]) -> Result<BulkOutcome> {
-        both!(self, c => c.set_tags(hashes, tags).await)
+        both!(self.client, c => c.set_tags(hashes, tags).await)
     }
 
     pub async fn add_tags(&self, hashes: &[InfoHash], tags: &[String]) -> Result<BulkOutcome> {
-        both!(self, c => c.add_tags(hashes, tags).await)
+        both!(self.client, c => c.add_tags(hashes, tags).await)
     }
 
     pub async fn remove_tags(&self, hashes: &[InfoHash], tags: &[String]) -> Result<BulkOutcome> {
-        both!(self, c => c.remove_tags(hashes, tags).await)
+        both!(self.client, c => c.remove_tags(hashes, tags).await)
     }
 
     /// Removes torrents; `delete_files` also deletes their downloaded data.
     pub async fn delete(&self, hashes: &[InfoHash], delete_files: bool) -> Result<BulkOutcome> {
-        both!(self, c => c.delete(hashes, delete_files).await)
+        both!(self.client, c => c.delete(hashes, delete_files).await)
     }
 }

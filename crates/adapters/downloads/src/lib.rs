@@ -20,7 +20,7 @@ pub use catalogue::{
     FULL_REFRESH_GAP, InstanceTorrent, MergedPage, OnRead, Overview, RefreshError, RefreshReport,
     ServerStats, SourceStatus, TorrentCatalogue, TrackerErrorGroup, query_merged, query_merged_map,
 };
-pub use client::{ClientConfig, DownloadClient};
+pub use client::{ClientConfig, DownloadClient, Writer};
 pub use error::{Error, ErrorClass, Result};
 pub use metainfo::{info_hash_of_magnet, info_hash_of_torrent, redact_url};
 pub use model::{

@@ -54,9 +54,9 @@ fn futures_are_send() {
             tags: vec![],
             paused: true,
         };
-        is_send(&client.add(&req));
-        is_send(&client.set_tags(&[], &[]));
-        is_send(&client.delete(&[], true));
+        is_send(&client.unchecked_writer().add(&req));
+        is_send(&client.unchecked_writer().set_tags(&[], &[]));
+        is_send(&client.unchecked_writer().delete(&[], true));
         is_send(&client.torrent_trackers("0".repeat(40).parse().unwrap()));
         is_shared(&cat);
         is_shared(&*client);

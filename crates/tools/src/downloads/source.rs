@@ -1,13 +1,14 @@
 //! One download instance as the tools see it, and the only way to its write-capable client:
-//! [`Source::writer`], with the `policy::Allowed` proof decided for this instance. Reads go
-//! through the catalogue or [`Backend::reads`], which offers only reads. The fields are private
-//! to this file, so no other module of the family can reach the client around the proof.
+//! [`Source::writer`], with the `policy::Write` proof decided for this instance (a read
+//! decision gives none), hands out the adapter's `Writer`. Reads go through the catalogue or
+//! [`Backend::reads`], which offers only reads. The fields are private to this file, so no
+//! other module of the family can reach the client around the proof.
 
 use std::sync::Arc;
 
 use adapters_downloads::{
     ClientConfig, DownloadClient, Result as DlResult, TorrentCatalogue, TorrentDetail, TorrentFile,
-    TrackerEntry,
+    TrackerEntry, Writer,
 };
 use domain::{InfoHash, InstanceId, InstanceKind};
 
@@ -92,7 +93,7 @@ impl Source {
     }
 
     /// The write-capable client, for a call `policy::decide` allowed on this very instance.
-    pub fn writer(&self, allowed: policy::Write<'_>) -> Result<&DownloadClient, ToolError> {
+    pub fn writer(&self, allowed: policy::Write<'_>) -> Result<Writer<'_>, ToolError> {
         if !allowed.covers(&self.id) {
             tracing::error!(instance = %self.id, decided_for = ?allowed.instance(), "a write was attempted with a proof for another instance");
             return Err(ToolError::new(
@@ -103,7 +104,7 @@ impl Source {
                 ),
             ));
         }
-        Ok(&self.backend()?.client)
+        Ok(self.backend()?.client.unchecked_writer())
     }
 
     /// Whether this instance's catalogue has `hash`.

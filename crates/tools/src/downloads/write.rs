@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use adapters_downloads::{BulkOutcome, DownloadClient, Result as DlResult};
+use adapters_downloads::{BulkOutcome, Result as DlResult, Writer};
 use domain::InfoHash;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -109,7 +109,7 @@ impl Op<'_> {
         }
     }
 
-    async fn send(self, client: &DownloadClient, hashes: &[InfoHash]) -> DlResult<BulkOutcome> {
+    async fn send(self, client: Writer<'_>, hashes: &[InfoHash]) -> DlResult<BulkOutcome> {
         match self {
             Op::Pause => client.pause(hashes).await,
             Op::Resume => client.resume(hashes).await,
