@@ -30,10 +30,18 @@ use governance::{
     contract::BoxFuture,
 };
 
-/// What diagnose says about discovery: the book source that does not exist yet.
-fn notes() -> Vec<String> {
-    // Readarr lookup comes with the library issue; until then there is no search_books.
-    vec!["no book source yet: search_books comes with a Readarr (library) backend; books cannot be searched or requested".into()]
+/// What diagnose says about discovery: that books cannot be searched while no Readarr
+/// instance (the book source) is configured.
+fn notes(ctx: &Ctx) -> Vec<String> {
+    let readarr = ctx
+        .instances()
+        .all()
+        .iter()
+        .any(|s| s.kind == InstanceKind::Readarr);
+    if readarr {
+        return Vec::new();
+    }
+    vec!["no book source: search_books needs a Readarr (library) instance, and none is configured; books cannot be searched or requested".into()]
 }
 
 /// The caller's content limits could not be checked against the catalogue: nothing is shown
@@ -68,8 +76,8 @@ impl governance::Family for DiscoverFamily {
         slots.insert(Catalogues::from_instances(instances));
     }
 
-    fn health<'a>(&'a self, _ctx: &'a Ctx) -> BoxFuture<'a, Result<Vec<String>, ToolError>> {
-        Box::pin(async { Ok(notes()) })
+    fn health<'a>(&'a self, ctx: &'a Ctx) -> BoxFuture<'a, Result<Vec<String>, ToolError>> {
+        Box::pin(async move { Ok(notes(ctx)) })
     }
 
     fn check<'a>(&'a self, slots: &'a Slots, spec: &'a InstanceSpec) -> CheckFuture<'a> {

@@ -48,8 +48,9 @@ impl Tool for SearchCollections {
             "collection search",
         )?;
         if Gate::for_caller_would_filter(ctx) {
+            // A refusal by the household's rules, never a backend failure.
             return Err(ToolError::new(
-                super::LIMITS_UNREADABLE,
+                governance::ErrorCode::Denied,
                 "collections carry no ratings, so they cannot be checked against this account's content limits; use search_titles, which checks every title",
             ));
         }

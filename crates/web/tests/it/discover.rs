@@ -549,7 +549,10 @@ async fn tmdb_rows_are_rated_from_details_for_limited_people_and_caps_are_pushed
             .await,
     );
     assert!(err);
-    assert_eq!(data["code"], "limits_unreadable");
+    assert_eq!(
+        data["code"], "denied",
+        "a refusal by the household's rules, never a backend failure"
+    );
 }
 
 /// `browse_titles` as `key` on the TMDB fake, which must answer: its data, and the one discover
@@ -816,7 +819,10 @@ async fn discovery_is_listed_by_grant_and_diagnose_tells_what_is_missing() {
     let r = s.call(&s.owner_key, "diagnose", json!({})).await;
     let (_, _, data) = outcome(&r);
     let notes = data["notes"].to_string();
-    assert!(notes.contains("no book source yet"), "{notes}");
+    assert!(
+        notes.contains("no book source: search_books needs a Readarr"),
+        "{notes}"
+    );
     assert!(
         notes.contains("no library backend is configured"),
         "{notes}"

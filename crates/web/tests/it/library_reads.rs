@@ -125,6 +125,15 @@ fn heat() -> Value {
 }
 
 #[tokio::test]
+async fn with_a_readarr_configured_diagnose_does_not_say_books_have_no_source() {
+    let t = setup().await;
+    let (err, summary, data) = call(&t, "diagnose", json!({})).await;
+    assert!(!err, "{summary}");
+    let notes = data["notes"].to_string();
+    assert!(!notes.contains("no book source"), "{notes}");
+}
+
+#[tokio::test]
 async fn reads_answer_every_instance_and_leak_no_secret() {
     let t = setup().await;
     let (err, summary, data) = call(&t, "get_queue", json!({})).await;
