@@ -1,6 +1,8 @@
 //! The HTTP surface: mounts the MCP edge, the REST mirror, health, readiness and metrics on
-//! one axum router. Handlers parse, call one core function, render.
+//! one axum router. Handlers parse, call one core function, render; the guards every route
+//! beside `/mcp` needs are layers (`guard.rs`).
 
+mod guard;
 mod host;
 mod metrics;
 mod oauth;
@@ -14,7 +16,7 @@ use axum::{
     Router,
     extract::State,
     http::{StatusCode, header},
-    middleware::{self, Next},
+    middleware,
     response::{IntoResponse, Response},
     routing::get,
 };
@@ -61,17 +63,19 @@ pub fn router(web: Web) -> Router {
         throttle: web.throttle.clone(),
         peers: Arc::default(),
     }));
+    // The OAuth endpoints and the owner pages refuse a foreign Host or Origin before anything
+    // else (the REST mirror's router does the same for its tools).
+    let guarded = guard::host_and_origin_checked(oauth::router().merge(pages::router()), &web);
     let gated = Router::new()
         .route(
             "/readyz",
             get(|| async { (StatusCode::OK, axum::Json(json!({"status": "ready"}))) }),
         )
         .route("/metrics", get(metrics_text))
-        .merge(oauth::router())
-        .nest("/api/v1", rest::router())
-        .merge(pages::router())
+        .merge(guarded)
+        .nest("/api/v1", rest::router(&web))
         .with_state(web.clone())
-        .layer(middleware::from_fn_with_state(web.clone(), gate));
+        .layer(middleware::from_fn_with_state(web.clone(), guard::ready));
     Router::new()
         .route(
             "/healthz",
@@ -81,13 +85,6 @@ pub fn router(web: Web) -> Router {
         // skips the gate's extra layer.
         .merge(mcp)
         .merge(gated)
-}
-
-async fn gate(State(web): State<Web>, request: axum::extract::Request, next: Next) -> Response {
-    if web.ready.get().is_none() {
-        return mcp::edge::not_ready();
-    }
-    next.run(request).await
 }
 
 async fn metrics_text(State(web): State<Web>) -> Response {

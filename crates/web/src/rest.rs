@@ -14,22 +14,22 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tools::{Called, Caller, ErrorCode, ErrorKind};
 
-use crate::{Host, Web, host::definition_json};
+use crate::{Host, Web, guard, host::definition_json};
 
-pub(crate) fn router() -> Router<Web> {
-    Router::new()
+pub(crate) fn router(web: &Web) -> Router<Web> {
+    let tools = Router::new()
         .route("/tools", get(list))
         .route("/tools/call", post(call))
         .route("/tools/{name}", get(one))
-        .route("/tools/{name}/schema", get(schema))
-        .route("/openapi.json", get(openapi))
+        .route("/tools/{name}/schema", get(schema));
+    // The description is public: no Host or Origin check.
+    guard::host_and_origin_checked(tools, web).route("/openapi.json", get(openapi))
 }
 
 /// The one error type of the REST mirror, with one match from error to status.
 enum ApiError {
     Unauthorized(Response),
     Throttled(Response),
-    Forbidden(Response),
     NotFound(String),
     BadRequest(String),
     Internal,
@@ -58,7 +58,6 @@ impl IntoResponse for ApiError {
                     axum::body::Body::from(envelope(false, &why, Value::Null).to_string());
                 return r;
             }
-            ApiError::Forbidden(r) => return r,
             ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
             ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
             ApiError::Internal => (
@@ -81,14 +80,14 @@ fn envelope(success: bool, message: &str, data: Value) -> Value {
     json!({ "success": success, "message": message, "data": data })
 }
 
-/// Host and Origin checks, then the credential: the same rules as `POST /mcp`.
+/// The credential, by the same rules as `POST /mcp` (the router's guard checked Host and
+/// Origin before the handler ran).
 async fn authorize(
     web: &Web,
     headers: &HeaderMap,
     query: Option<&str>,
     peer: Option<SocketAddr>,
 ) -> Result<(Arc<Host>, Caller), ApiError> {
-    mcp::edge::check_host_and_origin(&web.edge, headers).map_err(ApiError::Forbidden)?;
     let host = web.ready.get().cloned().ok_or(ApiError::Internal)?;
     let presented = mcp::edge::credential(headers, query);
     match mcp::edge::authenticate(
