@@ -1,9 +1,10 @@
-//! Answers read from the store, kept while the database is unchanged and handed out again,
-//! rendered once.
+//! Answers read from the store, kept while the tables they read are unchanged and handed out
+//! again, rendered once.
 //!
 //! Such an answer is a function of the question, the caller's view (who asks, and whether
-//! they see everyone's rows) and the database's state. The state is [`store::Store::version`],
-//! which every commit changes, by this process or any other on the same file (the CLI). A call
+//! they see everyone's rows) and the state of the tables it reads: [`store::Version`] narrowed
+//! to their groups (`Ctx::state_of`), which a commit to one of those tables changes, by this
+//! process or any other on the same file (the CLI), and a commit elsewhere does not. A call
 //! looks its answer up under the state its caller's authority was read under, at the start of
 //! the request ([`crate::Caller`]), which is before the data: a commit racing the read can only
 //! cause a miss, and a call's answer is as of its authorization. An answer that also reads the
@@ -156,8 +157,9 @@ impl Stored {
             match flights.iter().find(|(k, v, _)| *k == key && *v == version) {
                 Some((.., f)) => f.clone(),
                 None => {
-                    // A flight of an older state that every caller left is of no more use.
-                    flights.retain(|(_, v, _)| *v == version);
+                    // A flight of this tool under an older state that every caller left is of
+                    // no more use. Other tools read other groups: their states are their own.
+                    flights.retain(|(k, v, _)| k.tool != tool || *v == version);
                     let f = Arc::new(OnceCell::new());
                     flights.push((key.clone(), version, f.clone()));
                     f
@@ -190,8 +192,9 @@ impl Stored {
         };
         let answer = answer.shared();
         let mut entries = self.entries.write();
-        // Answers of an older state can never be handed out again: let them go now.
-        entries.retain(|e| e.key != *key && e.version == version);
+        // This tool's answers of an older state can never be handed out again: let them go
+        // now. Other tools' answers are kept under the state of the groups they read.
+        entries.retain(|e| e.key != *key && (e.key.tool != key.tool || e.version == version));
         if entries.len() >= KEPT
             && let Some(oldest) =
                 (0..entries.len()).min_by_key(|&i| entries[i].used.load(Ordering::Relaxed))
@@ -319,6 +322,51 @@ mod tests {
             .map(|e| e.key.view.question.clone())
             .collect();
         assert_eq!(views, ["\"c\""]);
+    }
+
+    #[tokio::test]
+    async fn another_tools_answers_stay_when_one_is_kept_under_a_newer_state_of_its_own() {
+        use store::Group;
+        let (store, _dir) = file_store().await;
+        let stored = Stored::default();
+        let n = AtomicUsize::new(0);
+        let of = |groups: &[Group]| store.version().map(|v| v.only(groups));
+        let ask = |tool: &'static str, state| {
+            let n = &n;
+            let stored = &stored;
+            async move {
+                stored
+                    .answer(state, tool, v("q"), || async move {
+                        n.fetch_add(1, Ordering::SeqCst);
+                        Ok((Output::new(tool, json!(1)), Keep::WhileUnchanged))
+                    })
+                    .await
+                    .unwrap()
+            }
+        };
+        ask("activity", of(&[Group::Audit])).await;
+        ask("requests", of(&[Group::Requests])).await;
+        store
+            .set_quota(
+                &store::QuotaScope::Role { role: Role::User },
+                domain::MediaType::Movie,
+                5,
+                7,
+            )
+            .await
+            .unwrap();
+        ask("requests", of(&[Group::Requests])).await;
+        assert_eq!(
+            n.load(Ordering::SeqCst),
+            3,
+            "the requests page is read again"
+        );
+        ask("activity", of(&[Group::Audit])).await;
+        assert_eq!(
+            n.load(Ordering::SeqCst),
+            3,
+            "the activity page, which reads no request, is still kept"
+        );
     }
 
     #[tokio::test]
