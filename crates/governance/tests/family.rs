@@ -3,6 +3,8 @@
 //! health notes reach `diagnose`'s questions, its jobs run from `start_jobs` until shutdown
 //! and once on demand, and its plan hooks describe its changes to the owner.
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::{
     Arc,
     atomic::{AtomicUsize, Ordering},

@@ -2,6 +2,8 @@
 //! what that person's MCP `tools/list` answers (over `marquee stdio`), for every preset and a
 //! custom grant, and a switched-off tool is neither listed nor callable over stdio.
 
+#![allow(clippy::unwrap_used)]
+
 use std::{
     io::{BufRead, BufReader, Write},
     path::Path,

@@ -3,6 +3,8 @@
 //! qBittorrent holds that one call), and after a restart the operation is `outcome_unknown`,
 //! answered as such, and never run again.
 
+#![allow(clippy::unwrap_used)]
+
 use std::{
     io::{BufRead, BufReader},
     path::{Path, PathBuf},

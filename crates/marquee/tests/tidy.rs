@@ -2,6 +2,8 @@
 //! dependency directions as an allow-list, a section in ARCHITECTURE.md for every crate,
 //! `//!` headers, file sizes.
 
+#![allow(clippy::unwrap_used)]
+
 use std::{
     collections::{BTreeMap, BTreeSet},
     path::{Path, PathBuf},

@@ -1,6 +1,8 @@
 //! The *arr fakes keep state like the services: adds record profile, folder and monitoring, a
 //! search moves through the queue to an imported file on the fake clock, the API key is checked.
 
+#![allow(clippy::unwrap_used)]
+
 use std::time::Duration;
 
 use httpx::reqwest;

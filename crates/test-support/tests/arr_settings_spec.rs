@@ -1,6 +1,8 @@
 //! The *arr fakes' settings writes (quality profile PUT, custom format schema, POST and PUT)
 //! answer as the vendor documents say, and refuse what the services refuse.
 
+#![allow(clippy::unwrap_used)]
+
 use httpx::reqwest;
 use serde_json::{Value, json};
 use test_support::arr::{ArrKind, FakeArr, Resource};

@@ -1,6 +1,8 @@
 //! Every answer the *arr fakes give in these scenarios matches the vendor's OpenAPI document
 //! (`../shared/specs/*.openapi.json`; set `MARQUEE_SHARED` when the shared folder is elsewhere).
 
+#![allow(clippy::unwrap_used)]
+
 use std::time::Duration;
 
 use httpx::reqwest;

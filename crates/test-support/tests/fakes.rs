@@ -1,5 +1,7 @@
 //! The fakes answer in the vendors' documented shapes, including their refusals.
 
+#![allow(clippy::unwrap_used)]
+
 use httpx::reqwest;
 use serde_json::{Value, json};
 use test_support::{MusicBrainzFake, TmdbFake};

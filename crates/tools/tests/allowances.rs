@@ -1,6 +1,8 @@
 //! Allowances: reserved with the audit entry before the tool acts, so concurrent calls never
 //! spend more than the count; a refused call gives its unit back, an uncertain one keeps it.
 
+#![allow(clippy::unwrap_used)]
+
 use std::{
     collections::{BTreeMap, BTreeSet},
     sync::{

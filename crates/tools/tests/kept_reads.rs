@@ -3,6 +3,8 @@
 //! another process) shows in the very next read, and a write to other tables keeps them. A kept answer is one caller's view: a kid asking the
 //! page the owner asked sees only their own requests.
 
+#![allow(clippy::unwrap_used)]
+
 mod support;
 
 use std::sync::Arc;

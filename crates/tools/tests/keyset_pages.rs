@@ -3,6 +3,8 @@
 //! every row exactly once, with 200-row pages as with small ones; one person's requests in one
 //! status are the same rows as that filter over the whole list.
 
+#![allow(clippy::unwrap_used)]
+
 mod support;
 
 use std::sync::Arc;

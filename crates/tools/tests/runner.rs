@@ -1,6 +1,8 @@
 //! The governance core around every tool: audit before writes, fresh authority before
 //! writes, the destructive switch read per call, and panics contained.
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::{
     Arc,
     atomic::{AtomicUsize, Ordering},

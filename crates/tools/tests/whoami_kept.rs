@@ -2,6 +2,8 @@
 //! of an allowance, a grant change or a revoked key made through another handle on the same
 //! file (as the CLI does from another process) each show at the very next call.
 
+#![allow(clippy::unwrap_used)]
+
 use std::{
     collections::{BTreeMap, BTreeSet},
     sync::Arc,

@@ -4,6 +4,8 @@
 //! Prints p50 and p99 of each and the ratio of the merged call to the slowest single instance.
 //! Run: `cargo bench -p web --bench library_queue` (BENCH_ITERATIONS, default 60).
 
+#![allow(clippy::unwrap_used)]
+
 // The integration tests' server helpers; this bench uses two of them.
 #[path = "../tests/it/support.rs"]
 #[allow(dead_code)]

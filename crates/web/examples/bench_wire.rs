@@ -5,6 +5,8 @@
 //! `cargo run --profile bench -p web --example bench_wire` (BENCH_ROUNDS, default 7: the
 //! median round of each case is printed, in microseconds per call).
 
+#![allow(clippy::unwrap_used)]
+
 use std::{hint::black_box, sync::Arc, time::Instant};
 
 use mcp::{

@@ -1,5 +1,7 @@
 //! The builtin catalogue on the shipped data: search ranking, filters, details, recommendations, refusals.
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::Arc;
 
 use adapters_catalogue::{

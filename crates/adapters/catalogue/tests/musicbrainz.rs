@@ -1,6 +1,8 @@
 //! The MusicBrainz adapter against the contract fake: search and lookup paths and parameters, the
 //! User-Agent with its contact, and pacing as the fake measured it.
 
+#![allow(clippy::unwrap_used)]
+
 use std::time::Duration;
 
 use adapters_catalogue::{

@@ -1,6 +1,8 @@
 //! The TMDB adapter against the contract fake: paths, parameters and auth as the fake saw them,
 //! JSON mapped into the model, names resolved server-side, errors classified without secrets.
 
+#![allow(clippy::unwrap_used)]
+
 use std::time::Duration;
 
 use adapters_catalogue::{

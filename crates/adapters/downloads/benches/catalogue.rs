@@ -3,6 +3,8 @@
 //!
 //! `cargo bench -p adapters-downloads --bench catalogue` (BENCH_ROWS overrides the 100,000).
 
+#![allow(clippy::unwrap_used)]
+
 use std::{
     hint::black_box,
     time::{Duration, Instant},

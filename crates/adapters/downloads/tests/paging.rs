@@ -1,6 +1,8 @@
 //! Pages over two catalogues: every page of a merged result equals the same slice of one
 //! reference sort, a repeated query sees rows a refresh changed, and pages never overlap.
 
+#![allow(clippy::unwrap_used)]
+
 use adapters_downloads::{MergedPage, SortKey, TorrentCatalogue, TorrentQuery, query_merged};
 use domain::InstanceKind;
 use serde_json::{Value, json};

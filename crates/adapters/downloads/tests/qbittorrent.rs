@@ -1,5 +1,7 @@
 //! The qBittorrent adapter against a real qbittorrent-nox, checked with an independent raw client.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::{

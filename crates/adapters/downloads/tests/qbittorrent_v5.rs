@@ -1,5 +1,7 @@
 //! qBittorrent 5 (WebAPI 2.11) renames, checked on a fake since the machine runs 4.5; and refresh pacing.
 
+#![allow(clippy::unwrap_used)]
+
 use std::{
     sync::{
         Arc,

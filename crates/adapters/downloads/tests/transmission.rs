@@ -1,5 +1,7 @@
 //! The Transmission adapter against a real transmission-daemon, checked with an independent raw client.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::{

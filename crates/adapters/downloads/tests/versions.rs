@@ -2,6 +2,8 @@
 //! included), `rows_version` only when a row changes, so live reads keyed by it outlast a
 //! refresh that found nothing new.
 
+#![allow(clippy::unwrap_used)]
+
 use adapters_downloads::TorrentCatalogue;
 use domain::InstanceKind;
 use serde_json::json;

@@ -2,6 +2,8 @@
 //! are not followed, errors name method and path but never the query string, key or body, and a
 //! queue page short of its total is an error.
 
+#![allow(clippy::unwrap_used)]
+
 use adapters_library::{Error, LibraryClient, Service};
 use axum::{
     Router,

@@ -1,6 +1,8 @@
 //! Integration tests of the store on real SQLite: files in a temp dir, and in memory.
 //! One test binary (modules below) keeps linking cheap.
 
+#![allow(clippy::unwrap_used)]
+
 mod audit;
 mod changes;
 mod fresh;

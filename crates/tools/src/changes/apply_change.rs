@@ -57,9 +57,9 @@ const RACED: &str = "Another apply of this change started it first; the work run
 enum Resolved<'i> {
     /// An operation answered as it stands, with a note: the one this key started before, or
     /// a racing apply's. Nothing runs again.
-    Started(Operation, &'static str),
+    Started(Box<Operation>, &'static str),
     /// A change the caller may apply whose plan still holds.
-    Ready(Ready<'i>),
+    Ready(Box<Ready<'i>>),
 }
 
 /// A change ready to start.
@@ -88,7 +88,7 @@ async fn resolve<'i>(ctx: &Ctx, input: &'i Input) -> Result<Resolved<'i>, ToolEr
             ));
         }
         return Ok(Resolved::Started(
-            op,
+            Box::new(op),
             "This idempotency_key was used before: this is the operation it started; nothing was run again.",
         ));
     }
@@ -113,16 +113,16 @@ async fn resolve<'i>(ctx: &Ctx, input: &'i Input) -> Result<Resolved<'i>, ToolEr
     let (meta, hooks) = planned(ctx, &change.tool)?;
     let ctx = ctx.for_plan(meta);
     if let Some(op) = stale(&ctx, hooks, &change).await? {
-        return Ok(Resolved::Started(op, RACED));
+        return Ok(Resolved::Started(Box::new(op), RACED));
     }
-    Ok(Resolved::Ready(Ready {
+    Ok(Resolved::Ready(Box::new(Ready {
         change,
         key,
         startable,
         meta,
         hooks,
         ctx,
-    }))
+    })))
 }
 
 /// Compares what the plan read with the live state: unchanged is `None`; changed is a racing
@@ -162,7 +162,7 @@ async fn stale(
 /// mutation), runs the planned tool's work once and records how it ended.
 async fn act(resolved: Resolved<'_>) -> Result<(Operation, &'static str), ToolError> {
     let r = match resolved {
-        Resolved::Started(op, note) => return Ok((op, note)),
+        Resolved::Started(op, note) => return Ok((*op, note)),
         Resolved::Ready(r) => r,
     };
     let (ctx, change) = (&r.ctx, &r.change);

@@ -100,14 +100,17 @@ enum Acted {
     Available(String),
     /// Open requests already cover everything asked; nothing was created.
     AlreadyRequested(Vec<MediaRequest>),
-    /// A new request, as the store holds it after any hand-over.
-    Created {
-        request: MediaRequest,
-        /// The hand-over's sentence (empty while the request waits for a decision).
-        handed: String,
-        already_covered: Vec<u32>,
-        quota: QuotaCheck,
-    },
+    Created(Box<Created>),
+}
+
+/// A new request, as the store holds it after any hand-over.
+struct Created {
+    request: MediaRequest,
+    /// The hand-over's sentence (empty while the request waits for a decision).
+    handed: String,
+    /// Asked seasons open requests already held, left out of this one.
+    already_covered: Vec<u32>,
+    quota: QuotaCheck,
 }
 
 /// Checks the arguments, reads the title (asking the person where the call is ambiguous),
@@ -250,12 +253,12 @@ async fn act(ctx: &Ctx, r: &Resolved<'_>) -> Result<Acted, ToolError> {
         String::new()
     };
     let request = ctx.store().request(request.id).await?.unwrap_or(*request);
-    Ok(Acted::Created {
+    Ok(Acted::Created(Box::new(Created {
         request,
         handed,
         already_covered,
         quota,
-    })
+    })))
 }
 
 /// The answer: what was found, requested or left alone, and what to call next.
@@ -291,23 +294,18 @@ fn render(ctx: &Ctx, r: &Resolved<'_>, acted: Acted) -> Output {
                 open[0].id
             ))
         }
-        Acted::Created {
-            request,
-            handed,
-            already_covered,
-            quota,
-        } => render_created(ctx, r, &request, &handed, &already_covered, &quota),
+        Acted::Created(created) => render_created(ctx, r, &created),
     }
 }
 
-fn render_created(
-    ctx: &Ctx,
-    r: &Resolved<'_>,
-    request: &MediaRequest,
-    handed: &str,
-    already_covered: &[u32],
-    quota: &QuotaCheck,
-) -> Output {
+/// A new request's answer: its state, the hand-over, seasons left out and the quota.
+fn render_created(ctx: &Ctx, r: &Resolved<'_>, created: &Created) -> Output {
+    let Created {
+        request,
+        handed,
+        already_covered,
+        quota,
+    } = created;
     let state =
         if request.status != RequestStatus::Approved && request.status != RequestStatus::Pending {
             request.status.to_string()

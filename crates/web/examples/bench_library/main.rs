@@ -9,6 +9,8 @@
 //! fakes run in this process on the same two worker threads, so their own work (building and
 //! writing 1,000 items per answer) is part of every figure, the single reads' as the merged one's.
 
+#![allow(clippy::unwrap_used)]
+
 mod qbit;
 
 use std::{sync::Arc, time::Instant};

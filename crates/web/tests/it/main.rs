@@ -2,6 +2,8 @@
 //! contract fakes of the backends, real torrent daemons and a real browser where a test needs
 //! them. One test binary (modules below) keeps linking cheap.
 
+#![allow(clippy::unwrap_used)]
+
 mod peers;
 mod support;
 mod webdriver;
