@@ -50,7 +50,9 @@ impl Tool for AddTorrent {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let (source, hash) = read_source(&ctx.settings().torrent_folders(), &input.source).await?;
+        let folders = ctx.settings().torrent_folders();
+        let (source, hash) =
+            read_source(&folders, ctx.caller.scope.household, &input.source).await?;
         let tags = labels::tag_list(&input.tags)?;
         let (instance, allowed) = granted(ctx, input.instance_id.as_deref())?;
         let b = instance.backend()?;
@@ -121,6 +123,7 @@ impl Tool for AddTorrent {
 /// a URL must be http(s), a file must be a valid .torrent inside the torrent folders.
 async fn read_source(
     folders: &[std::path::PathBuf],
+    show_folders: bool,
     raw: &str,
 ) -> Result<(AddSource, Option<InfoHash>), ToolError> {
     if raw.starts_with("magnet:") {
@@ -140,7 +143,7 @@ async fn read_source(
             "source \"{raw}\" is neither a magnet link, an http(s) URL nor an absolute path of a .torrent file"
         )));
     }
-    let bytes = torrent_file::read(folders, raw).await?;
+    let bytes = torrent_file::read(folders, show_folders, raw).await?;
     let h = info_hash_of_torrent(&bytes)
         .map_err(|_| ToolError::invalid("source is not a valid .torrent file"))?;
     Ok((AddSource::File(bytes), Some(h)))

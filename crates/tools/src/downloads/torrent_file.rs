@@ -10,10 +10,18 @@ use governance::ToolError;
 
 /// The largest .torrent file read from disk.
 const MAX_TORRENT_FILE: u64 = 10 * 1024 * 1024;
+/// How long opening and reading it may take.
+const READ_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The bytes of the .torrent file at `raw` (an absolute path), if it lies inside one of `folders`.
-pub(super) async fn read(folders: &[PathBuf], raw: &str) -> Result<Vec<u8>, ToolError> {
-    let refused = || ToolError::invalid(refusal(folders));
+/// A refusal names the folders only to a caller who may see the household's set-up
+/// (`show_folders`): where the server's files live is no one else's to learn.
+pub(super) async fn read(
+    folders: &[PathBuf],
+    show_folders: bool,
+    raw: &str,
+) -> Result<Vec<u8>, ToolError> {
+    let refused = || ToolError::invalid(refusal(folders, show_folders));
     let path = Path::new(raw);
     if folders.is_empty() || path.components().any(|c| c == Component::ParentDir) {
         return Err(refused());
@@ -28,27 +36,45 @@ pub(super) async fn read(folders: &[PathBuf], raw: &str) -> Result<Vec<u8>, Tool
     if !inside {
         return Err(refused());
     }
-    let file = tokio::fs::File::open(&real).await.map_err(|_| refused())?;
-    let meta = file.metadata().await.map_err(|_| refused())?;
+    let not_a_file = || ToolError::invalid("source is not a file of at most 10 MiB");
+    // The type is checked before the file is opened: opening a FIFO (or a device) would wait
+    // for a writer, forever.
+    let meta = tokio::fs::metadata(&real).await.map_err(|_| refused())?;
     if !meta.is_file() || meta.len() > MAX_TORRENT_FILE {
-        return Err(ToolError::invalid("source is not a file of at most 10 MiB"));
+        return Err(not_a_file());
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_TORRENT_FILE + 1)
-        .read_to_end(&mut bytes)
+    // A file swapped for something else between the check and the read still cannot hold the
+    // call: the open and the read are bounded in time, and the opened file is checked again.
+    let read = async {
+        let file = tokio::fs::File::open(&real).await.map_err(|_| refused())?;
+        let meta = file.metadata().await.map_err(|_| refused())?;
+        if !meta.is_file() || meta.len() > MAX_TORRENT_FILE {
+            return Err(not_a_file());
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.take(MAX_TORRENT_FILE + 1)
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(|_| refused())?;
+        Ok(bytes)
+    };
+    let bytes = tokio::time::timeout(READ_WITHIN, read)
         .await
-        .map_err(|_| refused())?;
+        .map_err(|_| ToolError::invalid("source could not be read in time; nothing was added"))??;
     if bytes.len() as u64 > MAX_TORRENT_FILE {
-        return Err(ToolError::invalid("source is not a file of at most 10 MiB"));
+        return Err(not_a_file());
     }
     Ok(bytes)
 }
 
 /// The one answer for every path that may not be read: it says nothing about whether the
 /// path exists.
-fn refusal(folders: &[PathBuf]) -> String {
+fn refusal(folders: &[PathBuf], show_folders: bool) -> String {
     if folders.is_empty() {
         return "source is a file path, but no torrent folders are configured ([downloads] torrent_folders); use a magnet link or an http(s) URL".into();
+    }
+    if !show_folders {
+        return "source is not a .torrent file inside the torrent folders this server may read; put the file there (the owner knows where), or use a magnet link or an http(s) URL".into();
     }
     let list: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
     format!(
@@ -71,14 +97,14 @@ mod tests {
     }
 
     async fn refusal_of(folders: &[PathBuf], raw: &str) -> String {
-        read(folders, raw).await.unwrap_err().message
+        read(folders, true, raw).await.unwrap_err().message
     }
 
     #[tokio::test]
     async fn a_file_inside_a_torrent_folder_is_read() {
         let (_dir, root) = folder();
         let raw = root.join("ok.torrent");
-        let bytes = read(&[root], raw.to_str().unwrap()).await.unwrap();
+        let bytes = read(&[root], false, raw.to_str().unwrap()).await.unwrap();
         assert_eq!(bytes, b"d4:infod4:name1:xee");
     }
 
@@ -98,6 +124,29 @@ mod tests {
                 "source is not a .torrent file inside the torrent folders this server may read ({}); put the file there, or use a magnet link or an http(s) URL",
                 root.display()
             )
+        );
+    }
+
+    #[tokio::test]
+    async fn a_caller_who_may_not_see_the_set_up_is_not_told_the_folders() {
+        let (_dir, root) = folder();
+        let folders = [root.clone()];
+        let hidden = read(&folders, false, "/etc/passwd")
+            .await
+            .unwrap_err()
+            .message;
+        assert!(!hidden.contains(&root.display().to_string()), "{hidden}");
+        assert_eq!(
+            hidden,
+            read(
+                &folders,
+                false,
+                root.join("absent.torrent").to_str().unwrap()
+            )
+            .await
+            .unwrap_err()
+            .message,
+            "the same sentence whether or not the path exists"
         );
     }
 
@@ -131,6 +180,25 @@ mod tests {
         assert_eq!(e, "source is not a file of at most 10 MiB");
         let e = refusal_of(&folders, root.to_str().unwrap()).await;
         assert_eq!(e, refusal_of(&folders, "/etc/passwd").await);
+    }
+
+    #[tokio::test]
+    async fn a_fifo_in_the_folder_is_refused_at_once_never_waited_on() {
+        let (_dir, root) = folder();
+        let fifo = root.join("pipe.torrent");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let folders = [root.clone()];
+        let answer = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            refusal_of(&folders, fifo.to_str().unwrap()),
+        )
+        .await
+        .expect("a FIFO must not hold the call");
+        assert_eq!(answer, "source is not a file of at most 10 MiB");
     }
 
     #[tokio::test]
