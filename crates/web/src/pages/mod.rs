@@ -47,7 +47,7 @@ pub(crate) fn router() -> Router<Web> {
 
 /// A page that could not be served: status and one sentence for the owner.
 pub(crate) struct PageError {
-    status: StatusCode,
+    pub(crate) status: StatusCode,
     message: String,
 }
 
@@ -94,10 +94,23 @@ impl IntoResponse for PageError {
             message: &self.message,
             signed_in: false,
         };
-        match page.render() {
-            Ok(html) => (self.status, Html(html)).into_response(),
-            Err(_) => (self.status, self.message).into_response(),
-        }
+        // An error page is framed no more than any other page.
+        let mut response = match render(&page) {
+            Ok(r) => r,
+            Err(_) => (
+                [
+                    (header::X_FRAME_OPTIONS, "DENY"),
+                    (
+                        header::CONTENT_SECURITY_POLICY,
+                        "default-src 'none'; frame-ancestors 'none'",
+                    ),
+                ],
+                self.message.clone(),
+            )
+                .into_response(),
+        };
+        *response.status_mut() = self.status;
+        response
     }
 }
 

@@ -30,12 +30,22 @@ fn sign_in_page(error: Option<&str>, next: &str) -> Result<Response, PageError> 
     })
 }
 
-/// `next` when it is a path on this server (never another site: `//host` and `/\host` are
-/// refused), else the changes page.
-fn local_next(next: Option<&str>) -> &str {
-    match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n,
-        _ => "/changes",
+/// Where to go after signing in: `next` when it is a path on this server, the changes page
+/// when none is given. Anything else is refused: another site (`https://…`, `//host`, `/\host`)
+/// and anything a browser might read as one or that cannot be a header (a control character
+/// such as the tab in `/\t/evil.example`, which browsers drop, a space or a non-ASCII byte).
+fn local_next(next: Option<&str>) -> Result<&str, PageError> {
+    let Some(n) = next.filter(|n| !n.is_empty()) else {
+        return Ok("/changes");
+    };
+    let visible = n.bytes().all(|b| b.is_ascii_graphic());
+    if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') && visible {
+        Ok(n)
+    } else {
+        Err(PageError::new(
+            StatusCode::BAD_REQUEST,
+            "next must be a path on this server, such as /changes",
+        ))
     }
 }
 
@@ -50,7 +60,9 @@ pub(crate) async fn page(
     let next = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
         .find(|(k, _)| k == "next")
         .map(|(_, v)| v.into_owned());
-    sign_in_page(None, local_next(next.as_deref())).unwrap_or_else(IntoResponse::into_response)
+    local_next(next.as_deref())
+        .and_then(|next| sign_in_page(None, next))
+        .unwrap_or_else(IntoResponse::into_response)
 }
 
 /// Longest sign-in form accepted.
@@ -76,7 +88,10 @@ pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Re
     let fields = form(&body);
     let name = fields.get("name").map(String::as_str).unwrap_or_default();
     let password = Secret::new(fields.get("password").cloned().unwrap_or_default());
-    let next = local_next(fields.get("next").map(String::as_str));
+    let next = match local_next(fields.get("next").map(String::as_str)) {
+        Ok(next) => next,
+        Err(e) => return e.into_response(),
+    };
     let result = async {
         let host = host(&web)?;
         let store = host.app.store();
@@ -151,22 +166,33 @@ fn too_many(wait: u64) -> Response {
 
 #[cfg(test)]
 mod tests {
+    use axum::http::StatusCode;
+
     use super::local_next;
 
     #[test]
     fn only_local_paths_are_followed_after_sign_in() {
         assert_eq!(
-            local_next(Some("/authorize?client_id=a")),
-            "/authorize?client_id=a"
+            local_next(Some("/authorize?client_id=a%20b")).ok(),
+            Some("/authorize?client_id=a%20b")
         );
+        for none in [None, Some("")] {
+            assert_eq!(local_next(none).ok(), Some("/changes"), "{none:?}");
+        }
         for away in [
-            None,
-            Some("https://evil.example/"),
-            Some("//evil.example/"),
-            Some("/\\evil.example"),
-            Some(""),
+            "https://evil.example/",
+            "//evil.example/",
+            "/\\evil.example",
+            "/\t/evil.example/",
+            "/\n/evil.example/",
+            "/changes\r\nSet-Cookie: x=1",
+            "/ch\0anges",
+            "/ /evil.example",
+            "/évil",
+            "changes",
         ] {
-            assert_eq!(local_next(away), "/changes", "{away:?}");
+            let refused = local_next(Some(away)).err().map(|e| e.status);
+            assert_eq!(refused, Some(StatusCode::BAD_REQUEST), "{away:?}");
         }
     }
 }

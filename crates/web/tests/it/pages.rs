@@ -230,6 +230,52 @@ async fn a_page_without_a_session_sends_to_sign_in() {
 }
 
 #[tokio::test]
+async fn a_next_that_is_not_a_local_path_is_refused_and_no_error_page_can_be_framed() {
+    let s = support::server().await;
+    s.host
+        .app
+        .store()
+        .set_password("owner", &Secret::new(PASSWORD))
+        .await
+        .unwrap();
+    // A tab browsers drop (`/\t/evil.example/` reads as `//evil.example/`), and a next that
+    // cannot be a header.
+    for next in [
+        "%2F%09%2Fevil.example%2F",
+        "%2Fchanges%0D%0ASet-Cookie%3A+x%3D1",
+    ] {
+        let (resp, _) = s
+            .send(
+                Request::get(format!("/sign-in?next={next}"))
+                    .header(header::HOST, "127.0.0.1:8765")
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(resp.status().as_u16(), 400, "{next}");
+        assert_eq!(resp.headers()[header::X_FRAME_OPTIONS], "DENY", "{next}");
+        let csp = resp.headers()[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap();
+        assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+        let (resp, _) = s
+            .send(
+                Request::post("/sign-in")
+                    .header(header::HOST, "127.0.0.1:8765")
+                    .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                    .body(Body::from(format!(
+                        "name=owner&password={}&next={next}",
+                        PASSWORD.replace(' ', "+")
+                    )))
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(resp.status().as_u16(), 400, "signing in with {next}");
+        assert!(resp.headers().get(header::SET_COOKIE).is_none());
+    }
+}
+
+#[tokio::test]
 async fn a_wrong_password_makes_no_session() {
     let s = support::server().await;
     let store = s.host.app.store();
