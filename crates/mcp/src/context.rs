@@ -286,11 +286,6 @@ impl<'a> Context<'a> {
         self.era
     }
 
-    /// Whether anything said here reaches the client.
-    pub fn is_streamed(&self) -> bool {
-        self.out.is_some()
-    }
-
     /// `notifications/progress`, when the request carried a progress token.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(out) = &self.out {

@@ -228,11 +228,6 @@ impl RenderedResult {
         r
     }
 
-    /// Whether this is an `input_required` result.
-    pub fn is_input_required(&self) -> bool {
-        self.0.asking.is_some()
-    }
-
     /// A result of content blocks only (text, images, audio, resources), as the MCP schema
     /// describes them.
     pub fn content(blocks: &[Value], is_error: bool) -> RenderedResult {

@@ -116,20 +116,6 @@ impl Core {
             .map(|_| ())
     }
 
-    /// A GET with the longer interactive-search timeout.
-    #[allow(
-        dead_code,
-        reason = "the interactive release search (library repair) is its caller"
-    )]
-    pub async fn get_slow<T: DeserializeOwned + Redact>(
-        &self,
-        path: &str,
-        query: &[(&str, String)],
-    ) -> Result<T, Error> {
-        self.send(Method::GET, path, query, None::<&()>, Some(SEARCH_TIMEOUT))
-            .await
-    }
-
     /// `POST {api}/{path}` with a JSON body.
     pub async fn post<T: DeserializeOwned + Redact>(
         &self,
