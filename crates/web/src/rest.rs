@@ -32,6 +32,8 @@ enum ApiError {
     Throttled(Response),
     NotFound(String),
     BadRequest(String),
+    /// The body is over `[edge] max_body_bytes` (the limit, in bytes).
+    TooLarge(usize),
     Internal,
 }
 
@@ -60,6 +62,10 @@ impl IntoResponse for ApiError {
             }
             ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
             ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
+            ApiError::TooLarge(limit) => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the request body is over the size limit of {limit} bytes"),
+            ),
             ApiError::Internal => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal error; the server log has the details".to_string(),
@@ -197,7 +203,7 @@ async fn call(State(web): State<Web>, request: Request) -> Result<Response, ApiE
     let (host, caller) = authorize(&web, &parts.headers, parts.uri.query(), peer(&parts)).await?;
     let bytes = axum::body::to_bytes(body, web.edge.body_limit)
         .await
-        .map_err(|_| ApiError::BadRequest("request body is over the size limit".into()))?;
+        .map_err(|_| ApiError::TooLarge(web.edge.body_limit))?;
     let body: CallBody = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::BadRequest(format!(
             "the body must be {{\"tool_name\": string, \"arguments\": object}}: {e}"

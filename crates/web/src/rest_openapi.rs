@@ -29,13 +29,19 @@ pub(crate) fn document() -> Value {
             "404",
             "no such tool, or the thing the tool was asked about does not exist",
         ),
+        (
+            "403",
+            "refused by the household's rules: a capability, an instance, a switch or content limits",
+        ),
         ("409", "conflict: the state disagrees with the call"),
+        ("413", "the request body is over the size limit"),
         (
             "429",
             "a request quota or a grant allowance is spent; data says when it refills",
         ),
         ("500", "marquee failed; the server log has the details"),
         ("502", "a backend failed or could not be reached"),
+        ("503", "marquee's own database could not be read; try again"),
     ] {
         call_responses[status] = answer(what);
     }

@@ -321,6 +321,11 @@ async fn rest_mirror_uses_the_same_rules_and_envelope() {
     assert_eq!(parse(&body)["success"], false);
     let (resp, _) = s.send(call(json!({"tool_name":"nope"}))).await;
     assert_eq!(resp.status(), 404);
+    // A body over the limit (64 KiB here) is too large, not malformed.
+    let huge = json!({"tool_name":"whoami","arguments":{"pad": "x".repeat(70 * 1024)}});
+    let (resp, body) = s.send(call(huge)).await;
+    assert_eq!(resp.status(), 413);
+    assert_eq!(parse(&body)["success"], false);
 
     let (resp, body) = s.send(get("/api/v1/openapi.json", None)).await;
     assert_eq!(resp.status(), 200);
