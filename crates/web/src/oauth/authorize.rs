@@ -168,7 +168,7 @@ pub(crate) async fn page(
         let page = Consent {
             signed_in: true,
             csrf: session.csrf.clone(),
-            client_name: client.name.clone(),
+            client_name: crate::pages::shown(&client.name),
             client_id: client.client_id.clone(),
             redirect_origin: origin.clone(),
             resource: request.resource.clone(),

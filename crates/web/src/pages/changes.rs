@@ -33,8 +33,8 @@ struct Row {
 fn row(c: &Change) -> Row {
     Row {
         id: c.id.clone(),
-        summary: c.summary.clone(),
-        creator: c.creator.clone(),
+        summary: super::shown(&c.summary),
+        creator: super::shown(&c.creator),
         status: c.status.to_string(),
         created: when(c.created_at),
     }
@@ -107,12 +107,12 @@ pub(crate) async fn detail(
         render(&DetailPage {
             signed_in: true,
             csrf: session.csrf.clone(),
-            view: app.describe_plan(&change),
-            plan: serde_json::to_string_pretty(&plan).unwrap_or_default(),
+            view: shown_view(app.describe_plan(&change)),
+            plan: super::shown(&serde_json::to_string_pretty(&plan).unwrap_or_default()),
             id: change.id.clone(),
             tool: change.tool.clone(),
-            summary: change.summary.clone(),
-            creator: change.creator.clone(),
+            summary: super::shown(&change.summary),
+            creator: super::shown(&change.creator),
             status: change.status.to_string(),
             created: when(change.created_at),
             decided: change
@@ -166,4 +166,46 @@ pub(crate) async fn decide(
     }
     .await;
     result.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// The plan's review with every text as a page shows it (see `shown`).
+fn shown_view(mut view: PlanView) -> PlanView {
+    view.effect = super::shown(&view.effect);
+    for table in &mut view.tables {
+        for cell in table.rows.iter_mut().flatten() {
+            *cell = super::shown(cell);
+        }
+    }
+    view
+}
+
+#[cfg(test)]
+mod tests {
+    use tools::plan::{Look, PlanColumn, PlanTable};
+
+    use super::*;
+
+    #[test]
+    fn a_name_that_reorders_what_follows_is_shown_as_its_code_points() {
+        let view = PlanView {
+            effect: "Removes 1 torrent".into(),
+            tables: vec![PlanTable {
+                id: "diff",
+                title: "Torrents",
+                columns: vec![PlanColumn {
+                    header: "Name",
+                    look: Look::Text,
+                    wide: false,
+                }],
+                rows: vec![vec!["holiday\u{202E}4pm.exe".into()]],
+            }],
+        };
+        let shown = shown_view(view);
+        assert_eq!(shown.tables[0].rows[0][0], "holiday[U+202E]4pm.exe");
+        assert_eq!(
+            super::super::shown("a\u{2067}b\u{200F}"),
+            "a[U+2067]b[U+200F]"
+        );
+        assert_eq!(super::super::shown("Heat (1995)"), "Heat (1995)");
+    }
 }

@@ -70,7 +70,7 @@ pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Re
                     k.key_id,
                     k.person,
                     k.grant,
-                    k.label.unwrap_or_default(),
+                    super::shown(&k.label.unwrap_or_default()),
                     state,
                 ]
             })

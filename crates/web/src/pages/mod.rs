@@ -114,6 +114,25 @@ impl IntoResponse for PageError {
     }
 }
 
+/// `text` as a page shows it: a character that reorders what follows it (a right-to-left
+/// override, an isolate, a directional mark) is written as its code point, so a torrent or
+/// client named to look like something else reads as what it is.
+pub(crate) fn shown(text: &str) -> String {
+    let reorders = |c: char| matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !text.contains(reorders) {
+        return text.to_owned();
+    }
+    text.chars()
+        .fold(String::with_capacity(text.len() + 8), |mut out, c| {
+            if reorders(c) {
+                out.push_str(&format!("[U+{:04X}]", c as u32));
+            } else {
+                out.push(c);
+            }
+            out
+        })
+}
+
 /// Renders a template as a page.
 pub(crate) fn render(t: &impl Template) -> Result<Response, PageError> {
     render_sending_forms_to(t, "")
