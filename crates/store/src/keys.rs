@@ -109,6 +109,9 @@ fn verifier_hex(full_key: &str) -> [u8; 64] {
 }
 
 /// Issues a key for `person` under `grant_id` on the given connection (pool or transaction).
+/// Longest key label: it names a device or a use, and is shown in lists and pages.
+const MAX_LABEL_CHARS: usize = 100;
+
 pub(crate) async fn insert_key(
     conn: &mut SqliteConnection,
     person: &Person,
@@ -117,6 +120,13 @@ pub(crate) async fn insert_key(
     label: Option<&str>,
     expires_at: Option<i64>,
 ) -> Result<IssuedKey, Error> {
+    if let Some(label) = label
+        && (label.chars().count() > MAX_LABEL_CHARS || label.chars().any(char::is_control))
+    {
+        return Err(Error::Invalid(format!(
+            "a key label is at most {MAX_LABEL_CHARS} characters on one line"
+        )));
+    }
     let (key_id, full) = generate_key();
     let created_at = now_ms();
     sqlx::query(

@@ -262,3 +262,28 @@ async fn debug_output_never_shows_the_secret() {
     let authority = store.authenticate(&text).await.unwrap().unwrap();
     assert!(!format!("{authority:?}").contains(&text[14..]));
 }
+
+#[tokio::test]
+async fn a_label_is_one_short_line() {
+    let store = Store::open_in_memory().await.unwrap();
+    let ana = store.add_person("ana", Role::User).await.unwrap();
+    for bad in ["phone\r\nrevoked", "tab\there", &"x".repeat(101)] {
+        let refused = store
+            .create_key(ana.id, "requester", Some(bad), None)
+            .await
+            .err();
+        assert!(
+            matches!(refused, Some(store::Error::Invalid(_))),
+            "{bad:?}: {refused:?}"
+        );
+    }
+    assert!(store.keys().await.unwrap().is_empty(), "nothing was made");
+    let ok = "kitchen tablet ".repeat(6);
+    let ok = ok.trim();
+    assert!(
+        store
+            .create_key(ana.id, "requester", Some(ok), None)
+            .await
+            .is_ok()
+    );
+}

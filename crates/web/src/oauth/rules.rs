@@ -19,6 +19,8 @@ pub(crate) const SCOPES: [&str; 2] = ["mcp", "offline_access"];
 pub(crate) const GRANTED_SCOPE: &str = "mcp";
 const MAX_REDIRECT_URIS: usize = 10;
 const MAX_NAME_CHARS: usize = 100;
+/// Longest redirect URI accepted.
+const MAX_REDIRECT_URI_BYTES: usize = 2048;
 const MAX_STATE_BYTES: usize = 1024;
 
 /// A refusal in the shape of RFC 6749 §5.2: an error code and one sentence.
@@ -52,6 +54,13 @@ pub(crate) fn params(pairs: &[(String, String)]) -> Result<HashMap<&str, &str>, 
 /// Whether `uri` may be registered: an absolute https:// URL, or http:// on the loopback
 /// (127.0.0.0/8, [::1], localhost); no fragment, no user information.
 pub(crate) fn check_redirect_uri(uri: &str) -> Result<Url, String> {
+    // A URL parser drops tabs and line breaks, but the URI is stored and shown as given:
+    // only visible ASCII, and not too much of it.
+    if uri.len() > MAX_REDIRECT_URI_BYTES || !uri.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!(
+            "a redirect_uri must be at most {MAX_REDIRECT_URI_BYTES} visible ASCII characters, without spaces or line breaks"
+        ));
+    }
     let url =
         Url::parse(uri).map_err(|_| format!("redirect_uri \"{uri}\" is not an absolute URL"))?;
     if url.fragment().is_some() || !url.username().is_empty() || url.password().is_some() {

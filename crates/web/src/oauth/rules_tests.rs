@@ -18,6 +18,8 @@ fn check_uris(expect: Expect) {
         "https://app.example/cb#frag",
         "https://user:pw@app.example/cb",
         "/relative/cb",
+        "https://app.example/cb\r\nX-Injected: 1",
+        "https://app.example/\tcb",
     ];
     let out: Vec<String> = uris
         .iter()
@@ -42,7 +44,11 @@ fn redirect_uris_are_https_or_loopback_http() {
         refused redirect_uri "cursor://anysphere.cursor-retrieval/oauth" is refused; valid redirect URIs are https:// addresses, or http:// on the loopback (127.0.0.1, [::1], localhost)
         refused redirect_uri "https://app.example/cb#frag" must not carry a fragment or user information
         refused redirect_uri "https://user:pw@app.example/cb" must not carry a fragment or user information
-        refused redirect_uri "/relative/cb" is not an absolute URL"#]]);
+        refused redirect_uri "/relative/cb" is not an absolute URL
+        refused a redirect_uri must be at most 2048 visible ASCII characters, without spaces or line breaks
+        refused a redirect_uri must be at most 2048 visible ASCII characters, without spaces or line breaks"#]]);
+    let long = format!("https://app.example/{}", "a".repeat(2100));
+    assert!(check_redirect_uri(&long).is_err(), "a 2 KB redirect URI");
 }
 
 #[test]
