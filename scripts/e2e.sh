@@ -71,7 +71,8 @@ contains "the embedded default lists discovery (builtin catalogue)" "$TOOLS" "se
 check "no torrent client configured: no torrent tools" "$(grep -c find_torrents <<<"$TOOLS")" 0
 check "/healthz" "$(code "$A/healthz")" 200
 check "/readyz" "$(code "$A/readyz")" 200
-check "/metrics" "$(code "$A/metrics")" 200
+check "/metrics without a key is 401" "$(code "$A/metrics")" 401
+check "/metrics with the owner's key" "$(code -H "Authorization: Bearer $KEY" "$A/metrics")" 200
 contains "/metrics counts requests" "$(cat "$W/body")" 'marquee_mcp_requests_total{method="tools/list",status="200"}'
 check "protected-resource metadata" "$(curl -s "$A/.well-known/oauth-protected-resource" | jq -r .resource)" "$A/mcp"
 check "REST mirror lists the same tools" "$(curl -s "${AUTH[@]}" "$A/api/v1/tools" | jq -r '.success, (.data.tools|length)' | paste -sd,)" "true,$NTOOLS"

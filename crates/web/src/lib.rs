@@ -65,13 +65,15 @@ pub fn router(web: Web) -> Router {
     }));
     // The OAuth endpoints and the owner pages refuse a foreign Host or Origin before anything
     // else (the REST mirror's router does the same for its tools).
-    let guarded = guard::host_and_origin_checked(oauth::router().merge(pages::router()), &web);
+    // So do the metrics, which also need the key of someone who sees the household's set-up.
+    let metrics = Router::new().route("/metrics", get(metrics_text));
+    let guarded =
+        guard::host_and_origin_checked(oauth::router().merge(pages::router()).merge(metrics), &web);
     let gated = Router::new()
         .route(
             "/readyz",
             get(|| async { (StatusCode::OK, axum::Json(json!({"status": "ready"}))) }),
         )
-        .route("/metrics", get(metrics_text))
         .merge(guarded)
         .nest("/api/v1", rest::router(&web))
         .with_state(web.clone())
@@ -87,7 +89,11 @@ pub fn router(web: Web) -> Router {
         .merge(gated)
 }
 
-async fn metrics_text(State(web): State<Web>) -> Response {
+async fn metrics_text(State(web): State<Web>, request: axum::extract::Request) -> Response {
+    let (parts, _) = request.into_parts();
+    if let Err(refused) = rest::authorize_household(&web, &parts).await {
+        return refused;
+    }
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         web.metrics.render(),

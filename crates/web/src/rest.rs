@@ -86,6 +86,25 @@ fn envelope(success: bool, message: &str, data: Value) -> Value {
     json!({ "success": success, "message": message, "data": data })
 }
 
+/// For `/metrics`: a credential, by the same rules as the REST mirror's, of someone who sees
+/// the household's set-up (the owner or an admin); anyone else is answered as the mirror
+/// answers them (401, 429) or 403.
+pub(crate) async fn authorize_household(web: &Web, parts: &Parts) -> Result<(), Response> {
+    match authorize(web, &parts.headers, parts.uri.query(), peer(parts)).await {
+        Ok((_, caller)) if caller.scope.household => Ok(()),
+        Ok(_) => Err((
+            StatusCode::FORBIDDEN,
+            Json(envelope(
+                false,
+                "the metrics are for the owner and admins",
+                Value::Null,
+            )),
+        )
+            .into_response()),
+        Err(e) => Err(e.into_response()),
+    }
+}
+
 /// The credential, by the same rules as `POST /mcp` (the router's guard checked Host and
 /// Origin before the handler ran).
 async fn authorize(

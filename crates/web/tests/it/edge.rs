@@ -446,6 +446,7 @@ async fn metrics_count_requests_and_tool_calls() {
         .send(
             Request::get("/metrics")
                 .header(header::HOST, "localhost")
+                .header(header::AUTHORIZATION, format!("Bearer {}", s.owner_key))
                 .body(Body::empty())
                 .unwrap(),
         )
@@ -471,6 +472,34 @@ async fn metrics_count_requests_and_tool_calls() {
 }
 
 #[tokio::test]
+async fn metrics_need_a_household_key_and_this_servers_host() {
+    let s = support::server().await;
+    let reader = s.key_for("ana", domain::Role::User, "reader").await;
+    let metrics = |host: &str, key: Option<&str>| {
+        let mut b = Request::get("/metrics").header(header::HOST, host);
+        if let Some(k) = key {
+            b = b.header(header::AUTHORIZATION, format!("Bearer {k}"));
+        }
+        b.body(Body::empty()).unwrap()
+    };
+    let (resp, _) = s.send(metrics("localhost", None)).await;
+    assert_eq!(resp.status(), 401, "no key");
+    let (resp, _) = s.send(metrics("localhost", Some(&reader))).await;
+    assert_eq!(
+        resp.status(),
+        403,
+        "a reader does not see the household's set-up"
+    );
+    let (resp, _) = s
+        .send(metrics("rebound.example:8765", Some(&s.owner_key)))
+        .await;
+    assert_eq!(resp.status(), 403, "a foreign Host (DNS rebinding)");
+    let (resp, body) = s.send(metrics("localhost", Some(&s.owner_key))).await;
+    assert_eq!(resp.status(), 200);
+    assert!(String::from_utf8(body).unwrap().contains("marquee_"));
+}
+
+#[tokio::test]
 async fn metrics_fold_unknown_methods_into_one_label() {
     let s = server().await;
     for i in 0..3 {
@@ -486,6 +515,7 @@ async fn metrics_fold_unknown_methods_into_one_label() {
         .send(
             Request::get("/metrics")
                 .header(header::HOST, "localhost")
+                .header(header::AUTHORIZATION, format!("Bearer {}", s.owner_key))
                 .body(Body::empty())
                 .unwrap(),
         )

@@ -261,6 +261,7 @@ async fn the_canary_reaches_no_log_line_and_no_metric_even_when_an_instance_fail
         t.s.send(
             Request::get("/metrics")
                 .header(header::HOST, "localhost")
+                .header(header::AUTHORIZATION, format!("Bearer {}", t.s.owner_key))
                 .body(Body::empty())
                 .unwrap(),
         )

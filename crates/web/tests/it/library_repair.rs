@@ -290,6 +290,7 @@ async fn grabs_are_audited_and_no_guid_or_url_reaches_a_log_line_an_audit_entry_
         .send(
             Request::get("/metrics")
                 .header(header::HOST, "localhost")
+                .header(header::AUTHORIZATION, format!("Bearer {}", s.owner_key))
                 .body(Body::empty())
                 .unwrap(),
         )
