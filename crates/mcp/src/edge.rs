@@ -156,12 +156,15 @@ async fn serve<H: ToolHost>(
     let owner = edge
         .peers
         .owner_of(presented.as_ref().map(|p| p.secret.as_str()));
-    if let Some(ct) = parts.headers.get(header::CONTENT_TYPE)
-        && !ct.to_str().is_ok_and(|v| {
+    // Required: a browser cannot send it to another origin without asking first (a CORS
+    // preflight this server never grants), so no page can post a call here on its own.
+    let json = parts.headers.get(header::CONTENT_TYPE).is_some_and(|ct| {
+        ct.to_str().is_ok_and(|v| {
             v.get(..16)
                 .is_some_and(|p| p.eq_ignore_ascii_case("application/json"))
         })
-    {
+    });
+    if !json {
         return Err(plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "content type must be application/json\n",
@@ -356,6 +359,11 @@ pub async fn authenticate<H: ToolHost>(
                 },
             }
         }
+        // A browser always sends Origin with a POST: key-less local access is for programs on
+        // this machine, never for a page another site (or another local port) serves.
+        None if headers.contains_key(header::ORIGIN) => Err(unauthorized(
+            "a credential is required: key-less local access does not answer browsers; send Authorization: Bearer <key>",
+        )),
         None => {
             let local = match peer {
                 Some(p) if p.ip().is_loopback() => {
@@ -467,10 +475,12 @@ pub fn check_host_and_origin(config: &EdgeConfig, headers: &HeaderMap) -> Result
             .allowed_origins
             .iter()
             .any(|o| o.trim_end_matches('/').eq_ignore_ascii_case(origin));
-        let same_machine = origin
+        // The same origin as the request's own Host, port included: a page served by another
+        // program on this machine (another port) is another origin and must be listed.
+        let same_origin = origin
             .split_once("://")
-            .is_some_and(|(_, authority)| host_allowed(config, authority));
-        if !(listed || same_machine) {
+            .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(host));
+        if !(listed || same_origin) {
             return Err(forbidden("origin not allowed; add it to allowed_origins\n"));
         }
     }
@@ -552,9 +562,24 @@ mod tests {
         assert!(
             check_host_and_origin(
                 &cfg(),
-                &h(&[("host", "localhost"), ("origin", "http://localhost:6274")])
+                &h(&[
+                    ("host", "localhost:8765"),
+                    ("origin", "http://localhost:8765")
+                ])
             )
-            .is_ok()
+            .is_ok(),
+            "the same origin as the Host"
+        );
+        assert!(
+            check_host_and_origin(
+                &cfg(),
+                &h(&[
+                    ("host", "localhost:8765"),
+                    ("origin", "http://localhost:6274")
+                ])
+            )
+            .is_err(),
+            "a page another program on this machine serves is another origin"
         );
         assert!(
             check_host_and_origin(

@@ -130,12 +130,26 @@ async fn host_and_origin_are_checked() {
         .body(Body::from(body.clone()))
         .unwrap();
     assert_eq!(s.send(req).await.0.status(), 403);
+    // Another port of this machine is another origin: a page there is refused like any site.
     let req = post("/mcp")
         .header(header::ORIGIN, "http://localhost:6274")
         .header(header::AUTHORIZATION, format!("Bearer {}", s.owner_key))
+        .body(Body::from(body.clone()))
+        .unwrap();
+    assert_eq!(s.send(req).await.0.status(), 403);
+    let req = post("/mcp")
+        .header(header::ORIGIN, "http://127.0.0.1:8765")
+        .header(header::AUTHORIZATION, format!("Bearer {}", s.owner_key))
+        .body(Body::from(body.clone()))
+        .unwrap();
+    assert_eq!(s.send(req).await.0.status(), 200, "the same origin");
+    // A call without Content-Type: application/json (a browser's simple request) is refused.
+    let req = Request::post("/mcp")
+        .header(header::HOST, "127.0.0.1:8765")
+        .header(header::AUTHORIZATION, format!("Bearer {}", s.owner_key))
         .body(Body::from(body))
         .unwrap();
-    assert_eq!(s.send(req).await.0.status(), 200);
+    assert_eq!(s.send(req).await.0.status(), 415);
 }
 
 #[tokio::test]
