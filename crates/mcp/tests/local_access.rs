@@ -93,8 +93,7 @@ async fn a_key_less_call_from_a_browser_is_refused_even_from_this_machine() {
     );
     let refused = authenticate(&host, &throttle, &browser, None, loopback, "/mcp")
         .await
-        .err()
-        .expect("a browser is refused");
+        .expect_err("a browser is refused");
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     let elsewhere = Some(SocketAddr::from(([192, 0, 2, 7], 50000)));
     assert!(
