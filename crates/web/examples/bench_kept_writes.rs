@@ -49,7 +49,10 @@ async fn request(store: &Store, person: PersonId, n: usize) {
         instance_id: Some("builtin".into()),
         auto_approve: true,
     };
-    store.create_request(&new).await.expect("a request is stored");
+    store
+        .create_request(&new)
+        .await
+        .expect("a request is stored");
 }
 
 /// Calls per second of `tool` over `calls` calls, while `writes` go on in the background.
@@ -83,7 +86,10 @@ async fn rate(
     let args = json!({"limit": 20}).as_object().cloned();
     let started = Instant::now();
     for _ in 0..calls {
-        match app.call(caller, tool, args.clone().filter(|_| tool != "whoami")).await {
+        match app
+            .call(caller, tool, args.clone().filter(|_| tool != "whoami"))
+            .await
+        {
             Called::Done(Ok(_)) => {}
             other => panic!("{tool} failed: {other:?}"),
         }
