@@ -119,9 +119,95 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     cur.to_string()
 }
 
+/// Names under which a credential travels, as JSON keys (`"api_key": "…"`) or headers.
+const SECRET_NAMES: [&str; 10] = [
+    "api_key",
+    "apikey",
+    "x-api-key",
+    "token",
+    "access_token",
+    "refresh_token",
+    "password",
+    "secret",
+    "client_secret",
+    "authorization",
+];
+
 /// Removes anything that looks like a credential from a message meant for people:
-/// query parameters named like keys or tokens, and userinfo in URLs.
+/// query parameters named like keys or tokens, userinfo in URLs, `Bearer` tokens, header
+/// lines (`X-Api-Key: …`) and JSON members (`"api_key": "…"`) named like secrets.
 pub fn redact(text: &str) -> String {
+    redact_query_and_userinfo(&redact_by_structure(text))
+}
+
+/// `Bearer <token>`, `<Name>: <value>` header lines and `"<name>": "<value>"` JSON members
+/// whose name is one of [`SECRET_NAMES`]: the value becomes `***`.
+fn redact_by_structure(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let boundary = |i: usize| i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+    while i < text.len() {
+        // `Bearer <token>`
+        if lower[i..].starts_with("bearer ") && boundary(i) {
+            out.push_str(&text[i..i + 7]);
+            out.push_str("***");
+            i += 7;
+            while i < text.len() && !matches!(bytes[i], b' ' | b'"' | b'\'' | b',' | b'\n' | b'\r')
+            {
+                i += 1;
+            }
+            continue;
+        }
+        // `"name": "value"` and `Name: value`
+        let quoted = bytes[i] == b'"';
+        let start = i + usize::from(quoted);
+        let named = SECRET_NAMES.iter().find(|n| {
+            lower[start..].starts_with(*n)
+                && boundary(start)
+                && (!quoted || lower[start + n.len()..].starts_with('"'))
+        });
+        if let Some(name) = named {
+            let mut j = start + name.len() + usize::from(quoted);
+            while j < text.len() && bytes[j] == b' ' {
+                j += 1;
+            }
+            if j < text.len() && bytes[j] == b':' {
+                j += 1;
+                while j < text.len() && bytes[j] == b' ' {
+                    j += 1;
+                }
+                out.push_str(&text[i..j]);
+                if j < text.len() && bytes[j] == b'"' {
+                    // A JSON string: up to its closing quote, escapes included.
+                    out.push_str("\"***\"");
+                    j += 1;
+                    while j < text.len() && bytes[j] != b'"' {
+                        j += if bytes[j] == b'\\' { 2 } else { 1 };
+                    }
+                    i = (j + 1).min(text.len());
+                } else if !quoted {
+                    // A header line: up to its end.
+                    out.push_str("***");
+                    while j < text.len() && !matches!(bytes[j], b'\n' | b'\r') {
+                        j += 1;
+                    }
+                    i = j;
+                } else {
+                    i = j;
+                }
+                continue;
+            }
+        }
+        let ch = text[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+fn redact_query_and_userinfo(text: &str) -> String {
     const KEYS: [&str; 7] = [
         "apikey=",
         "api_key=",
@@ -189,6 +275,35 @@ mod tests {
         assert!(s.contains("x=1"), "{s}");
         assert_eq!(redact("token=zzz"), "token=***");
         assert_eq!(redact("monkey=banana"), "monkey=banana");
+    }
+
+    #[test]
+    fn redacts_bearer_tokens_header_lines_and_json_members_by_structure() {
+        assert_eq!(
+            redact("upstream said: Authorization: Bearer eyJhbGciOi.x.y"),
+            "upstream said: Authorization: ***"
+        );
+        assert_eq!(
+            redact("sent Bearer sk_live_123, got 401"),
+            "sent Bearer ***, got 401"
+        );
+        assert_eq!(
+            redact(r#"{"status":500,"api_key": "c4n4ry", "note":"x"}"#),
+            r#"{"status":500,"api_key": "***", "note":"x"}"#
+        );
+        assert_eq!(
+            redact(r#"{"password":"a\"b", "ok":1}"#),
+            r#"{"password":"***", "ok":1}"#
+        );
+        assert_eq!(redact("X-Api-Key: abc\nnext"), "X-Api-Key: ***\nnext");
+        assert_eq!(
+            redact(r#"{"tokens": 3, "monkey": "banana"}"#),
+            r#"{"tokens": 3, "monkey": "banana"}"#,
+            "only names of secrets, whole"
+        );
+        for text in ["", "\"", "\"api_key", "\"api_key\":", "bearer", "token"] {
+            let _ = redact(text);
+        }
     }
 
     #[test]
