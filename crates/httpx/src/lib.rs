@@ -92,15 +92,22 @@ impl Error {
         }
     }
 
-    /// Classifies a non-success status; `body` is trimmed and redacted.
+    /// Classifies a non-success status. Only a conflict keeps the body (the service's own
+    /// sentence about what disagrees), trimmed and redacted; any other body is not passed on:
+    /// an error page may echo the request, credentials included, and whoever reads the message
+    /// (a caller, a kid, the log) has no use for it.
     pub fn from_status(status: u16, body: &str) -> Error {
-        let detail = redact(&body.chars().take(200).collect::<String>());
         match status {
             401 | 403 => Error::Unauthorized { status },
             404 => Error::NotFound,
-            409 => Error::Conflict { detail },
+            409 => Error::Conflict {
+                detail: redact(&body.chars().take(200).collect::<String>()),
+            },
             429 => Error::RateLimited { retry_after: None },
-            _ => Error::Upstream { status, detail },
+            _ => Error::Upstream {
+                status,
+                detail: "its body is not passed on".into(),
+            },
         }
     }
 
@@ -317,6 +324,15 @@ mod tests {
             Error::from_status(502, "bad"),
             Error::Upstream { status: 502, .. }
         ));
+        let e = Error::from_status(500, "<html>debug: api_key=c4n4ry at /srv/secret</html>");
+        assert_eq!(
+            e.to_string(),
+            "the service answered HTTP 500: its body is not passed on"
+        );
+        assert_eq!(
+            Error::from_status(409, "already added; token=zzz").to_string(),
+            "conflict: already added; token=***"
+        );
     }
 
     #[test]
