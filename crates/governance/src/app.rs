@@ -226,15 +226,6 @@ impl App {
         self.shared.supported.contains(&kind)
     }
 
-    /// The error codes the families declare beyond the core's.
-    pub fn family_error_codes(&self) -> Vec<ErrorCode> {
-        self.shared
-            .families
-            .iter()
-            .flat_map(|f| f.error_codes().iter().copied())
-            .collect()
-    }
-
     pub fn store(&self) -> &Store {
         &self.shared.store
     }
