@@ -3,66 +3,13 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod host;
+
 use std::sync::Arc;
 
-use mcp::{
-    Context, HostError, ListedTool, RenderedResult, ServerIdentity, ToolHost,
-    model::{ErrorData, JsonObject, ReadResourceResult, Resource, ResourceTemplate},
-};
+use host::TestHost;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-
-/// A host with no tools of its own, serving the conformance fixtures; one valid credential.
-struct Fixtures(ServerIdentity);
-
-impl ToolHost for Fixtures {
-    type Caller = ();
-
-    fn identity(&self) -> &ServerIdentity {
-        &self.0
-    }
-
-    async fn authenticate(&self, credential: &str) -> Result<Option<()>, HostError> {
-        Ok((credential == "good").then_some(()))
-    }
-
-    async fn list_tools(&self, _: &()) -> Result<Arc<[Arc<ListedTool>]>, HostError> {
-        Ok(Arc::from(Vec::new()))
-    }
-
-    async fn call_tool(
-        &self,
-        _: &(),
-        name: &str,
-        _: Option<JsonObject>,
-        _: &Context<'_>,
-    ) -> Result<RenderedResult, ErrorData> {
-        Err(ErrorData::invalid_params(
-            format!("unknown tool: {name}"),
-            None,
-        ))
-    }
-
-    fn list_resources(&self, _: &()) -> Vec<Resource> {
-        Vec::new()
-    }
-
-    fn list_resource_templates(&self, _: &()) -> Vec<ResourceTemplate> {
-        Vec::new()
-    }
-
-    async fn read_resource(
-        &self,
-        _: &(),
-        _: &str,
-    ) -> Result<Option<ReadResourceResult>, HostError> {
-        Ok(None)
-    }
-
-    fn conformance_fixtures(&self) -> bool {
-        true
-    }
-}
 
 struct Client {
     to_server: DuplexStream,
@@ -73,12 +20,7 @@ impl Client {
     fn start(credential: &str) -> Client {
         let (to_server, server_in) = tokio::io::duplex(1 << 16);
         let (server_out, from_server) = tokio::io::duplex(1 << 16);
-        let host = Arc::new(Fixtures(ServerIdentity {
-            name: "t".into(),
-            title: "T".into(),
-            version: "0".into(),
-            instructions: String::new(),
-        }));
+        let host = Arc::new(TestHost::new(false));
         tokio::spawn(mcp::stdio::serve_on(
             host,
             credential.into(),
