@@ -55,7 +55,7 @@ impl Tool for SearchBooks {
             )));
         }
         let source = one(ctx, input.instance_id.as_deref(), Some(MediaType::Book))?;
-        super::title::serves(source, MediaType::Book)?;
+        super::source::serves(source, MediaType::Book)?;
         let mut hits = source
             .client()?
             .lookup_books(query)

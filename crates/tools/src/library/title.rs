@@ -4,10 +4,8 @@
 use adapters_library::{Found, LibraryItem, MediaRef};
 use domain::{MediaSource, MediaType};
 
-// Which library serves a media type is decided in `source.rs`; `serves` is named here too for
-// the tools that check a title's instance through this module.
-pub(crate) use super::source::serves;
-use super::source::{Source, media_type_word, service_of};
+// Which library serves a media type is decided in `source.rs`.
+use super::source::{Source, media_type_word, serves, service_of};
 use governance::{ErrorCode, ToolError};
 
 /// The sources each media type can be named by in the library services.

@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 use store::{LibraryLink, MediaRequest, RequestStatus};
 
 // Which library instance serves a request's media type is the library family's to say.
-pub(crate) use crate::library::source::library_for;
 use crate::library::{
     reader::Reader,
     source::{Source, granted, one},

@@ -86,7 +86,7 @@ impl Tool for DecideRequest {
         );
         let mut decided = decided;
         if approve {
-            match arrive::library_for(ctx, decided.media_type, None) {
+            match crate::library::source::library_for(ctx, decided.media_type, None) {
                 Ok(Some(source)) => {
                     if ctx.store().library_link(decided.id).await?.is_none() {
                         ctx.store()

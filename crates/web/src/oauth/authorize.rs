@@ -141,9 +141,6 @@ pub(crate) async fn page(
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Response {
-    if let Err(r) = pages::check_request(&web, &headers) {
-        return r;
-    }
     if lifetimes(&web).is_none() {
         return disabled();
     }

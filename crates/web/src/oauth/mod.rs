@@ -181,9 +181,6 @@ async fn resource_rest(State(web): State<Web>, headers: HeaderMap) -> Response {
 /// RFC 9728 protected-resource metadata of the resource at `path`, naming this server as its
 /// authorization server while OAuth is on.
 fn resource_metadata(web: &Web, headers: &HeaderMap, path: &str) -> Response {
-    if let Err(r) = mcp::edge::check_host_and_origin(&web.edge, headers) {
-        return r;
-    }
     let base = base(web, headers);
     let servers: Vec<&str> = match lifetimes(web) {
         Some(_) => vec![base.as_str()],
@@ -202,9 +199,6 @@ fn resource_metadata(web: &Web, headers: &HeaderMap, path: &str) -> Response {
 
 /// RFC 8414 authorization server metadata.
 async fn server_metadata(State(web): State<Web>, headers: HeaderMap) -> Response {
-    if let Err(r) = mcp::edge::check_host_and_origin(&web.edge, &headers) {
-        return r;
-    }
     if lifetimes(&web).is_none() {
         return disabled();
     }

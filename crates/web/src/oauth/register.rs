@@ -14,10 +14,7 @@ use crate::Web;
 const MAX_BODY: usize = 16 * 1024;
 
 pub(crate) async fn register(State(web): State<Web>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    if let Err(r) = mcp::edge::check_host_and_origin(&web.edge, &parts.headers) {
-        return r;
-    }
+    let body = request.into_body();
     if lifetimes(&web).is_none() {
         return disabled();
     }

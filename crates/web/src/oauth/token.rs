@@ -17,14 +17,13 @@ use crate::Web;
 /// Longest token or revocation request accepted.
 const MAX_BODY: usize = 16 * 1024;
 
-/// What every request to these endpoints needs: allowed Host and Origin, the server on, a
-/// form body, no client secret, and a source that has not failed too often.
+/// What every request to these endpoints needs (the router's guard checked Host and Origin):
+/// the server on, a form body, no client secret, and a source that has not failed too often.
 async fn read(
     web: &Web,
     request: Request,
 ) -> Result<(Vec<(String, String)>, Option<std::net::IpAddr>), Response> {
     let (parts, body) = request.into_parts();
-    mcp::edge::check_host_and_origin(&web.edge, &parts.headers)?;
     if lifetimes(web).is_none() {
         return Err(disabled());
     }

@@ -172,11 +172,6 @@ pub(crate) fn host(web: &Web) -> Result<&Arc<Host>, PageError> {
     })
 }
 
-/// The same DNS-rebinding and Origin checks as the MCP edge.
-pub(crate) fn check_request(web: &Web, headers: &HeaderMap) -> Result<(), Response> {
-    mcp::edge::check_host_and_origin(&web.edge, headers)
-}
-
 /// The cookie value a request carries, if any.
 fn cookie(headers: &HeaderMap) -> Option<&str> {
     headers
@@ -189,10 +184,9 @@ fn cookie(headers: &HeaderMap) -> Option<&str> {
         .map(|(_, value)| value)
 }
 
-/// What an owner page needs before it renders: an allowed request and the owner's session;
-/// anyone else is sent to sign in.
+/// What an owner page needs before it renders (the router's guard checked Host and Origin):
+/// the owner's session; anyone else is sent to sign in.
 pub(crate) async fn owner(web: &Web, headers: &HeaderMap) -> Result<Session, Response> {
-    check_request(web, headers)?;
     let host = host(web).map_err(IntoResponse::into_response)?;
     let Some(token) = cookie(headers) else {
         return Err(Redirect::to("/sign-in").into_response());

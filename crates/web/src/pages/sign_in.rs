@@ -11,7 +11,7 @@ use axum::{
 };
 use domain::{Role, Secret};
 
-use super::{PageError, PageState, check_request, cookie, form, host, render, session_cookie};
+use super::{PageError, PageState, cookie, form, host, render, session_cookie};
 
 #[derive(Template)]
 #[template(path = "sign_in.html")]
@@ -49,14 +49,7 @@ fn local_next(next: Option<&str>) -> Result<&str, PageError> {
     }
 }
 
-pub(crate) async fn page(
-    super::State(web): PageState,
-    headers: HeaderMap,
-    RawQuery(query): RawQuery,
-) -> Response {
-    if let Err(r) = check_request(&web, &headers) {
-        return r;
-    }
+pub(crate) async fn page(RawQuery(query): RawQuery) -> Response {
     let next = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
         .find(|(k, _)| k == "next")
         .map(|(_, v)| v.into_owned());
@@ -70,9 +63,6 @@ const MAX_FORM_BYTES: usize = 16 * 1024;
 
 pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Err(r) = check_request(&web, &parts.headers) {
-        return r;
-    }
     // Failed sign-ins count against the source like failed keys do on /mcp.
     let source = parts
         .extensions

@@ -17,8 +17,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
-    source::{Source, media_type_word, one},
-    title::{held, media_ref, serves, sources_for},
+    source::{Source, media_type_word, one, serves},
+    title::{held, media_ref, sources_for},
 };
 use governance::{Ctx, ErrorCode, ToolError};
 
