@@ -6,12 +6,13 @@
 //! (`store::Group`), so only the last loop should lose its kept answers.
 //!
 //! `cargo run --profile bench -p web --example bench_kept_writes` (BENCH_CALLS, default
-//! 20000 per case; the median of BENCH_ROUNDS rounds, default 5, in calls per second).
+//! 20000 per case; the median of BENCH_ROUNDS rounds, default 5, in calls per second;
+//! BENCH_WRITE_EVERY_US, default 1000, the pause between two writes, 0 for none).
 
 use std::{
     sync::{
         Arc,
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -55,7 +56,8 @@ async fn request(store: &Store, person: PersonId, n: usize) {
         .expect("a request is stored");
 }
 
-/// Calls per second of `tool` over `calls` calls, while `writes` go on in the background.
+/// Calls per second of `tool` over `calls` calls while `writes` go on in the background, and
+/// how many of the answers were computed afresh (a new `observed_at`) rather than kept.
 async fn rate(
     app: &App,
     caller: &Caller,
@@ -63,14 +65,17 @@ async fn rate(
     tool: &str,
     calls: usize,
     writes: Writes,
-) -> f64 {
+    pause: Duration,
+) -> (f64, usize) {
     let person = caller.authority.person.id;
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
         let (stop, other) = (stop.clone(), other.clone());
         tokio::spawn(async move {
-            let mut n = 1_000_000;
+            // A new title for every write of the whole run: a request already open writes nothing.
+            static NEXT: AtomicUsize = AtomicUsize::new(1_000_000);
             while !stop.load(Ordering::Relaxed) {
+                let n = NEXT.fetch_add(1, Ordering::Relaxed);
                 match writes {
                     Writes::None => {}
                     Writes::Elsewhere => {
@@ -78,32 +83,43 @@ async fn rate(
                     }
                     Writes::Read => request(&other, person, n).await,
                 }
-                n += 1;
-                tokio::time::sleep(Duration::from_millis(1)).await;
+                if pause.is_zero() {
+                    tokio::task::yield_now().await;
+                } else {
+                    tokio::time::sleep(pause).await;
+                }
             }
         })
     };
     let args = json!({"limit": 20}).as_object().cloned();
     let started = Instant::now();
+    let mut fresh = 0;
+    let mut last = None;
     for _ in 0..calls {
         match app
             .call(caller, tool, args.clone().filter(|_| tool != "whoami"))
             .await
         {
-            Called::Done(Ok(_)) => {}
+            Called::Done(Ok(out)) => {
+                if last != Some(out.observed_at) {
+                    fresh += 1;
+                    last = Some(out.observed_at);
+                }
+            }
             other => panic!("{tool} failed: {other:?}"),
         }
     }
     let elapsed = started.elapsed();
     stop.store(true, Ordering::Relaxed);
     writer.await.expect("the writer stops");
-    calls as f64 / elapsed.as_secs_f64()
+    (calls as f64 / elapsed.as_secs_f64(), fresh)
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let calls = env("BENCH_CALLS", 20_000);
     let rounds = env("BENCH_ROUNDS", 5);
+    let pause = Duration::from_micros(env("BENCH_WRITE_EVERY_US", 1000) as u64);
     let dir = tempfile::tempdir().expect("a temporary folder");
     let store = Store::open(dir.path()).await.expect("the store opens");
     let (owner, key) = store
@@ -125,7 +141,10 @@ async fn main() {
         .expect("the store answers")
         .expect("the owner's key is valid");
     let other = Store::open(dir.path()).await.expect("a second handle");
-    println!("calls per second (median of {rounds} rounds of {calls} calls)");
+    println!(
+        "median of {rounds} rounds of {calls} calls; a write every {} µs",
+        pause.as_micros()
+    );
     for tool in ["list_requests", "whoami"] {
         for (label, writes) in [
             ("quiet", Writes::None),
@@ -133,11 +152,19 @@ async fn main() {
             ("writes to what it reads", Writes::Read),
         ] {
             let mut seen = Vec::with_capacity(rounds);
+            let mut fresh = Vec::with_capacity(rounds);
             for _ in 0..rounds {
-                seen.push(rate(&app, &caller, &other, tool, calls, writes).await);
+                let (r, f) = rate(&app, &caller, &other, tool, calls, writes, pause).await;
+                seen.push(r);
+                fresh.push(f);
             }
             seen.sort_by(f64::total_cmp);
-            println!("{tool:>14}  {label:<24} {:>10.0}", seen[rounds / 2]);
+            fresh.sort_unstable();
+            println!(
+                "{tool:>14}  {label:<24} {:>10.0} calls/s  {:>6} of {calls} computed afresh",
+                seen[rounds / 2],
+                fresh[rounds / 2]
+            );
         }
     }
 }
