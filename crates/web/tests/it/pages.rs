@@ -400,6 +400,11 @@ async fn a_key_made_on_the_household_page_is_shown_once_and_works() {
     let (_, household) = s.send(req).await;
     let household = String::from_utf8_lossy(&household);
     assert!(household.contains("phone") && !household.contains(&key));
+    // The page says what it offers: keys are made right here, not only on the command line.
+    assert!(
+        household.contains("when it is made (with the form below, or"),
+        "{household}"
+    );
 }
 
 #[tokio::test]
