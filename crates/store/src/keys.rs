@@ -109,6 +109,10 @@ fn verifier_hex(full_key: &str) -> [u8; 64] {
 }
 
 /// Issues a key for `person` under `grant_id` on the given connection (pool or transaction).
+/// How often a key's last use is written at most: the list says when a key was last used to the
+/// minute, and a busy key writes once a minute, not once a request.
+const LAST_USE_EVERY_MS: i64 = 60_000;
+
 /// Longest key label: it names a device or a use, and is shown in lists and pages.
 const MAX_LABEL_CHARS: usize = 100;
 
@@ -280,7 +284,43 @@ impl Store {
                 row
             }
         };
-        Ok(row.check(&verifier_hex(presented), now_ms()))
+        let authority = row.check(&verifier_hex(presented), now_ms());
+        if authority.is_some() {
+            self.stamp_last_use(key_id);
+        }
+        Ok(authority)
+    }
+
+    /// Writes the key's last-use stamp, at most once a minute per key and process, without
+    /// holding the request up: a stamp is no part of the key's authority, so it changes no
+    /// version (`migrations/0142_versions.sql`) and no kept answer is let go for it.
+    fn stamp_last_use(&self, key_id: &str) {
+        let now = now_ms();
+        {
+            let mut stamped = self.stamped.lock();
+            if stamped
+                .get(key_id)
+                .is_some_and(|at| now - at < LAST_USE_EVERY_MS)
+            {
+                return;
+            }
+            if stamped.len() >= 4096 {
+                stamped.clear();
+            }
+            stamped.insert(key_id.to_owned(), now);
+        }
+        let pool = self.pool().clone();
+        let key_id = key_id.to_owned();
+        tokio::spawn(async move {
+            let written = sqlx::query("UPDATE credentials SET last_used_at = ? WHERE key_id = ?")
+                .bind(now)
+                .bind(&key_id)
+                .execute(&pool)
+                .await;
+            if let Err(e) = written {
+                tracing::warn!(error = %e, "a key's last-use stamp could not be written");
+            }
+        });
     }
 
     /// The live authority behind the key `key_id`, for the owner's tools (`marquee tools list

@@ -79,6 +79,8 @@ pub struct Store {
     fresh: Arc<fresh::Fresh<keys::KeyRow>>,
     /// Page reads on the caller's thread (`pages.rs`); `None` for an in-memory store.
     readers: Option<Arc<pages::Readers>>,
+    /// When this process last wrote each key's last-use stamp (`keys.rs`).
+    stamped: Arc<parking_lot::Mutex<std::collections::HashMap<String, i64>>>,
 }
 
 impl Store {
@@ -134,6 +136,7 @@ impl Store {
             readers: path.clone().map(|p| Arc::new(pages::Readers::new(p))),
             path,
             fresh: Arc::new(fresh::Fresh::new(shm)),
+            stamped: Arc::default(),
         };
         store.seed_builtin_grants().await?;
         Ok(store)

@@ -287,3 +287,56 @@ async fn a_label_is_one_short_line() {
             .is_ok()
     );
 }
+
+#[tokio::test]
+async fn a_key_used_gets_its_last_use_stamped_once_a_minute_and_no_version_moves() {
+    let (_dir, store) = file_store().await;
+    let ana = store.add_person("ana", Role::User).await.unwrap();
+    let key = store
+        .create_key(ana.id, "requester", Some("phone"), None)
+        .await
+        .unwrap();
+    let stamp = |store: &Store| {
+        let store = store.clone();
+        async move { store.keys().await.unwrap()[0].last_used_at }
+    };
+    assert_eq!(stamp(&store).await, None, "never used");
+    let before = store.version().unwrap();
+    assert!(
+        store
+            .authenticate(key.secret.expose())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    let mut first = None;
+    for _ in 0..100 {
+        first = stamp(&store).await;
+        if first.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(first.is_some(), "the use is stamped");
+    assert_eq!(
+        store.version().unwrap(),
+        before,
+        "a stamp is no part of the key's authority"
+    );
+    assert!(
+        store
+            .authenticate(key.secret.expose())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(stamp(&store).await, first, "not again within the minute");
+    assert!(
+        store
+            .authenticate("mq_wrongwrongwrongwrong")
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
