@@ -294,7 +294,7 @@ impl Store {
     /// Writes the key's last-use stamp, at most once a minute per key and process, without
     /// holding the request up: a stamp is no part of the key's authority, so it changes no
     /// version (`migrations/0142_versions.sql`) and no kept answer is let go for it.
-    fn stamp_last_use(&self, key_id: &str) {
+    pub(crate) fn stamp_last_use(&self, key_id: &str) {
         let now = now_ms();
         {
             let mut stamped = self.stamped.lock();

@@ -46,7 +46,7 @@ pub use error::{Error, UnknownStatus};
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authenticated, Authority, IssuedKey, KeyInfo};
-pub use oauth::{NewClient, NewCode, OAuthClient};
+pub use oauth::{ClientListing, NewClient, NewCode, OAuthClient};
 pub use oauth_tokens::{
     CodeExchange, IssuedTokens, Revocation, TokenLifetimes, TokenOutcome, TokenRefusal,
     is_access_token,

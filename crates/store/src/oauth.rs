@@ -18,8 +18,9 @@ pub(crate) const CODE_PREFIX: &str = "mqc_";
 const CODE_MS: i64 = 60 * 1000;
 /// Registered clients at most; past this, registration is refused until unused ones expire.
 const MAX_CLIENTS: i64 = 1000;
-/// A client that never completed an authorization is forgotten after this long.
-const UNUSED_CLIENT_MS: i64 = 24 * 60 * 60 * 1000;
+/// A client the owner never consented to is forgotten after this long: registration is open
+/// to anyone, and a connector that is set up goes through consent within minutes.
+pub const UNUSED_CLIENT_MS: i64 = 10 * 60 * 1000;
 /// Versions the verifiers, so the scheme can change without confusing old rows for new ones.
 const VERIFIER_CONTEXT: &str = "marquee-oauth-v1:";
 
@@ -69,6 +70,18 @@ impl OAuthClient {
     }
 }
 
+/// A registered client as the owner's list shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientListing {
+    pub client: OAuthClient,
+    /// Its connections (consents whose code was exchanged) not revoked.
+    pub live_connections: i64,
+    /// Its connections ever made, revoked ones included.
+    pub connections: i64,
+    /// When one of its connections was last used, if ever.
+    pub last_used_at: Option<i64>,
+}
+
 /// What the owner consented to, for one code.
 #[derive(Clone, Debug)]
 pub struct NewCode<'a> {
@@ -88,25 +101,40 @@ fn json_list(text: &str) -> Result<Vec<String>, Error> {
         .map_err(|e| crate::error::corrupt(format!("an oauth client's list is not JSON: {e}")))
 }
 
+/// Forgets the clients never consented to (no connection made, no code waiting for its
+/// exchange) registered over ten minutes before `now`, with their spent codes.
+async fn forget_unused(conn: &mut sqlx::SqliteConnection, now: i64) -> Result<(), Error> {
+    let unused = "SELECT id FROM oauth_clients WHERE created_at < ?1 \
+         AND id NOT IN (SELECT oauth_client_id FROM credentials WHERE oauth_client_id IS NOT NULL) \
+         AND id NOT IN (SELECT client_id FROM oauth_codes WHERE expires_at > ?2 AND used_at IS NULL)";
+    sqlx::query(&format!(
+        "DELETE FROM oauth_codes WHERE client_id IN ({unused})"
+    ))
+    .bind(now - UNUSED_CLIENT_MS)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(&format!("DELETE FROM oauth_clients WHERE id IN ({unused})"))
+        .bind(now - UNUSED_CLIENT_MS)
+        .bind(now)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
 impl Store {
     /// Registers a client and returns it with its new `client_id`. Clients that never completed
-    /// an authorization within a day are forgotten first; past 1,000 clients, `Conflict`.
+    /// an authorization within ten minutes are forgotten first; past 1,000 clients, `Conflict`.
     pub async fn register_client(&self, new: &NewClient) -> Result<OAuthClient, Error> {
         let now = now_ms();
         let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
-        sqlx::query(
-            "DELETE FROM oauth_clients WHERE created_at < ? \
-             AND id NOT IN (SELECT oauth_client_id FROM credentials WHERE oauth_client_id IS NOT NULL)",
-        )
-        .bind(now - UNUSED_CLIENT_MS)
-        .execute(&mut *tx)
-        .await?;
+        forget_unused(&mut tx, now).await?;
         let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM oauth_clients")
             .fetch_one(&mut *tx)
             .await?;
         if count >= MAX_CLIENTS {
             return Err(Error::Conflict(format!(
-                "this server already has {count} registered clients; unused registrations are forgotten after a day, try again later"
+                "this server already has {count} registered clients; unused registrations are forgotten after ten minutes, try again later"
             )));
         }
         let client_id = crate::changes::fresh_id("mqcl_");
@@ -154,6 +182,83 @@ impl Store {
             })
         })
         .transpose()
+    }
+
+    /// Every registered client, oldest first, with its connections. Clients never consented to
+    /// and past their ten minutes are forgotten first, as at registration.
+    pub async fn oauth_clients(&self) -> Result<Vec<ClientListing>, Error> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        forget_unused(&mut tx, now_ms()).await?;
+        let rows = sqlx::query(
+            "SELECT cl.id, cl.client_id, cl.client_name, cl.redirect_uris, cl.grant_types, \
+             cl.created_at, COUNT(c.id) AS connections, \
+             COUNT(c.id) FILTER (WHERE c.revoked_at IS NULL) AS live, \
+             MAX(c.last_used_at) AS last_used_at \
+             FROM oauth_clients cl LEFT JOIN credentials c ON c.oauth_client_id = cl.id \
+             GROUP BY cl.id ORDER BY cl.created_at, cl.id",
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ClientListing {
+                    client: OAuthClient {
+                        id: row.try_get("id")?,
+                        client_id: row.try_get("client_id")?,
+                        name: row.try_get("client_name")?,
+                        redirect_uris: json_list(&row.try_get::<String, _>("redirect_uris")?)?,
+                        grant_types: json_list(&row.try_get::<String, _>("grant_types")?)?,
+                        created_at: row.try_get("created_at")?,
+                    },
+                    live_connections: row.try_get("live")?,
+                    connections: row.try_get("connections")?,
+                    last_used_at: row.try_get("last_used_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Removes a registered client: its connections are revoked with every token (they stay
+    /// listed as revoked credentials, for the audit), its codes go, and so does the client.
+    /// Returns how many live connections were revoked; `NotFound` for an unknown `client_id`.
+    pub async fn remove_oauth_client(&self, client_id: &str) -> Result<u64, Error> {
+        let now = now_ms();
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        let id: Option<i64> =
+            sqlx::query_scalar("SELECT id FROM oauth_clients WHERE client_id = ?")
+                .bind(client_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(id) = id else {
+            return Err(Error::NotFound(format!(
+                "no registered client has the id \"{client_id}\"; marquee oauth clients list shows them"
+            )));
+        };
+        let connections: Vec<(i64, Option<i64>)> =
+            sqlx::query_as("SELECT id, revoked_at FROM credentials WHERE oauth_client_id = ?")
+                .bind(id)
+                .fetch_all(&mut *tx)
+                .await?;
+        let mut revoked = 0;
+        for (credential, revoked_at) in &connections {
+            crate::oauth_tokens::revoke_connection(&mut tx, *credential, now).await?;
+            revoked += u64::from(revoked_at.is_none());
+        }
+        sqlx::query("UPDATE credentials SET oauth_client_id = NULL WHERE oauth_client_id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM oauth_codes WHERE client_id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM oauth_clients WHERE id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(revoked)
     }
 
     /// Issues an authorization code for what the owner consented to; the returned secret is

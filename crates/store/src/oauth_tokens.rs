@@ -117,7 +117,7 @@ pub enum Revocation {
 }
 
 /// Revokes a connection and every token of it, on `conn`.
-async fn revoke_connection(
+pub(crate) async fn revoke_connection(
     conn: &mut SqliteConnection,
     credential: i64,
     now: i64,
@@ -415,6 +415,8 @@ impl Store {
         let Some(authority) = row.check(token_verifier.as_bytes(), now_ms()) else {
             return Ok(None);
         };
+        // The connection's last use, like a key's: at most once a minute, off the request's path.
+        self.stamp_last_use(&authority.key_id);
         Ok(Some(Authenticated {
             authority,
             switches: self.tool_switches_under(token).await?,

@@ -8,6 +8,7 @@ mod changes;
 mod fresh;
 mod keys;
 mod oauth;
+mod oauth_clients;
 mod open;
 mod people;
 mod requests;
