@@ -3,6 +3,8 @@
 
 use std::{sync::Once, time::Duration};
 
+pub mod outbound;
+
 pub use reqwest;
 
 /// The user agent every outbound request carries.
