@@ -23,7 +23,11 @@ pub trait Catalogue: Send + Sync {
         Err(Error::unsupported(
             "a health check",
             self.source(),
-            &[MediaSource::Builtin, MediaSource::Tmdb],
+            &[
+                MediaSource::Builtin,
+                MediaSource::Tmdb,
+                MediaSource::Musicbrainz,
+            ],
         ))
     }
 

@@ -21,6 +21,12 @@ pub enum Error {
     /// The client understood the request and said no (unknown category, invalid torrent file, duplicate).
     #[error("the download client refused the request: {detail}")]
     Refused { detail: String },
+    /// The client locked itself after too many failed sign-ins and refuses everyone, the right
+    /// password included, until it is restarted (Transmission) or its ban lapses (qBittorrent).
+    #[error(
+        "the download client locked itself after too many failed sign-ins (it said: {detail}); restart the daemon (or wait until its ban lapses), then check the instance's password in marquee.toml"
+    )]
+    LockedOut { detail: String },
     /// The client asked us to slow down.
     #[error("the download client is rate limiting requests")]
     RateLimited,
@@ -47,6 +53,7 @@ pub enum ErrorClass {
     Unauthorized,
     NotFound,
     Refused,
+    LockedOut,
     RateLimited,
     Upstream,
     Decode,
@@ -67,6 +74,7 @@ impl Error {
             Error::Unauthorized { .. } => ErrorClass::Unauthorized,
             Error::NotFound { .. } => ErrorClass::NotFound,
             Error::Refused { .. } => ErrorClass::Refused,
+            Error::LockedOut { .. } => ErrorClass::LockedOut,
             Error::RateLimited => ErrorClass::RateLimited,
             Error::Upstream { .. } => ErrorClass::Upstream,
             Error::Decode { .. } => ErrorClass::Decode,

@@ -227,6 +227,19 @@ impl Core {
             .map(|_| ())
     }
 
+    /// The instance's own `GET {api}/system/status`, the cheapest authenticated call every
+    /// service has: what `diagnose` asks. Answers the app name and version it reports.
+    pub async fn system_status(&self) -> Result<(String, String), Error> {
+        self.root().await?;
+        let root = match &self.api {
+            Root::Fixed(root) => root,
+            Root::Sonarr(found) => found.get().unwrap_or(&"/api/v3"),
+        };
+        let v = self.status(root).await?;
+        let text = |key: &str| v[key].as_str().unwrap_or_default().to_string();
+        Ok((text("appName"), text("version")))
+    }
+
     /// `GET {root}/system/status`, only to read the version.
     async fn status(&self, root: &str) -> Result<Value, Error> {
         let full = format!("{root}/system/status");

@@ -57,6 +57,22 @@ impl LibraryClient {
         self.service
     }
 
+    /// Whether the instance answers and accepts its key, from its own `system/status`: a
+    /// sentence naming the service and version it reports.
+    pub async fn status(&self) -> Result<String, Error> {
+        let (app, version) = self.core.system_status().await?;
+        let app = if app.is_empty() {
+            self.service.as_str().to_string()
+        } else {
+            app
+        };
+        Ok(if version.is_empty() {
+            format!("{app} answers")
+        } else {
+            format!("{app} {version} answers")
+        })
+    }
+
     /// The whole queue; a queue that cannot be read completely is an error.
     pub async fn queue(&self) -> Result<Vec<QueueItem>, Error> {
         common::queue(&self.core).await

@@ -248,6 +248,8 @@ pub struct BookHit {
     pub book_source_id: Option<String>,
     /// Already in the library: its id there.
     pub library_id: Option<i64>,
+    /// The genres the book source gives it (content limits hide blocked ones).
+    pub genres: Vec<String>,
 }
 
 pub async fn lookup(core: &Core, term: &str) -> Result<Vec<BookHit>, Error> {
@@ -264,6 +266,7 @@ pub async fn lookup(core: &Core, term: &str) -> Result<Vec<BookHit>, Error> {
             year: year_of(&b.release_date),
             title: b.title.unwrap_or_default(),
             book_source_id: b.foreign_book_id,
+            genres: b.genres,
         })
         .collect())
 }

@@ -437,6 +437,31 @@ impl<'e> Gate<'e> {
     }
 }
 
+/// Rows that carry no rating at all (books found through a library's own lookup) through the
+/// caller's limits, as [`Gate::music`] treats music: every row hidden when the limits hide
+/// unrated titles, else the rows of a blocked genre; all hidden ones counted. Unchanged when
+/// the caller is not limited.
+pub(crate) fn unrated_rows<T>(
+    ctx: &Ctx,
+    mut rows: Vec<T>,
+    genres: impl Fn(&T) -> &[String],
+) -> Filtered<T> {
+    if !Gate::for_caller_would_filter(ctx) {
+        return Filtered { rows, hidden: 0 };
+    }
+    let limits = &ctx.caller.authority.person.limits;
+    let before = rows.len();
+    if limits.block_unrated {
+        rows.clear();
+    }
+    let blocked: Vec<String> = limits.blocked_genres.iter().map(|g| fold(g)).collect();
+    rows.retain(|r| !genres(r).iter().any(|g| genre_blocked(&blocked, g)));
+    Filtered {
+        hidden: (before - rows.len()) as u32,
+        rows,
+    }
+}
+
 /// Titles through an optional gate: unchanged (nothing hidden) when the caller is not limited.
 pub(crate) async fn pass_titles(
     gate: &mut Option<Gate<'_>>,

@@ -99,6 +99,8 @@ impl Downloads {
                 adapters_downloads::ErrorClass::Unauthorized => {
                     "check the instance's username and password in marquee.toml"
                 }
+                // The error itself says what to do (restart the daemon, or wait).
+                adapters_downloads::ErrorClass::LockedOut => "then run diagnose again",
                 _ => "check that the daemon runs and the instance's url in marquee.toml",
             };
             format!("{id}: {e}; {fix}")

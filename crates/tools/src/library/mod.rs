@@ -29,7 +29,7 @@ pub use source::Libraries;
 use std::sync::Arc;
 
 use domain::InstanceKind;
-use governance::{Ctx, DynTool, Instances, Slots};
+use governance::{CheckFuture, Ctx, DynTool, InstanceSpec, Instances, Slots};
 
 /// The library services: Radarr, Sonarr, Lidarr and Readarr.
 pub struct LibraryFamily;
@@ -54,6 +54,10 @@ impl governance::Family for LibraryFamily {
 
     fn install(&self, instances: &Arc<Instances>, slots: &mut Slots) {
         slots.insert(Libraries::from_instances(instances));
+    }
+
+    fn check<'a>(&'a self, slots: &'a Slots, spec: &'a InstanceSpec) -> CheckFuture<'a> {
+        Box::pin(async move { slots.get::<Libraries>()?.check(&spec.id).await })
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{count, source::one};
+use crate::discover::limits::{Filtered, Gate, unrated_rows};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchBooks;
@@ -62,17 +63,26 @@ impl Tool for SearchBooks {
             .await
             .map_err(|e| source.error(e))?;
         hits.truncate(limit as usize);
+        // A limited person sees only what their content limits let through, the rest counted.
+        let Filtered { rows: hits, hidden } = unrated_rows(ctx, hits, |b| &b.genres);
         let rows: Vec<_> = hits
             .iter()
             .map(|b| json!({ "media_source": MediaSource::Goodreads, "media_id": b.book_source_id, "media_type": "book", "title": b.title, "author": b.author, "year": b.year, "in_library": b.library_id.is_some() }))
             .collect();
+        let mut summary = format!(
+            "{} for \"{query}\" in {}.",
+            count(rows.len(), "book", "books"),
+            source.id
+        );
+        if hidden > 0 {
+            summary.push_str(&format!(
+                " {hidden} result{} hidden by this account's content limits.",
+                if hidden == 1 { " was" } else { "s were" }
+            ));
+        }
         Ok(Output::new(
-            format!(
-                "{} for \"{query}\" in {}.",
-                count(rows.len(), "book", "books"),
-                source.id
-            ),
-            json!({ "instance_id": source.id, "results": rows }),
+            summary,
+            json!({ "instance_id": source.id, "results": rows, "hidden_by_limits": hidden, "content_limits_applied": Gate::for_caller_would_filter(ctx) }),
         ))
     }
 }

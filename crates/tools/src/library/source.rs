@@ -65,6 +65,18 @@ impl Libraries {
     pub(crate) fn sources(&self) -> impl Iterator<Item = &Source> {
         self.sources.iter()
     }
+
+    /// For diagnose: asks the library instance `id` its own `system/status` (it answers, it
+    /// accepts the key); a failure is the sentence naming the instance and what to do. `None`
+    /// when `id` is no library instance.
+    pub async fn check(&self, id: &str) -> Option<Result<String, String>> {
+        let source = self.by_id(id)?;
+        let client = match source.client.as_deref() {
+            Ok(c) => c,
+            Err(why) => return Some(Err(why.clone())),
+        };
+        Some(client.status().await.map_err(|e| source.error(e).message))
+    }
 }
 
 pub(crate) fn service_of(kind: InstanceKind) -> Option<Service> {

@@ -163,8 +163,8 @@ async fn check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
     v
 }
 
-/// An instance no adapter can check: a folder is looked at on disk; a built-in catalogue has
-/// nothing to reach; a kind this version has no adapter for is reported as such, unchecked.
+/// An instance no adapter can check: a folder is looked at on disk; a kind this version has no
+/// adapter for, or one no family checks, is reported as unchecked (`ok: null`).
 async fn without_adapter_check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
     let supported = ctx.supports(spec.kind);
     let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": supported });
@@ -189,7 +189,11 @@ async fn without_adapter_check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
         ));
         return v;
     }
-    v["ok"] = json!(true);
-    v["detail"] = json!("built in; nothing to reach");
+    // Never reported healthy without being asked: an instance no family checks is unknown.
+    v["ok"] = json!(null);
+    v["note"] = json!(format!(
+        "no check is made of {} instances; the instance is not reported healthy or failing",
+        spec.kind
+    ));
     v
 }

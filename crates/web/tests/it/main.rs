@@ -30,3 +30,4 @@ mod pages;
 mod requests;
 mod settings_changes;
 mod tools;
+mod true_answers;

@@ -202,17 +202,88 @@ async fn activity_is_scoped_to_the_caller() {
 
 #[tokio::test]
 async fn diagnose_and_list_instances_report_honestly() {
-    let s = server().await;
+    use domain::InstanceKind as K;
+    use test_support::arr::{ArrKind, FakeArr};
+    let radarr = FakeArr::start(ArrKind::Radarr).await;
+    let sonarr = FakeArr::start(ArrKind::Sonarr).await;
+    let readarr = FakeArr::start(ArrKind::Readarr).await;
+    let tmdb = test_support::TmdbFake::start().await;
+    let mb = test_support::MusicBrainzFake::start().await;
+    // Lidarr is down: nothing listens at its address any more.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let lidarr_url = format!("http://{}/", closed.local_addr().unwrap());
+    drop(closed);
+    let lidarr_key = "lidarr-key";
+    let arr = |id: &str, kind, fake: &FakeArr| {
+        support::instance(id, kind, Some(&fake.url()), Some(fake.api_key()))
+    };
+    let s = support::server_with_instances(vec![
+        support::builtin(),
+        arr("radarr", K::Radarr, &radarr),
+        arr("sonarr", K::Sonarr, &sonarr),
+        support::instance("lidarr", K::Lidarr, Some(&lidarr_url), Some(lidarr_key)),
+        arr("readarr", K::Readarr, &readarr),
+        support::instance(
+            "tmdb",
+            K::Tmdb,
+            Some(tmdb.base_url()),
+            Some(test_support::TmdbFake::API_KEY),
+        ),
+        support::instance("mb", K::Musicbrainz, Some(mb.base_url()), None),
+    ])
+    .await;
     let r = s.call(&s.owner_key, "diagnose", json!({})).await;
     assert_eq!(r["isError"], false, "{r}");
     assert_eq!(r["structuredContent"]["data"]["store"]["ok"], true);
-    let checked = &r["structuredContent"]["data"]["instances"];
-    assert_eq!(checked.as_array().unwrap().len(), 1, "{checked}");
-    assert_eq!(checked[0]["id"], "builtin");
-    assert_eq!(checked[0]["ok"], true);
-    assert_eq!(checked[0]["supported"], true);
+    let checked = r["structuredContent"]["data"]["instances"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let verdicts: Vec<(String, Value)> = checked
+        .iter()
+        .map(|c| (c["id"].as_str().unwrap().to_string(), c["ok"].clone()))
+        .collect();
+    let expected: Vec<(String, Value)> = [
+        ("builtin", true),
+        ("radarr", true),
+        ("sonarr", true),
+        ("lidarr", false),
+        ("readarr", true),
+        ("tmdb", true),
+        ("mb", true),
+    ]
+    .iter()
+    .map(|(id, ok)| (id.to_string(), json!(ok)))
+    .collect();
+    assert_eq!(verdicts, expected, "{checked:#?}");
+    let lidarr = &checked[3];
+    let why = lidarr["detail"].as_str().unwrap();
+    assert!(
+        why.contains("lidarr") && why.contains("could not be reached"),
+        "{why}"
+    );
+    // Each healthy one was asked: the services answered their own status.
+    for (i, said) in [(1, "Radarr"), (2, "Sonarr"), (4, "Readarr"), (5, "TMDB"), (6, "MusicBrainz")] {
+        let detail = checked[i]["detail"].as_str().unwrap();
+        assert!(detail.contains(said), "{detail}");
+    }
+    for fake in [&radarr, &sonarr, &readarr] {
+        assert!(
+            fake.requests()
+                .iter()
+                .any(|q| q.path.ends_with("/system/status")),
+            "the status endpoint was not asked"
+        );
+    }
+    assert!(!mb.requests().is_empty(), "musicbrainz was not asked");
+    assert!(
+        !tmdb.requests_to("/authentication").is_empty(),
+        "tmdb was not asked"
+    );
+    let summary = r["structuredContent"]["summary"].as_str().unwrap();
+    assert!(summary.contains("1 with problems (lidarr)"), "{summary}");
     let r = s
-        .call(&s.owner_key, "diagnose", json!({"instance_id": "radarr"}))
+        .call(&s.owner_key, "diagnose", json!({"instance_id": "nope"}))
         .await;
     assert_eq!(r["isError"], true);
     let r = s.call(&s.owner_key, "list_instances", json!({})).await;
@@ -225,7 +296,7 @@ async fn diagnose_and_list_instances_report_honestly() {
         ),
         (json!("builtin"), json!("builtin"), json!("catalogue"))
     );
-    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed.as_array().unwrap().len(), 7);
 }
 
 #[tokio::test]

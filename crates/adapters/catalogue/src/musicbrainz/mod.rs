@@ -175,6 +175,14 @@ impl Catalogue for MusicBrainz {
         MediaSource::Musicbrainz
     }
 
+    /// The cheapest question MusicBrainz answers: a one-row artist search (it has no status
+    /// endpoint and no key to check), paced like every other request.
+    async fn check(&self) -> Result<String> {
+        let params = [("query", "marquee".to_string()), ("limit", "1".to_string())];
+        let _: wire::WSearch = self.get("artist", &params).await?;
+        Ok("MusicBrainz answers a search".into())
+    }
+
     async fn search_music(&self, search: &MusicSearch) -> Result<Page<MusicItem>> {
         let words = search.query.trim();
         if words.is_empty() {

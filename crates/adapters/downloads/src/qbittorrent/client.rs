@@ -234,8 +234,13 @@ impl QbClient {
             (200, "Fails.") => Err(Error::Unauthorized {
                 detail: "qBittorrent refused the username or password".into(),
             }),
-            (403, _) => Err(Error::Unauthorized {
-                detail: "qBittorrent banned this address after too many failed logins".into(),
+            // qBittorrent bans an address after failed logins (its own words in the body).
+            (403, said) => Err(Error::LockedOut {
+                detail: if said.is_empty() {
+                    "qBittorrent banned this address after too many failed logins".into()
+                } else {
+                    trim(said)
+                },
             }),
             (200, other) => Err(Error::decode(
                 "auth/login",

@@ -106,12 +106,7 @@ impl TrClient {
             let bytes = resp.bytes().await.map_err(|e| Error::transport(&e))?;
             return match status.as_u16() {
                 200..=299 => decode(method, &bytes),
-                401 => Err(Error::Unauthorized {
-                    detail: "Transmission refused the username or password".into(),
-                }),
-                403 => Err(Error::Unauthorized {
-                    detail: "Transmission refused this address or host name (rpc whitelist)".into(),
-                }),
+                401 | 403 | 421 => Err(refusal(status.as_u16(), &bytes)),
                 s => Err(Error::status(s, &String::from_utf8_lossy(&bytes))),
             };
         }
@@ -120,6 +115,59 @@ impl TrClient {
             detail: "the session id handshake failed twice".into(),
         })
     }
+}
+
+/// The daemon's refusal page, classified by its own words and shown as it said it: a lock-out
+/// after too many failed sign-ins (403, until the daemon restarts), the address whitelist
+/// (403), the host whitelist (421), or wrong credentials (401).
+fn refusal(status: u16, body: &[u8]) -> Error {
+    let said = page_text(&String::from_utf8_lossy(body));
+    let said_or = |fallback: &str| {
+        if said.is_empty() {
+            fallback.to_string()
+        } else {
+            said.clone()
+        }
+    };
+    if said.contains("Too many unsuccessful login attempts") {
+        return Error::LockedOut { detail: said };
+    }
+    let detail = match status {
+        401 => format!(
+            "Transmission refused the username or password ({})",
+            said_or("HTTP 401")
+        ),
+        421 => format!(
+            "Transmission does not accept the host name in the instance's url (rpc-host-whitelist): {}",
+            said_or("HTTP 421")
+        ),
+        _ if said.contains("Unauthorized IP Address") => {
+            format!("Transmission refused this address (rpc-whitelist): {said}")
+        }
+        _ => format!("Transmission refused the request: {}", said_or("HTTP 403")),
+    };
+    Error::Unauthorized { detail }
+}
+
+/// The words of an HTML error page: tags dropped, whitespace folded, at most 300 characters,
+/// redacted.
+fn page_text(html: &str) -> String {
+    let mut text = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                text.push(' ');
+            }
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let folded: String = words.join(" ").chars().take(300).collect();
+    httpx::redact(&folded)
 }
 
 fn decode<T: DeserializeOwned + Default>(method: &str, bytes: &[u8]) -> Result<T> {
@@ -149,6 +197,44 @@ fn rpc_url(mut url: Url) -> Url {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_page_is_classified_by_the_daemons_own_words() {
+        // The pages transmission-daemon 3.00 sends, word for word.
+        let locked = refusal(
+            403,
+            b"<h1>403: Forbidden</h1><p>Too many unsuccessful login attempts. Please restart transmission-daemon.</p>",
+        );
+        assert!(
+            matches!(&locked, Error::LockedOut { detail } if detail == "403: Forbidden Too many unsuccessful login attempts. Please restart transmission-daemon."),
+            "{locked:?}"
+        );
+        assert!(
+            locked.to_string().contains("restart the daemon"),
+            "{locked}"
+        );
+        let whitelist = refusal(
+            403,
+            b"<h1>403: Forbidden</h1><p>Unauthorized IP Address.</p><p>Either disable the IP address whitelist or add your address to it.</p>",
+        );
+        assert!(
+            matches!(&whitelist, Error::Unauthorized { detail } if detail.contains("rpc-whitelist") && detail.contains("Unauthorized IP Address.")),
+            "{whitelist:?}"
+        );
+        let user = refusal(
+            401,
+            b"<h1>401: Unauthorized</h1><p>Unauthorized User. 3 unsuccessful login attempts.</p>",
+        );
+        assert!(
+            matches!(&user, Error::Unauthorized { detail } if detail.contains("username or password") && detail.contains("3 unsuccessful login attempts")),
+            "{user:?}"
+        );
+        let host = refusal(421, b"<h1>421: Misdirected Request</h1><p>Transmission received your request, but the hostname was unrecognized.</p>");
+        assert!(
+            matches!(&host, Error::Unauthorized { detail } if detail.contains("rpc-host-whitelist")),
+            "{host:?}"
+        );
+    }
 
     #[test]
     fn finds_the_rpc_endpoint() {
