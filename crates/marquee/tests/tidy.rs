@@ -54,6 +54,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("test-support", &[]),
     ("bench", &["test-support"]),
+    // The reliability harness: every crate of ours it drives is a dev-dependency.
+    ("harness", &[]),
 ];
 
 /// The adapter rule, once: a backend client sees the HTTP client and the vocabulary, never

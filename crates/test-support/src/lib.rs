@@ -9,12 +9,14 @@
 #![allow(clippy::unwrap_used)]
 
 pub mod arr;
+pub mod fault;
 mod musicbrainz;
 pub mod peers;
 mod server;
 mod tmdb;
 
 pub use arr::{ArrKind, FakeArr};
+pub use fault::{Fault, FaultProxy};
 
 use std::path::{Path, PathBuf};
 
