@@ -19,6 +19,34 @@ const MAX_ROWS: u32 = 201;
 /// What a restart writes on entries it found still executing.
 const UNKNOWN_MESSAGE: &str = "the gateway stopped before the outcome was recorded";
 
+tokio::task_local! {
+    /// The audit entry the write running on this task belongs to.
+    static CURRENT: AuditId;
+}
+
+/// Runs `work` as the write of audit entry `id`: what the store commits for it that proves its
+/// effect (a request created, say) is stamped on the entry in the same transaction, so a stop
+/// before the outcome is recorded cannot leave it unknown (see
+/// [`Store::recover_unfinished_audit`]).
+pub async fn under_audit<F: std::future::Future>(id: AuditId, work: F) -> F::Output {
+    CURRENT.scope(id, work).await
+}
+
+/// Stamps `proof` on the executing audit entry of the write running on this task, if any, on
+/// the transaction that commits the effect.
+pub(crate) async fn prove_on(conn: &mut SqliteConnection, proof: &str) -> Result<(), Error> {
+    let Ok(id) = CURRENT.try_with(|id| *id) else {
+        return Ok(());
+    };
+    sqlx::query("UPDATE audit SET proof = ? WHERE id = ? AND status = ?")
+        .bind(proof)
+        .bind(id.0)
+        .bind(AuditStatus::Executing.as_str())
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
 /// Where an audited write stands.
 #[derive(
     Clone,
@@ -279,15 +307,36 @@ impl Store {
         rows.into_iter().map(PageRow::entry).collect()
     }
 
-    /// At start: entries still `executing` were cut off by a stop, so their outcome is unknown.
-    /// Marks them `outcome_unknown` and returns how many there were.
+    /// At start: entries still `executing` were cut off by a stop. One whose effect a row
+    /// proves (its `proof`, written with the effect) is reconciled to `applied`, saying so;
+    /// the others' outcome is unknown: they become `outcome_unknown`. Entries an earlier start
+    /// left `outcome_unknown` although a proof exists are reconciled too. Returns how many
+    /// became `outcome_unknown`.
     pub async fn recover_unfinished_audit(&self) -> Result<u64, Error> {
+        let now = now_ms();
+        let reconciled = sqlx::query(
+            "UPDATE audit SET status = ?, \
+             message = 'reconciled at start: ' || proof || ' (the gateway stopped before the outcome was recorded)', \
+             finished_at = ? WHERE status IN (?, ?) AND proof IS NOT NULL",
+        )
+        .bind(AuditStatus::Applied.as_str())
+        .bind(now)
+        .bind(AuditStatus::Executing.as_str())
+        .bind(AuditStatus::OutcomeUnknown.as_str())
+        .execute(self.pool())
+        .await?;
+        if reconciled.rows_affected() > 0 {
+            tracing::info!(
+                entries = reconciled.rows_affected(),
+                "audit entries whose effect a stored row proves were reconciled to applied"
+            );
+        }
         let done = sqlx::query(
             "UPDATE audit SET status = ?, message = ?, finished_at = ? WHERE status = ?",
         )
         .bind(AuditStatus::OutcomeUnknown.as_str())
         .bind(UNKNOWN_MESSAGE)
-        .bind(now_ms())
+        .bind(now)
         .bind(AuditStatus::Executing.as_str())
         .execute(self.pool())
         .await?;

@@ -40,7 +40,7 @@ use sqlx::{
 
 pub use allowances::{AllowanceLeft, Reserved};
 pub use arrivals::LibraryLink;
-pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit};
+pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit, under_audit};
 pub use changes::{Change, ChangeStatus, NewChange};
 pub use error::{Error, UnknownStatus};
 pub use grant_changes::GrantSpec;

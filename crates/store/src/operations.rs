@@ -392,6 +392,8 @@ impl Store {
         let op = operation_in(&mut *tx, "o.id = ?", id)
             .await?
             .ok_or_else(|| Error::NotFound(format!("no operation with id \"{id}\"")))?;
+        // The call that closed it (apply_change, cancel_operation) is proven by this row.
+        crate::audit::prove_on(&mut tx, &format!("operation {id} became {}", op.status)).await?;
         tx.commit().await?;
         Ok(op)
     }

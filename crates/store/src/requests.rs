@@ -345,6 +345,7 @@ impl Store {
         }
         let sql = format!("SELECT {REQUEST_COLUMNS} {REQUEST_FROM} WHERE r.id = ?");
         let request = request_from_row(&sqlx::query(&sql).bind(id).fetch_one(&mut *tx).await?)?;
+        crate::audit::prove_on(&mut tx, &format!("request {id} was created")).await?;
         tx.commit().await?;
         Ok(RequestOutcome::Created {
             request: Box::new(request),
@@ -445,6 +446,8 @@ impl Store {
         }
         let sql = format!("SELECT {REQUEST_COLUMNS} {REQUEST_FROM} WHERE r.id = ?");
         let request = request_from_row(&sqlx::query(&sql).bind(id).fetch_one(&mut *tx).await?)?;
+        let proof = format!("request {id} was {}", status.as_str());
+        crate::audit::prove_on(&mut tx, &proof).await?;
         tx.commit().await?;
         Ok(request)
     }

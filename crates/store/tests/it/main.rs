@@ -11,6 +11,7 @@ mod oauth;
 mod oauth_clients;
 mod open;
 mod people;
+mod reconcile;
 mod requests;
 mod switches;
 
