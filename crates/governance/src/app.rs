@@ -24,6 +24,7 @@ use crate::{
     authority,
     context::{Caller, Credential, Ctx},
     contract::{DynTool, Meta, Output},
+    detached::Detached,
     instances::Instances,
     plan::PlanView,
     registry::Registry,
@@ -51,6 +52,8 @@ pub(crate) struct Shared {
     jobs_started: AtomicBool,
     /// Dropped with the last handle on the core: the jobs stop.
     alive: tokio::sync::watch::Sender<()>,
+    /// Writes under way, each on a task of its own: a caller who leaves does not stop one.
+    detached: Detached,
 }
 
 /// The tool host: one per process.
@@ -143,6 +146,7 @@ impl App {
                 jobs,
                 jobs_started: AtomicBool::new(false),
                 alive: tokio::sync::watch::channel(()).0,
+                detached: Detached::default(),
                 store,
                 settings,
                 instances,
@@ -398,14 +402,8 @@ impl App {
         };
         let meta = tool.meta();
         Called::Done(
-            self.run(
-                tool.as_ref(),
-                meta,
-                caller,
-                arguments.unwrap_or_default(),
-                line,
-            )
-            .await,
+            self.run(tool, meta, caller, arguments.unwrap_or_default(), line)
+                .await,
         )
     }
 
@@ -421,7 +419,7 @@ impl App {
 
     async fn run(
         &self,
-        tool: &dyn DynTool,
+        tool: Arc<dyn DynTool>,
         meta: Meta,
         caller: &Caller,
         arguments: Map<String, Value>,
@@ -450,6 +448,9 @@ impl App {
                 .map(str::to_owned);
             (instance, digest(&arguments))
         });
+        // A write parses its input here, to refuse bad input before it is audited, and again on
+        // its own task, which owns what it borrows.
+        let kept = audited.is_some().then(|| arguments.clone());
         let prepared = tool.prepare(arguments)?;
         let audit = if let Some((instance, args_digest)) = audited {
             // Authority is read again right before any write.
@@ -485,23 +486,42 @@ impl App {
             report: line.report,
             asker: line.asker.filter(|_| tool.asks()),
         };
-        let outcome = match AssertUnwindSafe(prepared(&ctx)).catch_unwind().await {
-            Ok(outcome) => outcome,
-            Err(_) => {
-                tracing::error!(tool = meta.name, "tool panicked");
-                Err(ToolError::new(
-                    ErrorCode::Internal,
-                    format!(
-                        "{} failed unexpectedly; the server log has the details",
-                        meta.name
-                    ),
-                ))
-            }
+        let (Some((id, reserved)), Some(arguments)) = (audit, kept) else {
+            // A read (or a plan) is cancelled with its request.
+            return contained(meta, prepared(&ctx)).await;
         };
-        if let Some((id, reserved)) = audit {
-            self.finish(meta, id, reserved, &outcome).await;
+        drop(prepared);
+        // A write, once audited, runs to its end on a task of its own and records its outcome,
+        // whether or not the caller is still there to hear it.
+        let shared = self.shared.clone();
+        let work = async move {
+            let outcome = match tool.prepare(arguments) {
+                // What the store commits for it that proves its effect is stamped on its entry.
+                Ok(prepared) => contained(meta, store::under_audit(id, prepared(&ctx))).await,
+                Err(e) => Err(e),
+            };
+            finish(&shared.store, meta, id, reserved, &outcome).await;
+            outcome
+        };
+        match self.shared.detached.spawn(work).await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                tracing::error!(tool = meta.name, error = %e, "a write's task ended without its outcome");
+                Err(failed_unexpectedly(meta))
+            }
         }
-        outcome
+    }
+
+    /// How many writes are running now, detached from the calls that started them.
+    pub fn writes_running(&self) -> usize {
+        self.shared.detached.running()
+    }
+
+    /// Waits for the writes under way to finish and record their outcome, at most `grace`;
+    /// answers how many are still running (their entries become `outcome_unknown` at the next
+    /// start).
+    pub async fn finish_writes(&self, grace: std::time::Duration) -> usize {
+        self.shared.detached.drain(grace).await
     }
 
     /// Writes the audit entry of a changing call, reserving a unit of the allowance the tool
@@ -524,35 +544,58 @@ impl App {
             Reserved::Exhausted(left) => Err(allowance::exhausted(meta.name, &left)),
         }
     }
+}
 
-    /// Finishes the audit entry with the outcome. A refused call (bad input, denied...) did
-    /// nothing, so it gives back its allowance unit; an uncertain outcome keeps it.
-    async fn finish(
-        &self,
-        meta: Meta,
-        id: AuditId,
-        reserved: bool,
-        outcome: &Result<Output, ToolError>,
-    ) {
-        let store = &self.shared.store;
-        let done = match outcome {
-            Ok(out) => {
-                store
-                    .audit_finish(id, AuditStatus::Applied, Some(&out.summary))
-                    .await
-            }
-            Err(e) if reserved && e.code.nothing_happened() => {
-                store.audit_fail_released(id, &e.message).await
-            }
-            Err(e) => {
-                store
-                    .audit_finish(id, AuditStatus::Failed, Some(&e.message))
-                    .await
-            }
-        };
-        if let Err(e) = done {
-            tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
+/// Runs a tool's work with panics contained.
+async fn contained(
+    meta: Meta,
+    work: impl Future<Output = Result<Output, ToolError>>,
+) -> Result<Output, ToolError> {
+    match AssertUnwindSafe(work).catch_unwind().await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            tracing::error!(tool = meta.name, "tool panicked");
+            Err(failed_unexpectedly(meta))
         }
+    }
+}
+
+fn failed_unexpectedly(meta: Meta) -> ToolError {
+    ToolError::new(
+        ErrorCode::Internal,
+        format!(
+            "{} failed unexpectedly; the server log has the details",
+            meta.name
+        ),
+    )
+}
+
+/// Finishes the audit entry with the outcome. A refused call (bad input, denied...) did
+/// nothing, so it gives back its allowance unit; an uncertain outcome keeps it.
+async fn finish(
+    store: &Store,
+    meta: Meta,
+    id: AuditId,
+    reserved: bool,
+    outcome: &Result<Output, ToolError>,
+) {
+    let done = match outcome {
+        Ok(out) => {
+            store
+                .audit_finish(id, AuditStatus::Applied, Some(&out.summary))
+                .await
+        }
+        Err(e) if reserved && e.code.nothing_happened() => {
+            store.audit_fail_released(id, &e.message).await
+        }
+        Err(e) => {
+            store
+                .audit_finish(id, AuditStatus::Failed, Some(&e.message))
+                .await
+        }
+    };
+    if let Err(e) = done {
+        tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
     }
 }
 

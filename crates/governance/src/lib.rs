@@ -10,6 +10,7 @@
 
 pub mod allowance;
 mod app;
+mod detached;
 pub mod ask;
 pub mod authority;
 pub mod context;

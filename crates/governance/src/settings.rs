@@ -24,6 +24,9 @@ pub struct Settings {
     oauth: RwLock<Option<store::TokenLifetimes>>,
     /// `[downloads] torrent_folders`: the only folders `add_torrent` reads .torrent files from.
     torrent_folders: RwLock<Vec<PathBuf>>,
+    /// `[outbound] allowed_hosts`: hosts a caller's URL may reach whatever their addresses
+    /// (`httpx::outbound`); every other URL a caller gives must be public.
+    outbound_hosts: RwLock<Vec<String>>,
     /// `[mcp] allow_destructive`; the binary updates it when the config file changes.
     allow_destructive: AtomicBool,
     /// The config file in force, if any.
@@ -41,6 +44,7 @@ impl Settings {
             local_access: None,
             oauth: RwLock::new(None),
             torrent_folders: RwLock::new(Vec::new()),
+            outbound_hosts: RwLock::new(Vec::new()),
             allow_destructive: AtomicBool::new(allow_destructive),
             config_file,
             warnings: RwLock::new(Vec::new()),
@@ -62,6 +66,15 @@ impl Settings {
 
     pub fn set_torrent_folders(&self, folders: Vec<PathBuf>) {
         *self.torrent_folders.write() = folders;
+    }
+
+    /// The rule for URLs a caller or an upstream answer supplies, with the owner's exceptions.
+    pub fn outbound(&self) -> httpx::outbound::Outbound {
+        httpx::outbound::Outbound::new(&self.outbound_hosts.read())
+    }
+
+    pub fn set_outbound_hosts(&self, hosts: Vec<String>) {
+        *self.outbound_hosts.write() = hosts;
     }
 
     pub fn warnings(&self) -> Vec<String> {

@@ -37,6 +37,7 @@ pub struct Config {
     pub auth: AuthSection,
     pub oauth: OAuthSection,
     pub downloads: DownloadsSection,
+    pub outbound: OutboundSection,
     pub instances: Vec<InstanceConfig>,
 }
 
@@ -93,6 +94,15 @@ impl OAuthSection {
 pub struct DownloadsSection {
     /// The only folders `add_torrent` may read .torrent files from (none: magnets and URLs only).
     pub torrent_folders: Vec<PathBuf>,
+}
+
+/// `[outbound]`: what a URL a caller gives (an `add_torrent` URL, say) may reach.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OutboundSection {
+    /// Hosts (names or addresses) such a URL may reach even when they are on this machine or
+    /// its local networks; none by default, so only public addresses are fetched.
+    pub allowed_hosts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -177,6 +187,7 @@ impl Default for Config {
             auth: AuthSection::default(),
             oauth: OAuthSection::default(),
             downloads: DownloadsSection::default(),
+            outbound: OutboundSection::default(),
             instances: Vec::new(),
         }
     }
@@ -433,6 +444,17 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn outbound_allowed_hosts_are_read_and_none_by_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("marquee.toml");
+        std::fs::write(&file, "[outbound]\nallowed_hosts = [\"tracker.lan\"]\n").unwrap();
+        let loaded = load(Some(&file)).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert_eq!(loaded.config.outbound.allowed_hosts, ["tracker.lan"]);
+        assert!(Config::default().outbound.allowed_hosts.is_empty());
     }
 
     #[test]

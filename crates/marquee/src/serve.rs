@@ -64,6 +64,7 @@ fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::R
     }
     settings.set_oauth(loaded.config.oauth.lifetimes()?);
     settings.set_torrent_folders(loaded.config.downloads.torrent_folders.clone());
+    settings.set_outbound_hosts(loaded.config.outbound.allowed_hosts.clone());
     settings.set_warnings(loaded.warnings.clone());
     Ok(tools::app(store, Arc::new(settings), Arc::new(instances)))
 }
@@ -132,12 +133,21 @@ pub async fn serve(
         );
     }
     watch_config(host.app.settings().clone(), config_flag);
+    let app = host.clone();
     web.set_ready(host);
     tracing::info!(address = %local, "ready: MCP at http://{local}/mcp");
     server
         .await
         .context("the HTTP server task failed")?
         .context("the HTTP server failed")?;
+    // Writes under way (whose callers may be gone) run to their end and record their outcome.
+    let left = app.app.finish_writes(Duration::from_secs(30)).await;
+    if left > 0 {
+        tracing::warn!(
+            left,
+            "writes still running after 30 s of shutdown grace; their audit entries become outcome_unknown at the next start"
+        );
+    }
     tracing::info!("stopped");
     Ok(())
 }
@@ -198,12 +208,14 @@ fn watch_config(settings: Arc<Settings>, config_flag: Option<PathBuf>) {
                     }
                     settings.set_allow_destructive(on);
                     settings.set_torrent_folders(reloaded.config.downloads.torrent_folders);
+                    settings.set_outbound_hosts(reloaded.config.outbound.allowed_hosts);
                     settings.set_warnings(reloaded.warnings);
                 }
                 Err(e) => {
                     // Fail closed: a config that cannot be read switches destructive tools off.
                     settings.set_allow_destructive(false);
                     settings.set_torrent_folders(Vec::new());
+                    settings.set_outbound_hosts(Vec::new());
                     tracing::error!(error = %e, "config change could not be read; destructive tools and reading torrent folders are off until it can");
                 }
             }
