@@ -17,15 +17,11 @@ use std::{
     fmt::{Debug, Write},
     future::Future,
     hash::{Hash, Hasher},
-    sync::{
-        Arc,
-        atomic::{AtomicI64, Ordering},
-    },
+    sync::Arc,
 };
 
-use parking_lot::{Mutex, RwLock};
+use kept::Kept;
 use store::{Authority, Version};
-use tokio::sync::OnceCell;
 
 use crate::{Ctx, Output, ToolError};
 
@@ -105,30 +101,35 @@ impl PartialEq for Key {
     }
 }
 
-struct Entry {
-    key: Key,
-    version: Version,
-    /// `Keep::Before`'s instant.
-    before: Option<i64>,
-    answer: Output,
-    /// When it was last handed out (unix ms): the least recently used goes first.
-    used: AtomicI64,
+impl Eq for Key {}
+
+/// The view's own hash and the tool: equal keys have equal views, so equal hashes.
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.view.hash);
+        self.tool.hash(h);
+    }
 }
+
+/// A kept answer and `Keep::Before`'s instant (unix ms), if it has one.
+type Entry = (Output, Option<i64>);
 
 /// What one computation of an answer gave, for every caller that waited for it.
 type Computed = Result<(Output, Keep), ToolError>;
 
-/// A computation under way: its question, the database state it reads, and its answer to be.
-type Flight = (Key, Version, Arc<OnceCell<Computed>>);
-
-/// Kept answers and the computations under way.
-#[derive(Default)]
+/// Kept answers, each under the state of the tables its tool reads, and the computations
+/// under way (single flight: callers asking the same while one runs wait for it and get its
+/// answer, even one not kept).
 pub struct Stored {
-    /// Read by every kept call at once (a hit only reads), written when an answer is kept.
-    entries: RwLock<Vec<Entry>>,
-    /// One computation per question and database state at a time (single flight): callers
-    /// asking the same while it runs wait for it and get its answer, even one not kept.
-    flights: Mutex<Vec<Flight>>,
+    kept: Kept<Key, Version, Entry, ToolError>,
+}
+
+impl Default for Stored {
+    fn default() -> Stored {
+        Stored {
+            kept: Kept::new(KEPT),
+        }
+    }
 }
 
 impl Stored {
@@ -152,75 +153,29 @@ impl Stored {
         if let Some(hit) = self.get(&key, version, chrono::Utc::now().timestamp_millis()) {
             return Ok(hit);
         }
-        let flight = {
-            let mut flights = self.flights.lock();
-            match flights.iter().find(|(k, v, _)| *k == key && *v == version) {
-                Some((.., f)) => f.clone(),
-                None => {
-                    // A flight of this tool under an older state that every caller left is of
-                    // no more use. Other tools read other groups: their states are their own.
-                    flights.retain(|(k, v, _)| k.tool != tool || *v == version);
-                    let f = Arc::new(OnceCell::new());
-                    flights.push((key.clone(), version, f.clone()));
-                    f
-                }
-            }
-        };
-        let computed = flight
-            .get_or_init(|| async {
-                let computed = compute().await;
-                match computed {
-                    Ok((answer, keep)) => Ok((self.keep(&key, version, answer, keep), keep)),
-                    Err(e) => Err(e),
-                }
-            })
-            .await
-            .clone();
-        // Kept (or not) before the flight ends, so a caller coming later finds the answer.
-        self.flights
-            .lock()
-            .retain(|(.., f)| !Arc::ptr_eq(f, &flight));
-        computed.map(|(answer, _)| answer)
-    }
-
-    /// Keeps `answer` as `keep` says; returns the answer to hand out.
-    fn keep(&self, key: &Key, version: Version, answer: Output, keep: Keep) -> Output {
-        let before = match keep {
-            Keep::Never => return answer,
-            Keep::WhileUnchanged => None,
-            Keep::Before(at) => Some(at),
-        };
-        let answer = answer.shared();
-        let mut entries = self.entries.write();
-        // This tool's answers of an older state can never be handed out again: let them go
-        // now. Other tools' answers are kept under the state of the groups they read.
-        entries.retain(|e| e.key != *key && (e.key.tool != key.tool || e.version == version));
-        if entries.len() >= KEPT
-            && let Some(oldest) =
-                (0..entries.len()).min_by_key(|&i| entries[i].used.load(Ordering::Relaxed))
-        {
-            entries.swap_remove(oldest);
-        }
-        entries.push(Entry {
-            key: key.clone(),
-            version,
-            before,
-            answer: answer.clone(),
-            used: AtomicI64::new(chrono::Utc::now().timestamp_millis()),
+        let computed = self.kept.compute(key, version, || async {
+            let (answer, keep) = compute().await?;
+            let before = match keep {
+                Keep::Never => return Ok(((answer, None), kept::Keep::No)),
+                Keep::WhileUnchanged => None,
+                Keep::Before(at) => Some(at),
+            };
+            // This tool's answers of an older state can never be handed out again: let them
+            // go now. Other tools' answers are kept under the state of the groups they read.
+            self.kept.retain(|k, v| k.tool != tool || *v == version);
+            Ok(((answer.shared(), before), kept::Keep::Yes))
         });
-        answer
+        computed.await.map(|(answer, _)| answer)
     }
 
     /// The answer kept for `key` under `version`, still good at `now`. A stale one stays
-    /// until the next answer is kept, which lets it go.
+    /// until the next answer of its tool is kept, which lets it go.
     fn get(&self, key: &Key, version: Version, now: i64) -> Option<Output> {
-        let entries = self.entries.read();
-        let entry = entries.iter().find(|e| e.key == *key)?;
-        if entry.version != version || entry.before.is_some_and(|before| now >= before) {
+        let (answer, before) = self.kept.get(key, &version)?;
+        if before.is_some_and(|before| now >= before) {
             return None;
         }
-        entry.used.store(now, Ordering::Relaxed);
-        Some(entry.answer.clone())
+        Some(answer)
     }
 }
 
@@ -307,7 +262,7 @@ mod tests {
                 .await
                 .unwrap();
         }
-        assert_eq!(stored.entries.read().len(), 2);
+        assert_eq!(stored.kept.len(), 2);
         store.set_tool_switch("whoami", false).await.unwrap();
         stored
             .answer(store.version(), "tool", v("c"), || async {
@@ -316,10 +271,10 @@ mod tests {
             .await
             .unwrap();
         let views: Vec<String> = stored
-            .entries
-            .read()
+            .kept
+            .keys()
             .iter()
-            .map(|e| e.key.view.question.clone())
+            .map(|k| k.view.question.clone())
             .collect();
         assert_eq!(views, ["\"c\""]);
     }
@@ -409,10 +364,10 @@ mod tests {
         assert!(failed.is_err());
         assert!(
             stored
-                .entries
-                .read()
+                .kept
+                .keys()
                 .iter()
-                .all(|e| e.key.view.question != "\"failing\"")
+                .all(|k| k.view.question != "\"failing\"")
         );
     }
 
@@ -443,7 +398,7 @@ mod tests {
             2,
             "once it is over, the next caller computes"
         );
-        assert!(stored.flights.lock().is_empty());
+        assert_eq!(stored.kept.flights(), 0);
     }
 
     #[tokio::test]

@@ -132,7 +132,7 @@ pub async fn serve(
             key.secret.expose()
         );
     }
-    watch_config(host.app.settings().clone(), config_flag);
+    watch_config(host.app.settings().clone(), config_flag, shutdown());
     let app = host.clone();
     web.set_ready(host);
     tracing::info!(address = %local, "ready: MCP at http://{local}/mcp");
@@ -186,11 +186,16 @@ async fn shutdown() {
 
 /// `[mcp] allow_destructive` and `[downloads] torrent_folders` are read on every request:
 /// re-read the config file whenever it changes, so narrowing either takes effect without a restart.
-fn watch_config(settings: Arc<Settings>, config_flag: Option<PathBuf>) {
+/// The watch ends with `shutdown`.
+fn watch_config(
+    settings: Arc<Settings>,
+    config_flag: Option<PathBuf>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
     let Some(file) = settings.config_file.clone() else {
         return;
     };
-    tokio::spawn(async move {
+    let watch = async move {
         let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
         let mut last: Option<SystemTime> = modified(&file);
         loop {
@@ -220,6 +225,9 @@ fn watch_config(settings: Arc<Settings>, config_flag: Option<PathBuf>) {
                 }
             }
         }
+    };
+    tokio::spawn(async move {
+        tokio::select! { () = watch => {}, () = shutdown => {} }
     });
 }
 

@@ -25,15 +25,17 @@ fn workspace_root() -> PathBuf {
 const ALLOWED: &[(&str, &[&str])] = &[
     ("domain", &[]),
     ("httpx", &[]),
+    // The one kept-answer type: below everything that keeps answers, the store included.
+    ("kept", &[]),
     ("policy", &["domain"]),
-    ("store", &["domain"]),
+    ("store", &["domain", "kept"]),
     // The protocol edge knows nothing about media: no crate of ours.
     ("mcp", &[]),
     ("adapters-downloads", ADAPTER),
     ("adapters-catalogue", ADAPTER),
     ("adapters-library", ADAPTER),
     // The governance core names no family: a family plugs into it, never the reverse.
-    ("governance", &["policy", "store", "httpx", "domain"]),
+    ("governance", &["policy", "store", "httpx", "domain", "kept"]),
     (
         "tools",
         &[
@@ -42,6 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "store",
             "httpx",
             "domain",
+            "kept",
             "adapters-downloads",
             "adapters-catalogue",
             "adapters-library",
@@ -74,6 +77,7 @@ const ONLY_IN: &[(&str, &[&str])] = &[
         "tokio",
         &[
             "httpx",
+            "kept",
             "store",
             "mcp",
             "governance",

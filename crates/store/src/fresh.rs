@@ -16,7 +16,6 @@
 //! store) nothing is cached.
 
 use std::{
-    collections::HashMap,
     fs::File,
     os::unix::fs::{FileExt, MetadataExt},
     path::PathBuf,
@@ -24,14 +23,15 @@ use std::{
 };
 
 use domain::{AllowanceKind, MediaType, PersonId};
+use kept::Kept;
 use parking_lot::{Mutex, RwLock};
 
 use crate::{Group, Version, quotas::QuotaRead};
 
 /// Bytes of the WAL-index header that identify the database's state.
 const HEADER: usize = 48;
-/// Cached keys (and charge reads) at most; past this that cache starts over (unknown keys are
-/// never cached).
+/// Cached keys (and charge reads) at most; past this the least recently used goes (unknown
+/// keys are never cached).
 const MAX_KEYS: usize = 4096;
 
 /// The database state a cached answer belongs to.
@@ -57,7 +57,16 @@ pub(crate) struct Fresh<K> {
     /// request reads the state, and a lock held across `fstat` and `pread` made the runtime's
     /// workers wait for each other.
     open: Mutex<Option<Arc<Held>>>,
-    state: RwLock<State<K>>,
+    /// The header last seen, and the counters read when it was.
+    state: RwLock<(Option<Token>, Option<Version>)>,
+    /// Each cache is valid while the counters of the groups it reads (its token: the
+    /// version narrowed to them) are unchanged.
+    keys: Kept<String, Version, Arc<K>>,
+    switches: Kept<(), Version, Arc<crate::ToolSwitches>>,
+    /// A person's quota rules and charges for one media type.
+    quotas: Kept<(PersonId, MediaType), Version, Arc<QuotaRead>>,
+    /// A person's allowance charges of one kind over a window of so many days.
+    allowances: Kept<(PersonId, AllowanceKind, u32), Version, Arc<Charges>>,
 }
 
 /// What each cache reads: an entry holds while these groups' counters are unchanged.
@@ -66,19 +75,6 @@ const SWITCHES: &[Group] = &[Group::Authority];
 /// A person's role (authority) decides which quota rules apply.
 const QUOTAS: &[Group] = &[Group::Authority, Group::Requests];
 const ALLOWANCES: &[Group] = &[Group::Audit];
-
-#[derive(Debug)]
-struct State<K> {
-    /// The header last seen, and the counters read when it was.
-    token: Option<Token>,
-    version: Option<Version>,
-    keys: HashMap<String, (Version, Arc<K>)>,
-    switches: Option<(Version, Arc<crate::ToolSwitches>)>,
-    /// A person's quota rules and charges for one media type.
-    quotas: HashMap<(PersonId, MediaType), (Version, Arc<QuotaRead>)>,
-    /// A person's allowance charges of one kind over a window of so many days.
-    allowances: HashMap<(PersonId, AllowanceKind, u32), (Version, Arc<Charges>)>,
-}
 
 /// Charges read at `read_at`: every one younger than the window then. Evaluated at a later
 /// `now` (never an earlier one), the list is exact while the database is unchanged: a charge
@@ -89,27 +85,16 @@ pub(crate) struct Charges {
     pub(crate) read_at: i64,
 }
 
-/// Puts `value` under `key`, starting the map over when it is full.
-fn bounded<Q: std::hash::Hash + Eq, V>(map: &mut HashMap<Q, V>, key: Q, value: V) {
-    if map.len() >= MAX_KEYS {
-        map.clear();
-    }
-    map.insert(key, value);
-}
-
 impl<K> Fresh<K> {
     pub(crate) fn new(shm: Option<PathBuf>) -> Fresh<K> {
         Fresh {
             shm,
             open: Mutex::new(None),
-            state: RwLock::new(State {
-                token: None,
-                version: None,
-                keys: HashMap::new(),
-                switches: None,
-                quotas: HashMap::new(),
-                allowances: HashMap::new(),
-            }),
+            state: RwLock::new((None, None)),
+            keys: Kept::new(MAX_KEYS),
+            switches: Kept::new(1),
+            quotas: Kept::new(MAX_KEYS),
+            allowances: Kept::new(MAX_KEYS),
         }
     }
 
@@ -148,46 +133,38 @@ impl<K> Fresh<K> {
         let token = self.token()?;
         {
             let state = self.state.read();
-            if state.token == Some(token) {
-                return state.version;
+            if state.0 == Some(token) {
+                return state.1;
             }
         }
         // Read after the header: a commit in between makes the next request read them again.
         let version = read_counters()?;
-        let mut state = self.state.write();
-        state.token = Some(token);
-        state.version = Some(version);
+        *self.state.write() = (Some(token), Some(version));
         Some(version)
     }
 
     pub(crate) fn key(&self, v: Version, key_id: &str) -> Option<Arc<K>> {
-        let state = self.state.read();
-        let (at, row) = state.keys.get(key_id)?;
-        at.same(&v, KEYS).then(|| row.clone())
+        self.keys.get(key_id, &v.only(KEYS))
     }
 
     pub(crate) fn put_key(&self, v: Version, key_id: &str, row: Arc<K>) {
-        bounded(&mut self.state.write().keys, key_id.to_owned(), (v, row));
+        self.keys.insert(key_id.to_owned(), v.only(KEYS), row);
     }
 
     pub(crate) fn switches(&self, v: Version) -> Option<Arc<crate::ToolSwitches>> {
-        let state = self.state.read();
-        let (at, switches) = state.switches.as_ref()?;
-        at.same(&v, SWITCHES).then(|| switches.clone())
+        self.switches.get(&(), &v.only(SWITCHES))
     }
 
     pub(crate) fn put_switches(&self, v: Version, switches: Arc<crate::ToolSwitches>) {
-        self.state.write().switches = Some((v, switches));
+        self.switches.insert((), v.only(SWITCHES), switches);
     }
 
     pub(crate) fn quota(&self, v: Version, key: (PersonId, MediaType)) -> Option<Arc<QuotaRead>> {
-        let state = self.state.read();
-        let (at, read) = state.quotas.get(&key)?;
-        at.same(&v, QUOTAS).then(|| read.clone())
+        self.quotas.get(&key, &v.only(QUOTAS))
     }
 
     pub(crate) fn put_quota(&self, v: Version, key: (PersonId, MediaType), read: Arc<QuotaRead>) {
-        bounded(&mut self.state.write().quotas, key, (v, read));
+        self.quotas.insert(key, v.only(QUOTAS), read);
     }
 
     pub(crate) fn allowance(
@@ -195,9 +172,7 @@ impl<K> Fresh<K> {
         v: Version,
         key: (PersonId, AllowanceKind, u32),
     ) -> Option<Arc<Charges>> {
-        let state = self.state.read();
-        let (at, read) = state.allowances.get(&key)?;
-        at.same(&v, ALLOWANCES).then(|| read.clone())
+        self.allowances.get(&key, &v.only(ALLOWANCES))
     }
 
     pub(crate) fn put_allowance(
@@ -206,7 +181,7 @@ impl<K> Fresh<K> {
         key: (PersonId, AllowanceKind, u32),
         read: Arc<Charges>,
     ) {
-        bounded(&mut self.state.write().allowances, key, (v, read));
+        self.allowances.insert(key, v.only(ALLOWANCES), read);
     }
 }
 

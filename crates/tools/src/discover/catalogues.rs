@@ -15,7 +15,7 @@ use super::{
     limits::Gate,
     ratings::RatingCache,
 };
-use governance::ErrorCode;
+use governance::{ErrorCode, Job, JobFuture};
 use governance::{
     context::Ctx,
     contract::{Output, ToolError},
@@ -43,7 +43,7 @@ async fn builtin() -> Result<Arc<Builtin>, String> {
 
 enum Source {
     Ready(Arc<dyn Catalogue>),
-    /// Loaded on first use (and warmed at start when a runtime is running).
+    /// Loaded on first use, or at start by the job `discover.builtin`.
     Builtin,
     /// Could not be built from its config; the reason, for every call and for diagnose.
     Broken(String),
@@ -178,14 +178,30 @@ impl Catalogues {
                 }
             })
             .collect();
-        if entries.iter().any(|e| matches!(e.source, Source::Builtin))
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
-            runtime.spawn(async {
-                let _ = builtin().await;
-            });
-        }
         Catalogues { entries }
+    }
+
+    /// The job `discover.builtin` when an instance names the builtin catalogue: it loads the
+    /// data at start (`serve` starts it), so the first question does not wait for it. Its
+    /// later passes find it loaded and do nothing.
+    pub(crate) fn jobs(&self) -> Vec<Job> {
+        if !self
+            .entries
+            .iter()
+            .any(|e| matches!(e.source, Source::Builtin))
+        {
+            return Vec::new();
+        }
+        let pass = || -> JobFuture {
+            Box::pin(async {
+                let _ = builtin().await;
+            })
+        };
+        vec![Job {
+            name: "discover.builtin".into(),
+            every: Duration::from_secs(24 * 3600),
+            pass: Arc::new(pass),
+        }]
     }
 
     pub(crate) fn entry(&self, id: &str) -> Option<&Entry> {

@@ -4,7 +4,8 @@
 //! catalogue's data never changes while the process runs, so its answers are kept for good; a
 //! remote catalogue's (TMDB, MusicBrainz) for a while ([`REMOTE_FOR`]), so a household's repeated
 //! broad questions do not each cost an upstream request (MusicBrainz allows one a second).
-//! Failures are not kept.
+//! Failures are not kept. Callers asking the same question while its answer is read wait for
+//! that one read.
 
 use std::{
     future::Future,
@@ -12,10 +13,7 @@ use std::{
     time::Duration,
 };
 
-use hashlink::LruCache;
-use parking_lot::Mutex;
 use store::ContentLimits;
-use tokio::time::Instant;
 
 use governance::{Output, ToolError};
 
@@ -27,7 +25,7 @@ const KEPT: usize = 64;
 /// up the same day.
 pub(crate) const REMOTE_FOR: Duration = Duration::from_secs(10 * 60);
 
-#[derive(PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 struct Key {
     tool: &'static str,
     /// The tool's whole parsed input, as its `Debug` writes it (every field of it).
@@ -45,35 +43,24 @@ impl Hash for Key {
     }
 }
 
-struct Slot {
-    answer: Output,
-    /// When the answer stops being handed out; `None`: never (the builtin catalogue).
-    until: Option<Instant>,
-}
-
-/// Kept answers in order of use (`hashlink`'s LRU map): a hit moves its answer to the back, and
-/// keeping a new one in a full map gives up the front one, each without a scan.
+/// Kept answers, the least recently used given up first when full. The catalogue's data has
+/// no version: the token is `()`, and a remote answer's time limit is what lets it go.
 pub(crate) struct Kept {
-    /// How long an answer is kept; `None` for as long as the process runs.
-    keep_for: Option<Duration>,
-    slots: Mutex<LruCache<Key, Slot>>,
+    answers: ::kept::Kept<Key, (), Output, ToolError>,
 }
 
 impl Kept {
     /// Answers kept for as long as the process runs (a catalogue whose data never changes).
     pub fn forever() -> Kept {
-        Kept::kept_for(None)
+        Kept {
+            answers: ::kept::Kept::new(KEPT),
+        }
     }
 
     /// Answers kept for `keep_for` after they were read.
     pub fn for_a_while(keep_for: Duration) -> Kept {
-        Kept::kept_for(Some(keep_for))
-    }
-
-    fn kept_for(keep_for: Option<Duration>) -> Kept {
         Kept {
-            keep_for,
-            slots: Mutex::new(LruCache::new(KEPT)),
+            answers: ::kept::Kept::new(KEPT).with_time_limit(keep_for),
         }
     }
 
@@ -95,35 +82,17 @@ impl Kept {
             question,
             limits,
         };
-        if let Some(hit) = self.get(&key) {
-            return Ok(hit);
-        }
-        let answer = compute().await?.shared();
-        let until = self.keep_for.map(|d| Instant::now() + d);
-        self.slots.lock().insert(
-            key,
-            Slot {
-                answer: answer.clone(),
-                until,
-            },
-        );
-        Ok(answer)
-    }
-
-    fn get(&self, key: &Key) -> Option<Output> {
-        let mut slots = self.slots.lock();
-        let slot = slots.get(key)?;
-        if slot.until.is_none_or(|until| Instant::now() < until) {
-            return Some(slot.answer.clone());
-        }
-        slots.remove(key);
-        None
+        self.answers
+            .get_or_compute(key, (), || async {
+                Ok((compute().await?.shared(), ::kept::Keep::Yes))
+            })
+            .await
     }
 
     /// How many answers are kept.
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.slots.lock().len()
+        self.answers.len()
     }
 }
 

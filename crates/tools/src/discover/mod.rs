@@ -26,8 +26,8 @@ use std::sync::Arc;
 
 use domain::InstanceKind;
 use governance::{
-    CheckFuture, Ctx, DynTool, ErrorCode, ErrorKind, InstanceSpec, Instances, Slots, ToolError,
-    contract::BoxFuture,
+    CheckFuture, Ctx, DynTool, ErrorCode, ErrorKind, InstanceSpec, Instances, Job, Slots,
+    ToolError, contract::BoxFuture,
 };
 
 /// What diagnose says about discovery: that books cannot be searched while no Readarr
@@ -74,6 +74,13 @@ impl governance::Family for DiscoverFamily {
 
     fn install(&self, instances: &Arc<Instances>, slots: &mut Slots) {
         slots.insert(Catalogues::from_instances(instances));
+    }
+
+    /// Loading the builtin catalogue at start (`discover.builtin`).
+    fn jobs(&self, slots: &Slots) -> Vec<Job> {
+        slots
+            .get::<Catalogues>()
+            .map_or_else(Vec::new, Catalogues::jobs)
     }
 
     fn health<'a>(&'a self, ctx: &'a Ctx) -> BoxFuture<'a, Result<Vec<String>, ToolError>> {

@@ -1,14 +1,11 @@
 //! Rating ladders (a region's certifications, mildest first, as ranks) and the cache of ratings
 //! read from details for rows that came without one.
 
-use std::{
-    collections::HashMap,
-    time::{Duration, Instant},
-};
+use std::{collections::HashMap, time::Duration};
 
 use adapters_catalogue::{Certification, CertificationInfo};
 use domain::{MediaId, MediaType};
-use parking_lot::Mutex;
+use kept::Kept;
 
 /// US film certifications, mildest first: the fallback when a catalogue has no list of its own.
 const US_MOVIE: [&str; 5] = ["G", "PG", "PG-13", "R", "NC-17"];
@@ -91,38 +88,27 @@ type Key = (MediaId, MediaType, String);
 /// Ratings read from details, per catalogue instance, kept for a while so a kid's repeated
 /// searches do not read the same details again.
 pub(crate) struct RatingCache {
-    ttl: Duration,
-    map: Mutex<HashMap<Key, (Instant, Certification)>>,
+    ratings: Kept<Key, (), Certification>,
 }
 
-/// Entries kept at most; the cache starts over past it.
+/// Entries kept at most; past it the least recently used goes.
 const CACHE_CAP: usize = 20_000;
 
 impl RatingCache {
     pub fn new(ttl: Duration) -> RatingCache {
         RatingCache {
-            ttl,
-            map: Mutex::new(HashMap::new()),
+            ratings: Kept::new(CACHE_CAP).with_time_limit(ttl),
         }
     }
 
     pub fn get(&self, id: &MediaId, media_type: MediaType, region: &str) -> Option<Certification> {
-        let key = (id.clone(), media_type, region.to_string());
-        let map = self.map.lock();
-        map.get(&key)
-            .filter(|(at, _)| at.elapsed() < self.ttl)
-            .map(|(_, c)| c.clone())
+        self.ratings
+            .get(&(id.clone(), media_type, region.to_string()), &())
     }
 
     pub fn put(&self, id: &MediaId, media_type: MediaType, region: &str, cert: Certification) {
-        let mut map = self.map.lock();
-        if map.len() >= CACHE_CAP {
-            map.clear();
-        }
-        map.insert(
-            (id.clone(), media_type, region.to_string()),
-            (Instant::now(), cert),
-        );
+        self.ratings
+            .insert((id.clone(), media_type, region.to_string()), (), cert);
     }
 }
 

@@ -5,7 +5,7 @@
 //! Why this is honest: a daemon's own view of a torrent moves on a second's scale (its speeds
 //! are one-second averages), the listings already answer from a catalogue up to 5 seconds old,
 //! and each answer carries `observed_at`, the moment of the read it shows. A read never outlives
-//! a change to the rows the catalogue saw: the key holds the catalogue's rows version, which a
+//! a change to the rows the catalogue saw: it is kept under the catalogue's rows version, which a
 //! refresh that changed a row and every write's re-read move on (a refresh that found nothing
 //! new leaves it, so it makes no caller wait for a new read). A failed read is given to the
 //! callers that waited for it and then forgotten, so the next caller asks again.
@@ -15,22 +15,22 @@
 //! so a steady stream of callers does not all stop once a second for a daemon's round trip.
 //! Only when that read takes longer than the rest of the second do callers wait for it.
 
-use std::{collections::HashMap, sync::Arc, time::SystemTime};
+use std::{convert::Infallible, sync::Arc, time::SystemTime};
 
 use adapters_downloads::Result as DlResult;
 use domain::InfoHash;
-use parking_lot::Mutex;
-use tokio::{sync::OnceCell, time::Instant};
+use kept::{Keep, Kept};
+use tokio::time::Instant;
 
 /// How long one read answers later callers.
 pub(crate) const SHARED_FOR: std::time::Duration = std::time::Duration::from_secs(1);
 /// From this age on, the next caller reads again while the others keep the current read.
 pub(crate) const READ_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(750);
-/// Past this many kept reads, the old ones are dropped before another is added.
+/// Past this many kept reads, the least recently used goes before another is added.
 const KEPT: usize = 1024;
 
-/// The instance, the torrent and the catalogue rows version the read was made under.
-type Key = (String, InfoHash, Option<u64>);
+/// The instance and the torrent; the token is the catalogue rows version of the read.
+type Key = (String, InfoHash);
 
 /// A read and when it was made.
 pub(crate) struct Read<T> {
@@ -40,34 +40,18 @@ pub(crate) struct Read<T> {
     at: Instant,
 }
 
-/// One read, under way or made.
-type Cell<T> = Arc<OnceCell<Read<T>>>;
-
-/// The reads of one key: the one handed out, and the one under way to replace it.
-struct Slot<T> {
-    current: Option<Cell<T>>,
-    next: Option<Cell<T>>,
-}
-
-/// The shared reads of one kind.
+/// The shared reads of one kind: kept for [`SHARED_FOR`] under their catalogue version, a
+/// failed one only for the callers that waited for it.
 pub(crate) struct LiveMemo<T> {
-    slots: Mutex<HashMap<Key, Slot<T>>>,
+    reads: Kept<Key, Option<u64>, Read<T>, Infallible>,
 }
 
 impl<T> Default for LiveMemo<T> {
     fn default() -> LiveMemo<T> {
         LiveMemo {
-            slots: Mutex::new(HashMap::new()),
+            reads: Kept::new(KEPT).with_time_limit(SHARED_FOR),
         }
     }
-}
-
-/// What a caller does: take a made read, or wait for one (`Wait`), or make the next one
-/// while the current one answers the others (`ReadAhead`).
-enum Turn<T> {
-    Done(Read<T>),
-    Wait(Cell<T>),
-    ReadAhead { next: Cell<T>, current: Read<T> },
 }
 
 impl<T> LiveMemo<T> {
@@ -84,81 +68,31 @@ impl<T> LiveMemo<T> {
         F: FnOnce() -> Fut,
         Fut: Future<Output = DlResult<T>>,
     {
-        let key: Key = (instance.to_owned(), hash, version);
-        let (cell, current) = match self.turn(&key) {
-            Turn::Done(read) => return read,
-            Turn::Wait(cell) => (cell, None),
-            Turn::ReadAhead { next, current } => (next, Some(current)),
-        };
-        let read = cell
-            .get_or_init(|| async {
+        let key: Key = (instance.to_owned(), hash);
+        let current = self.reads.get(&key, &version);
+        if let Some(current) = &current
+            && (current.at.elapsed() < READ_AGAIN_AFTER || self.reads.computing(&key, &version))
+        {
+            return current.clone();
+        }
+        // No read, or one old enough that this caller makes the next while the others keep it.
+        let Ok(read) = self
+            .reads
+            .compute(key, version, || async {
                 let value = fetch().await.map(Arc::new);
-                Read {
+                let keep = if value.is_ok() { Keep::Yes } else { Keep::No };
+                let read = Read {
                     value,
                     observed_at: SystemTime::now(),
                     at: Instant::now(),
-                }
+                };
+                Ok::<_, Infallible>((read, keep))
             })
-            .await
-            .clone();
-        self.settle(&key, &cell, read.value.is_ok());
+            .await;
         match current {
             // A read ahead that failed: the current read still holds.
             Some(current) if read.value.is_err() && current.at.elapsed() < SHARED_FOR => current,
             _ => read,
-        }
-    }
-
-    fn turn(&self, key: &Key) -> Turn<T> {
-        let mut slots = self.slots.lock();
-        if slots.len() >= KEPT && !slots.contains_key(key) {
-            slots.retain(|_, s| s.current.as_ref().is_some_and(|c| usable(c)) || s.next.is_some());
-        }
-        let slot = slots.entry(key.clone()).or_insert(Slot {
-            current: None,
-            next: None,
-        });
-        if slot.current.as_ref().is_some_and(|c| !usable(c)) {
-            // Too old: the read under way (if any) is the one to wait for.
-            slot.current = slot.next.take();
-        }
-        let Some(current) = &slot.current else {
-            let cell = Cell::default();
-            slot.current = Some(cell.clone());
-            return Turn::Wait(cell);
-        };
-        match current.get() {
-            None => Turn::Wait(current.clone()),
-            Some(read) if read.at.elapsed() >= READ_AGAIN_AFTER && slot.next.is_none() => {
-                let next = Cell::default();
-                slot.next = Some(next.clone());
-                Turn::ReadAhead {
-                    next,
-                    current: read.clone(),
-                }
-            }
-            Some(read) => Turn::Done(read.clone()),
-        }
-    }
-
-    /// After `cell` was read: a good read ahead becomes the current one; a failed read is
-    /// forgotten, so the next caller asks again.
-    fn settle(&self, key: &Key, cell: &Cell<T>, ok: bool) {
-        let mut slots = self.slots.lock();
-        let Some(slot) = slots.get_mut(key) else {
-            return;
-        };
-        let is = |c: &Option<Cell<T>>| c.as_ref().is_some_and(|c| Arc::ptr_eq(c, cell));
-        if is(&slot.next) {
-            let next = slot.next.take();
-            if ok {
-                slot.current = next;
-            }
-        } else if is(&slot.current) && !ok {
-            slot.current = None;
-        }
-        if slot.current.is_none() && slot.next.is_none() {
-            slots.remove(key);
         }
     }
 }
@@ -171,11 +105,6 @@ impl<T> Clone for Read<T> {
             at: self.at,
         }
     }
-}
-
-/// Under way, or answered less than [`SHARED_FOR`] ago.
-fn usable<T>(cell: &OnceCell<Read<T>>) -> bool {
-    cell.get().is_none_or(|r| r.at.elapsed() < SHARED_FOR)
 }
 
 #[cfg(test)]

@@ -5,7 +5,12 @@
 //! it read. So an answer is kept with the version of every catalogue it read and handed out
 //! again, rendered once, while all of those versions are unchanged; any change makes it a miss.
 
-use parking_lot::Mutex;
+use std::{
+    borrow::Borrow,
+    hash::{Hash, Hasher},
+};
+
+use kept::Kept;
 
 use super::Source;
 use governance::{Output, ToolError};
@@ -41,34 +46,78 @@ impl Versions {
     }
 }
 
-/// Kept answers of one tool, keyed by its arguments `A` and the versions they read.
-pub(crate) struct Memo<A> {
-    /// Most recently used first.
-    entries: Mutex<Vec<(Versions, A, Output)>>,
+/// A tool's arguments as a key. They need not hash (a query holds ratios): the few answers of
+/// one tool share one bucket and are told apart by `==`, as a scan of them would.
+#[derive(Clone)]
+struct Args<A>(A);
+
+/// The arguments a lookup is made with, borrowed (`&A`) or kept (`Args<A>`): a hit builds no key.
+trait Lookup<A> {
+    fn args(&self) -> &A;
 }
 
-impl<A> Default for Memo<A> {
+impl<A> Lookup<A> for A {
+    fn args(&self) -> &A {
+        self
+    }
+}
+
+impl<A> Lookup<A> for Args<A> {
+    fn args(&self) -> &A {
+        &self.0
+    }
+}
+
+impl<'a, A: 'a> Borrow<dyn Lookup<A> + 'a> for Args<A> {
+    fn borrow(&self) -> &(dyn Lookup<A> + 'a) {
+        self
+    }
+}
+
+impl<A: PartialEq> PartialEq for dyn Lookup<A> + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.args() == other.args()
+    }
+}
+
+impl<A: PartialEq> Eq for dyn Lookup<A> + '_ {}
+
+impl<A> Hash for dyn Lookup<A> + '_ {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+impl<A: PartialEq> PartialEq for Args<A> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<A: PartialEq> Eq for Args<A> {}
+
+/// Hashes as its [`Lookup`] does: nothing.
+impl<A> Hash for Args<A> {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+/// Kept answers of one tool, keyed by its arguments `A`, valid while the versions they read
+/// are unchanged.
+pub(crate) struct Memo<A> {
+    entries: Kept<Args<A>, Versions, Output>,
+}
+
+impl<A: PartialEq + Clone> Default for Memo<A> {
     fn default() -> Memo<A> {
         Memo {
-            entries: Mutex::new(Vec::new()),
+            entries: Kept::new(KEPT),
         }
     }
 }
 
-impl<A: PartialEq> Memo<A> {
+impl<A: PartialEq + Clone> Memo<A> {
     /// The versions of `sources` now, and the kept answer to `args` under them, if any.
     pub(crate) fn get(&self, sources: &[&Source], args: &A) -> (Versions, Option<Output>) {
         let now = Versions::of(sources);
-        let mut entries = self.entries.lock();
-        let hit = entries
-            .iter()
-            .position(|(v, a, _)| *v == now && a == args)
-            .map(|i| {
-                let entry = entries.remove(i);
-                let out = entry.2.clone();
-                entries.insert(0, entry);
-                out
-            });
+        let hit = self.entries.get(args as &dyn Lookup<A>, &now);
         (now, hit)
     }
 
@@ -93,11 +142,9 @@ impl<A: PartialEq> Memo<A> {
             return out;
         }
         let out = out.shared();
-        let mut entries = self.entries.lock();
-        // Drop answers over older versions, and an earlier copy of this one.
-        entries.retain(|(v, a, _)| !(v.outdated_by(&read) || (v == &read && a == &args)));
-        entries.insert(0, (read, args, out.clone()));
-        entries.truncate(KEPT);
+        // Answers over older versions can never be handed out again.
+        self.entries.retain(|_, v| !v.outdated_by(&read));
+        self.entries.insert(Args(args), read, out.clone());
         out
     }
 }

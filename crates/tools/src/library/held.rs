@@ -1,13 +1,14 @@
 //! What each library instance holds, as a set of catalogue ids kept in memory, so discovery rows
 //! can say `in_library` without asking a service per row: the set is read once (one or two
-//! requests), used for [`FRESH`], then handed out stale while one background read replaces it.
-//! A failed read is kept as "unknown" for the same time, so a down instance costs discovery
-//! one timeout per period, not one per call.
+//! requests), used for [`FRESH`], then handed out stale while one background read replaces it:
+//! the instance's job (`library.held:<id>`, started by `serve` with the shutdown future) reads
+//! it again once a caller found it stale. A failed read is kept as "unknown" for the same time,
+//! so a down instance costs discovery one timeout per period, not one per call.
 
 use std::{
     collections::HashSet,
     sync::{
-        Arc,
+        Arc, OnceLock,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::Duration,
@@ -15,6 +16,7 @@ use std::{
 
 use adapters_library::LibraryClient;
 use domain::{Capability, MediaId, MediaSource};
+use governance::{Job, JobFuture};
 use parking_lot::Mutex;
 use tokio::time::Instant;
 
@@ -23,6 +25,9 @@ use governance::context::Ctx;
 
 /// How long a read set is used before it is read again (in the background).
 pub(crate) const FRESH: Duration = Duration::from_secs(60);
+
+/// How often an instance's job looks whether a caller found its set stale.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
 
 /// One instance's set of held ids, shared with its background refresh.
 #[derive(Default)]
@@ -39,7 +44,10 @@ struct Inner {
     state: Mutex<Option<(Instant, Option<Set>)>>,
     /// Bumped whenever the set read differs from the one before (keys kept answers).
     generation: AtomicU64,
-    refreshing: AtomicBool,
+    /// Set by a caller that found the set older than [`FRESH`]; the job reads it again.
+    wanted: AtomicBool,
+    /// The client and instance the first read was made with, for the job's reads.
+    source: OnceLock<(Arc<LibraryClient>, String)>,
 }
 
 impl Inner {
@@ -65,7 +73,8 @@ impl Inner {
 }
 
 impl HeldCache {
-    /// The set (`None`: unknown) and its generation; read now only the first time.
+    /// The set (`None`: unknown) and its generation; read now only the first time. A stale
+    /// set is handed out and left to the instance's job to read again.
     pub(super) async fn get(
         &self,
         client: &Arc<LibraryClient>,
@@ -74,18 +83,14 @@ impl HeldCache {
         let current = self.inner.state.lock().clone();
         match current {
             None => {
+                let _ = self
+                    .inner
+                    .source
+                    .set((client.clone(), instance.to_string()));
                 self.inner.read(client, instance).await;
             }
             Some((at, _)) if at.elapsed() >= FRESH => {
-                if !self.inner.refreshing.swap(true, Ordering::AcqRel) {
-                    let inner = self.inner.clone();
-                    let client = client.clone();
-                    let instance = instance.to_string();
-                    tokio::spawn(async move {
-                        inner.read(&client, &instance).await;
-                        inner.refreshing.store(false, Ordering::Release);
-                    });
-                }
+                self.inner.wanted.store(true, Ordering::Release);
             }
             Some(_) => {}
         }
@@ -96,6 +101,32 @@ impl HeldCache {
             .as_ref()
             .and_then(|(_, s)| s.clone());
         (set, self.inner.generation.load(Ordering::Relaxed))
+    }
+
+    /// The job `library.held:<instance>`: every [`LOOK_EVERY`], reads the set again when a
+    /// caller found it stale since the last read. It holds only a weak reference: once the
+    /// libraries are dropped, its passes do nothing.
+    pub(super) fn job(&self, instance: &str) -> Job {
+        let inner = Arc::downgrade(&self.inner);
+        let pass = move || -> JobFuture {
+            let inner = inner.clone();
+            Box::pin(async move {
+                let Some(inner) = inner.upgrade() else {
+                    return;
+                };
+                if !inner.wanted.swap(false, Ordering::AcqRel) {
+                    return;
+                }
+                if let Some((client, instance)) = inner.source.get() {
+                    inner.read(client, instance).await;
+                }
+            })
+        };
+        Job {
+            name: format!("library.held:{instance}"),
+            every: LOOK_EVERY,
+            pass: Arc::new(pass),
+        }
     }
 }
 
@@ -160,4 +191,74 @@ pub(crate) async fn for_caller(ctx: &Ctx) -> Held {
         held.sets.extend(set);
     }
     held
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use adapters_library::Service;
+    use domain::Secret;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// A library on 127.0.0.1 that answers every request with an empty list; counts them.
+    async fn empty_library() -> (Arc<LibraryClient>, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = url::Url::parse(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+        let served = Arc::new(AtomicUsize::new(0));
+        let count = served.clone();
+        tokio::spawn(async move {
+            while let Ok((mut conn, _)) = listener.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
+                let mut buf = [0u8; 4096];
+                let _ = conn.read(&mut buf).await;
+                let _ = conn
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n[]")
+                    .await;
+            }
+        });
+        let client = LibraryClient::new(Service::Radarr, url, Secret::new("k")).unwrap();
+        (Arc::new(client), served)
+    }
+
+    #[tokio::test]
+    async fn a_stale_set_is_handed_out_and_read_again_by_the_instances_job_not_the_caller() {
+        let (client, served) = empty_library().await;
+        let held = HeldCache::default();
+        let job = held.job("radarr");
+        assert_eq!(job.name, "library.held:radarr");
+        let (set, _) = held.get(&client, "radarr").await;
+        assert!(
+            set.is_some_and(|s| s.is_empty()),
+            "read at once the first time"
+        );
+        let first = served.load(Ordering::SeqCst);
+        assert!(first >= 1);
+        (job.pass)().await;
+        assert_eq!(
+            served.load(Ordering::SeqCst),
+            first,
+            "fresh: the job reads nothing"
+        );
+        // The set grows stale.
+        if let Some((at, _)) = held.inner.state.lock().as_mut() {
+            *at -= FRESH;
+        }
+        let (set, _) = held.get(&client, "radarr").await;
+        assert!(set.is_some(), "the stale set is handed out");
+        assert_eq!(
+            served.load(Ordering::SeqCst),
+            first,
+            "the caller reads nothing"
+        );
+        (job.pass)().await;
+        let second = served.load(Ordering::SeqCst);
+        assert!(second > first, "the job read it again");
+        let (at, _) = held.inner.state.lock().clone().unwrap();
+        assert!(at.elapsed() < FRESH);
+        (job.pass)().await;
+        assert_eq!(served.load(Ordering::SeqCst), second, "once per stale set");
+    }
 }

@@ -29,7 +29,7 @@ pub use source::Libraries;
 use std::sync::Arc;
 
 use domain::InstanceKind;
-use governance::{CheckFuture, Ctx, DynTool, InstanceSpec, Instances, Slots};
+use governance::{CheckFuture, Ctx, DynTool, InstanceSpec, Instances, Job, Slots};
 
 /// The library services: Radarr, Sonarr, Lidarr and Readarr.
 pub struct LibraryFamily;
@@ -54,6 +54,13 @@ impl governance::Family for LibraryFamily {
 
     fn install(&self, instances: &Arc<Instances>, slots: &mut Slots) {
         slots.insert(Libraries::from_instances(instances));
+    }
+
+    /// Each instance's held-ids refresh (`library.held:<id>`, see `held.rs`).
+    fn jobs(&self, slots: &Slots) -> Vec<Job> {
+        slots.get::<Libraries>().map_or_else(Vec::new, |l| {
+            l.sources().map(|s| s.held.job(&s.id)).collect()
+        })
     }
 
     fn check<'a>(&'a self, slots: &'a Slots, spec: &'a InstanceSpec) -> CheckFuture<'a> {
