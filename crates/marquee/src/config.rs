@@ -26,6 +26,11 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     /// Largest request body, in bytes.
     pub max_body_bytes: usize,
+    /// Reverse proxies (addresses or networks such as `10.0.0.0/8`) whose `X-Forwarded-For`
+    /// names the client; every per-address limit then counts that client. None by default.
+    pub trusted_proxies: Vec<String>,
+    pub connections: ConnectionsSection,
+    pub limits: LimitsSection,
     /// Log filter (tracing syntax), e.g. "info" or "marquee=debug".
     pub log: String,
     /// Whether the offline catalogue `builtin` is offered.
@@ -85,6 +90,83 @@ impl OAuthSection {
             access_ms: self.access_token_seconds as i64 * 1000,
             refresh_ms: self.refresh_token_days as i64 * 86_400_000,
         }))
+    }
+}
+
+/// `[connections]`: what keeps the server answering while clients misbehave.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConnectionsSection {
+    /// A request head must arrive within this many seconds (also the longest idle wait of a
+    /// kept-alive connection).
+    pub header_timeout_seconds: u64,
+    /// A request body must arrive within this many seconds of its head.
+    pub body_timeout_seconds: u64,
+    /// Connections open at once, at most.
+    pub max_connections: usize,
+    /// Connections open at once from one address, at most (trusted proxies excepted).
+    pub max_connections_per_address: usize,
+}
+
+impl Default for ConnectionsSection {
+    fn default() -> ConnectionsSection {
+        ConnectionsSection {
+            header_timeout_seconds: 20,
+            body_timeout_seconds: 60,
+            max_connections: 1024,
+            max_connections_per_address: 64,
+        }
+    }
+}
+
+/// `[limits]`: how much one caller may ask.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LimitsSection {
+    /// Tool calls one person may make per minute (0: no limit).
+    pub calls_per_minute: u32,
+}
+
+impl Default for LimitsSection {
+    fn default() -> LimitsSection {
+        LimitsSection {
+            calls_per_minute: 600,
+        }
+    }
+}
+
+impl Config {
+    /// The listener's limits, checked.
+    pub fn listen_limits(&self) -> anyhow::Result<web::listen::Limits> {
+        let c = &self.connections;
+        let positive = |name: &str, v: u64| {
+            if v == 0 {
+                bail!("[connections] {name} = 0 is out of range; it must be at least 1");
+            }
+            Ok(v)
+        };
+        Ok(web::listen::Limits {
+            header_timeout: std::time::Duration::from_secs(positive(
+                "header_timeout_seconds",
+                c.header_timeout_seconds,
+            )?),
+            body_timeout: std::time::Duration::from_secs(positive(
+                "body_timeout_seconds",
+                c.body_timeout_seconds,
+            )?),
+            max_connections: positive("max_connections", c.max_connections as u64)? as usize,
+            max_connections_per_address: positive(
+                "max_connections_per_address",
+                c.max_connections_per_address as u64,
+            )? as usize,
+            trusted_proxies: self.trusted_proxies()?,
+        })
+    }
+
+    /// `trusted_proxies`, parsed.
+    pub fn trusted_proxies(&self) -> anyhow::Result<mcp::forwarded::TrustedProxies> {
+        mcp::forwarded::TrustedProxies::parse(&self.trusted_proxies)
+            .map_err(|e| anyhow::anyhow!("trusted_proxies: {e}"))
     }
 }
 
@@ -180,6 +262,9 @@ impl Default for Config {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
             allowed_origins: Vec::new(),
             max_body_bytes: 1 << 20,
+            trusted_proxies: Vec::new(),
+            connections: ConnectionsSection::default(),
+            limits: LimitsSection::default(),
             log: "info".into(),
             builtin_catalogue: true,
             public_url: None,
@@ -455,6 +540,53 @@ mod tests {
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
         assert_eq!(loaded.config.outbound.allowed_hosts, ["tracker.lan"]);
         assert!(Config::default().outbound.allowed_hosts.is_empty());
+    }
+
+    #[test]
+    fn connection_limits_and_trusted_proxies_are_read_and_checked() {
+        let limits = Config::default().listen_limits().unwrap();
+        assert_eq!(
+            (
+                limits.header_timeout.as_secs(),
+                limits.body_timeout.as_secs(),
+                limits.max_connections,
+                limits.max_connections_per_address,
+            ),
+            (20, 60, 1024, 64)
+        );
+        assert!(limits.trusted_proxies.is_empty());
+        assert_eq!(Config::default().limits.calls_per_minute, 600);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("marquee.toml");
+        std::fs::write(
+            &file,
+            "trusted_proxies = [\"10.0.0.0/8\", \"::1\"]\n[connections]\nheader_timeout_seconds = 5\nmax_connections_per_address = 8\n[limits]\ncalls_per_minute = 0\n",
+        )
+        .unwrap();
+        let loaded = load(Some(&file)).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        let limits = loaded.config.listen_limits().unwrap();
+        assert_eq!(limits.header_timeout.as_secs(), 5);
+        assert_eq!(limits.max_connections_per_address, 8);
+        assert!(limits.trusted_proxies.contains("10.1.2.3".parse().unwrap()));
+        assert!(
+            !limits
+                .trusted_proxies
+                .contains("192.0.2.1".parse().unwrap())
+        );
+        assert_eq!(loaded.config.limits.calls_per_minute, 0);
+        std::fs::write(&file, "trusted_proxies = [\"proxy.lan\"]\n").unwrap();
+        let e = load(Some(&file))
+            .unwrap()
+            .config
+            .listen_limits()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "trusted_proxies: \"proxy.lan\" is not an IP address or a network such as 10.0.0.0/8"
+        );
+        std::fs::write(&file, "[connections]\nmax_connections = 0\n").unwrap();
+        assert!(load(Some(&file)).unwrap().config.listen_limits().is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod admin;
 mod config;
 mod governance;
+mod oauth;
 mod serve;
 
 use std::path::PathBuf;
@@ -64,6 +65,9 @@ enum Command {
     /// Tools and their switches.
     #[command(subcommand)]
     Tools(governance::ToolsCommand),
+    /// OAuth: the clients (connectors) that registered themselves.
+    #[command(subcommand)]
+    Oauth(oauth::OAuthCommand),
     /// Checks the configuration, the data folder and the database.
     Doctor,
     /// Configuration.
@@ -115,6 +119,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Grants(c) => governance::grants(c, &loaded, &cli.data_dir).await,
         Command::Quotas(c) => admin::quotas(c, &cli.data_dir).await,
         Command::Tools(c) => governance::tools(c, loaded, &cli.data_dir).await,
+        Command::Oauth(c) => oauth::oauth(c, &cli.data_dir).await,
         Command::Doctor => admin::doctor(loaded, &cli.data_dir).await,
         Command::Config(ConfigCommand::Check) => admin::config_check(loaded, &cli.data_dir),
     }

@@ -77,6 +77,7 @@ pub async fn serve(
     let c = &loaded.config;
     // Refused before listening: a build without the fixtures never starts as if it had them.
     c.mcp.fixtures()?;
+    let limits = c.listen_limits()?;
     let listener = tokio::net::TcpListener::bind(&c.listen)
         .await
         .with_context(|| format!("cannot listen on {}", c.listen))?;
@@ -85,18 +86,17 @@ pub async fn serve(
         allowed_hosts: c.allowed_hosts.clone(),
         allowed_origins: c.allowed_origins.clone(),
         body_limit: c.max_body_bytes,
+        trusted_proxies: limits.trusted_proxies.clone(),
     };
     let metrics = Arc::new(Metrics::default());
     let web = Web::new(edge, metrics.clone());
     // Listen first: until the store is ready every route answers 503 with Retry-After.
-    let server = tokio::spawn(
-        axum::serve(
-            listener,
-            web::router(web.clone()).into_make_service_with_connect_info::<std::net::SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown())
-        .into_future(),
-    );
+    let server = tokio::spawn(web::listen::serve(
+        listener,
+        web::router(web.clone()),
+        limits,
+        shutdown(),
+    ));
     tracing::info!(address = %local, "listening; opening the store");
 
     let host = open_host(&loaded, data_dir, metrics).await?;

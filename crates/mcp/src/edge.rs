@@ -2,7 +2,6 @@
 //! batch and parse policy, then one call into the dispatcher. Stateless: no session ids.
 
 use std::{
-    net::SocketAddr,
     sync::{Arc, OnceLock},
     time::Instant,
 };
@@ -10,7 +9,7 @@ use std::{
 use axum::{
     Router,
     body::{Body, Bytes},
-    extract::{ConnectInfo, Request, State},
+    extract::{Request, State},
     http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
     routing::post,
@@ -21,6 +20,7 @@ use serde_json::{Value, json};
 use crate::{
     Peers, ToolHost,
     dispatch::{self, Headers, Link, Reply},
+    forwarded::{self, Source, TrustedProxies},
     throttle::Throttle,
 };
 
@@ -39,6 +39,8 @@ pub struct EdgeConfig {
     pub allowed_origins: Vec<String>,
     /// Largest request body accepted, in bytes.
     pub body_limit: usize,
+    /// Peers whose `X-Forwarded-For` names the client (`forwarded.rs`); none by default.
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl Default for EdgeConfig {
@@ -47,6 +49,7 @@ impl Default for EdgeConfig {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
             allowed_origins: Vec::new(),
             body_limit: 1 << 20,
+            trusted_proxies: TrustedProxies::default(),
         }
     }
 }
@@ -139,17 +142,14 @@ async fn serve<H: ToolHost>(
     if declared.is_some_and(|n| n > config.body_limit) {
         return Err(too_large());
     }
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0);
+    let source = forwarded::source_of(&config.trusted_proxies, &parts);
     let presented = credential(&parts.headers, parts.uri.query());
     let caller = authenticate(
         host.as_ref(),
         &edge.throttle,
         &parts.headers,
         presented.as_ref(),
-        peer,
+        source,
         "/mcp",
     )
     .await?;
@@ -172,7 +172,17 @@ async fn serve<H: ToolHost>(
     }
     let bytes: Bytes = axum::body::to_bytes(body, config.body_limit)
         .await
-        .map_err(|_| too_large())?;
+        .map_err(|e| {
+            if e.into_inner().is::<http_body_util::LengthLimitError>() {
+                too_large()
+            } else {
+                // The listener's body read timeout, or a client that went away mid-body.
+                plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "the request body did not arrive in time\n",
+                )
+            }
+        })?;
     let message: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(_) => {
@@ -316,16 +326,21 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 }
 
 /// Authenticates a request to the host's resource at `resource` (a path: `/mcp`): a presented
-/// credential must be valid; without one, a request from this machine (loopback peer) is let
-/// in only when the host offers local access. A source with too many failed credentials gets
-/// 429 before its credential is looked at. `presented` is [`credential`] of the request, read
-/// once by the caller (which also needs it).
+/// credential must be valid; without one, a request from this machine (a loopback peer, not a
+/// trusted proxy) is let in only when the host offers local access. `presented` is
+/// [`credential`] of the request, read once by the caller (which also needs it).
+///
+/// A valid credential is let in whatever others failed from the same address: keys and tokens
+/// are long and random, so the throttle has no guessing to slow down there, and behind a
+/// proxy (or a household's one public address) a stale key elsewhere must not lock the owner
+/// out. An invalid one counts against its source, which is answered 429 with `Retry-After`
+/// once it has failed too often.
 pub async fn authenticate<H: ToolHost>(
     host: &H,
     throttle: &Throttle,
     headers: &HeaderMap,
     presented: Option<&Presented>,
-    peer: Option<SocketAddr>,
+    source: Option<Source>,
     resource: &str,
 ) -> Result<H::Caller, Response> {
     let failed = |e: crate::HostError| {
@@ -336,10 +351,7 @@ pub async fn authenticate<H: ToolHost>(
         )
     };
     let unauthorized = |why: &str| unauthorized(headers, host.resource_metadata_url(resource), why);
-    let source = peer.map(|p| p.ip());
-    if let Some(wait) = source.and_then(|ip| throttle.blocked(ip)) {
-        return Err(too_many_failures(wait));
-    }
+    let client = source.map(|s| s.client);
     match presented {
         Some(p) => {
             let found = match p.via {
@@ -348,9 +360,9 @@ pub async fn authenticate<H: ToolHost>(
             };
             match found.map_err(failed)? {
                 Some(caller) => Ok(caller),
-                None => match source.and_then(|ip| throttle.failed(ip)) {
+                None => match client.and_then(|ip| throttle.failed(ip)) {
                     Some(wait) => {
-                        tracing::warn!(source = %source.map(|ip| ip.to_string()).unwrap_or_default(), wait, "too many failed authentications; the source waits");
+                        tracing::warn!(source = %client.map(|ip| ip.to_string()).unwrap_or_default(), wait, "too many failed authentications; the source waits");
                         Err(too_many_failures(wait))
                     }
                     None => Err(unauthorized(
@@ -365,10 +377,11 @@ pub async fn authenticate<H: ToolHost>(
             "a credential is required: key-less local access does not answer browsers; send Authorization: Bearer <key>",
         )),
         None => {
-            let local = match peer {
-                Some(p) if p.ip().is_loopback() => {
-                    host.authenticate_local().await.map_err(failed)?
-                }
+            if let Some(wait) = client.and_then(|ip| throttle.blocked(ip)) {
+                return Err(too_many_failures(wait));
+            }
+            let local = match source {
+                Some(s) if s.is_local() => host.authenticate_local().await.map_err(failed)?,
                 _ => None,
             };
             local.ok_or_else(|| unauthorized("a credential is required: send Authorization: Bearer <key or OAuth access token>, X-Api-Key or ?apikey="))

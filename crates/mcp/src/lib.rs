@@ -7,6 +7,7 @@ mod classify;
 mod context;
 mod dispatch;
 pub mod edge;
+pub mod forwarded;
 #[cfg(feature = "conformance-fixtures")]
 mod fixtures;
 mod methods;

@@ -1,11 +1,13 @@
-//! Throttling of failed authentications by source address: after `limit` failures within
-//! `window`, a source is answered 429 with `Retry-After` until `block` has passed, before its
-//! credential is even looked at. Other sources are not slowed down. Memory is bounded: at most
-//! `capacity` sources are remembered (IPv6 addresses by their /64, which one host usually
+//! Throttling of failures by source address: after `limit` failures within `window`, a source
+//! is answered 429 with `Retry-After` until `block` has passed. Other sources are not slowed
+//! down. A source is an address, or an address and a name ([`Throttle::failed_for`]): guesses
+//! of one person's password from one address block those guesses only. Memory is bounded: at
+//! most `capacity` sources are remembered (IPv6 addresses by their /64, which one host usually
 //! holds whole); when full, expired entries go first, then the oldest unblocked one.
 
 use std::{
     collections::HashMap,
+    hash::{BuildHasher, RandomState},
     net::{IpAddr, Ipv6Addr},
     sync::atomic::{AtomicU64, Ordering},
     time::Duration,
@@ -17,7 +19,9 @@ use tokio::time::Instant;
 /// What the edge remembers of failing sources.
 #[derive(Debug)]
 pub struct Throttle {
-    sources: Mutex<HashMap<IpAddr, Entry>>,
+    sources: Mutex<HashMap<Key, Entry>>,
+    /// Hashes names into keys, seeded per process so no one can aim at a collision.
+    names: RandomState,
     /// Failures within `window` that block a source.
     limit: u32,
     window: Duration,
@@ -31,6 +35,9 @@ pub struct Throttle {
     blocks_end: AtomicU64,
     base: Instant,
 }
+
+/// A source: its address (or /64), and the hash of a name when failures count per name.
+type Key = (IpAddr, u64);
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -67,6 +74,7 @@ impl Throttle {
     pub fn new(limit: u32, window: Duration, block: Duration, capacity: usize) -> Throttle {
         Throttle {
             sources: Mutex::new(HashMap::new()),
+            names: RandomState::new(),
             limit: limit.max(1),
             window,
             block,
@@ -85,20 +93,49 @@ impl Throttle {
 
     /// Whole seconds `ip` must wait before it may try again, while it is blocked.
     pub fn blocked(&self, ip: IpAddr) -> Option<u64> {
+        self.blocked_key((source(ip), 0))
+    }
+
+    /// Counts one failure from `ip`; when it blocks the source, the seconds to wait.
+    pub fn failed(&self, ip: IpAddr) -> Option<u64> {
+        self.failed_key((source(ip), 0))
+    }
+
+    /// [`Throttle::failed`] for events that are no failure but are limited the same way (a
+    /// registration, say).
+    pub fn count(&self, ip: IpAddr) -> Option<u64> {
+        self.failed(ip)
+    }
+
+    /// [`Throttle::blocked`] for failures about `name` (a person's name) from `ip`.
+    pub fn blocked_for(&self, ip: IpAddr, name: &str) -> Option<u64> {
+        self.blocked_key(self.named(ip, name))
+    }
+
+    /// [`Throttle::failed`] for failures about `name` from `ip`: they block that name from
+    /// that address, not the address for other names or other credentials.
+    pub fn failed_for(&self, ip: IpAddr, name: &str) -> Option<u64> {
+        self.failed_key(self.named(ip, name))
+    }
+
+    fn named(&self, ip: IpAddr, name: &str) -> Key {
+        // Never 0, the key of the address alone.
+        let h = self.names.hash_one(name.to_lowercase()) | 1;
+        (source(ip), h)
+    }
+
+    fn blocked_key(&self, key: Key) -> Option<u64> {
         let now = Instant::now();
         if self.ms(now).0 >= self.blocks_end.load(Ordering::Acquire) {
             return None;
         }
         let sources = self.sources.lock();
-        let until = sources.get(&source(ip))?.blocked_at(now)?;
+        let until = sources.get(&key)?.blocked_at(now)?;
         Some(seconds(until - now))
     }
 
-    /// Counts one failed authentication from `ip`; when it blocks the source, the seconds to
-    /// wait.
-    pub fn failed(&self, ip: IpAddr) -> Option<u64> {
+    fn failed_key(&self, key: Key) -> Option<u64> {
         let now = Instant::now();
-        let key = source(ip);
         let mut sources = self.sources.lock();
         if !sources.contains_key(&key) && sources.len() >= self.capacity {
             self.make_room(&mut sources, now);
@@ -145,7 +182,7 @@ impl Throttle {
 
     /// Drops what has expired; if still full, the oldest unblocked source, else the block that
     /// ends first.
-    fn make_room(&self, sources: &mut HashMap<IpAddr, Entry>, now: Instant) {
+    fn make_room(&self, sources: &mut HashMap<Key, Entry>, now: Instant) {
         sources.retain(|_, e| e.live(now, self.window));
         if sources.len() < self.capacity {
             return;
@@ -160,8 +197,9 @@ impl Throttle {
     }
 }
 
-/// The key a source is remembered by: an IPv4 address, or the /64 of an IPv6 one.
-fn source(ip: IpAddr) -> IpAddr {
+/// The key a source is remembered by: an IPv4 address, or the /64 of an IPv6 one (which one
+/// host usually holds whole). Per-address limits elsewhere count by it too.
+pub fn source(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -235,6 +273,38 @@ mod tests {
         assert!(t.failed(ip("2001:db8:1:2:aaaa::3")).is_some());
         assert!(t.blocked(ip("2001:db8:1:2::99")).is_some());
         assert_eq!(t.blocked(ip("2001:db8:1:3::1")), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn failures_about_a_name_block_that_name_from_that_address_only() {
+        let t = small();
+        let a = ip("203.0.113.5");
+        assert_eq!(
+            (t.failed_for(a, "owner"), t.failed_for(a, "owner")),
+            (None, None)
+        );
+        assert_eq!(
+            t.failed_for(a, "Owner"),
+            Some(120),
+            "names count case-blind"
+        );
+        assert!(t.blocked_for(a, "owner").is_some());
+        assert_eq!(t.blocked_for(a, "alice"), None, "another name");
+        assert_eq!(
+            t.blocked_for(ip("203.0.113.6"), "owner"),
+            None,
+            "another address"
+        );
+        assert_eq!(t.blocked(a), None, "the address itself is not blocked");
+        for _ in 0..3 {
+            t.failed(a);
+        }
+        assert!(t.blocked(a).is_some());
+        assert_eq!(
+            t.blocked_for(a, "alice"),
+            None,
+            "nor is a name by the address"
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -5,17 +5,17 @@
 
 mod host;
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr};
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use host::TestHost;
-use mcp::{edge::authenticate, throttle::Throttle};
+use mcp::{edge::authenticate, forwarded::Source, throttle::Throttle};
 
 #[tokio::test]
 async fn a_key_less_call_from_a_browser_is_refused_even_from_this_machine() {
     let host = TestHost::new(true);
     let throttle = Throttle::default();
-    let loopback = Some(SocketAddr::from((Ipv4Addr::LOCALHOST, 50000)));
+    let loopback = Some(Source::direct(IpAddr::V4(Ipv4Addr::LOCALHOST)));
     let program = HeaderMap::new();
     assert!(
         authenticate(&host, &throttle, &program, None, loopback, "/mcp")
@@ -32,11 +32,19 @@ async fn a_key_less_call_from_a_browser_is_refused_even_from_this_machine() {
         .await
         .expect_err("a browser is refused");
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
-    let elsewhere = Some(SocketAddr::from(([192, 0, 2, 7], 50000)));
+    let elsewhere = Some(Source::direct(IpAddr::from([192, 0, 2, 7])));
     assert!(
         authenticate(&host, &throttle, &program, None, elsewhere, "/mcp")
             .await
             .is_err(),
         "another machine"
+    );
+    let proxies = mcp::forwarded::TrustedProxies::parse(&["127.0.0.1"]).unwrap();
+    let proxied = Some(proxies.source(IpAddr::V4(Ipv4Addr::LOCALHOST), &HeaderMap::new()));
+    assert!(
+        authenticate(&host, &throttle, &program, None, proxied, "/mcp")
+            .await
+            .is_err(),
+        "a trusted proxy on this machine forwards others' requests: never local"
     );
 }

@@ -4,6 +4,7 @@
 
 mod guard;
 mod host;
+pub mod listen;
 mod metrics;
 mod oauth;
 mod pages;
@@ -37,7 +38,14 @@ pub struct Web {
     pub metrics: Arc<Metrics>,
     /// Failed authentications by source, for `/mcp` and the REST mirror alike.
     pub throttle: Arc<Throttle>,
+    /// OAuth client registrations by source: each counts, and a source that registered
+    /// [`REGISTRATIONS`] clients waits out the window before registering more.
+    pub registrations: Arc<Throttle>,
 }
+
+/// Client registrations one address may make within ten minutes: a connector registers once
+/// when it is set up, a few times if it is set up again.
+pub const REGISTRATIONS: u32 = 20;
 
 impl Web {
     pub fn new(edge: EdgeConfig, metrics: Arc<Metrics>) -> Web {
@@ -46,6 +54,12 @@ impl Web {
             edge,
             metrics,
             throttle: Arc::new(Throttle::default()),
+            registrations: Arc::new(Throttle::new(
+                REGISTRATIONS,
+                std::time::Duration::from_secs(600),
+                std::time::Duration::from_secs(600),
+                10_000,
+            )),
         }
     }
 

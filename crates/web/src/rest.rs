@@ -1,15 +1,16 @@
 //! The REST mirror under `/api/v1`: the same tools, credentials and filtering as MCP, every
 //! answer in one envelope `{success, message, data}`, described at `/api/v1/openapi.json`.
 
-use std::{net::SocketAddr, sync::Arc};
+use std::sync::Arc;
 
 use axum::{
     Json, Router,
-    extract::{ConnectInfo, Path, Request, State},
+    extract::{Path, Request, State},
     http::{HeaderMap, StatusCode, request::Parts},
     response::{IntoResponse, Response},
     routing::{get, post},
 };
+use mcp::forwarded::Source;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tools::{Called, Caller, ErrorCode, ErrorKind};
@@ -75,11 +76,9 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn peer(parts: &Parts) -> Option<SocketAddr> {
-    parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0)
+/// Where the request comes from (the forwarded client behind a trusted proxy).
+fn source(web: &Web, parts: &Parts) -> Option<Source> {
+    mcp::forwarded::source_of(&web.edge.trusted_proxies, parts)
 }
 
 fn envelope(success: bool, message: &str, data: Value) -> Value {
@@ -90,7 +89,7 @@ fn envelope(success: bool, message: &str, data: Value) -> Value {
 /// the household's set-up (the owner or an admin); anyone else is answered as the mirror
 /// answers them (401, 429) or 403.
 pub(crate) async fn authorize_household(web: &Web, parts: &Parts) -> Result<(), Response> {
-    match authorize(web, &parts.headers, parts.uri.query(), peer(parts)).await {
+    match authorize(web, &parts.headers, parts.uri.query(), source(web, parts)).await {
         Ok((_, caller)) if caller.scope.household => Ok(()),
         Ok(_) => Err((
             StatusCode::FORBIDDEN,
@@ -111,7 +110,7 @@ async fn authorize(
     web: &Web,
     headers: &HeaderMap,
     query: Option<&str>,
-    peer: Option<SocketAddr>,
+    source: Option<Source>,
 ) -> Result<(Arc<Host>, Caller), ApiError> {
     let host = web.ready.get().cloned().ok_or(ApiError::Internal)?;
     let presented = mcp::edge::credential(headers, query);
@@ -120,7 +119,7 @@ async fn authorize(
         &web.throttle,
         headers,
         presented.as_ref(),
-        peer,
+        source,
         "/api/v1",
     )
     .await
@@ -157,7 +156,13 @@ fn tool_status(code: ErrorCode) -> StatusCode {
 }
 
 async fn list(State(web): State<Web>, parts: Parts) -> Result<Response, ApiError> {
-    let (host, caller) = authorize(&web, &parts.headers, parts.uri.query(), peer(&parts)).await?;
+    let (host, caller) = authorize(
+        &web,
+        &parts.headers,
+        parts.uri.query(),
+        source(&web, &parts),
+    )
+    .await?;
     let names = host.app.visible(&caller);
     let tools: Vec<Value> = names
         .iter()
@@ -172,10 +177,10 @@ async fn find(
     web: &Web,
     headers: &HeaderMap,
     query: Option<&str>,
-    peer: Option<SocketAddr>,
+    source: Option<Source>,
     name: &str,
 ) -> Result<Value, ApiError> {
-    let (host, caller) = authorize(web, headers, query, peer).await?;
+    let (host, caller) = authorize(web, headers, query, source).await?;
     let names = host.app.visible(&caller);
     names
         .iter()
@@ -195,7 +200,14 @@ async fn one(
     Path(name): Path<String>,
     parts: Parts,
 ) -> Result<Response, ApiError> {
-    let tool = find(&web, &parts.headers, parts.uri.query(), peer(&parts), &name).await?;
+    let tool = find(
+        &web,
+        &parts.headers,
+        parts.uri.query(),
+        source(&web, &parts),
+        &name,
+    )
+    .await?;
     Ok(Json(envelope(true, &format!("tool {name}"), tool)).into_response())
 }
 
@@ -204,7 +216,14 @@ async fn schema(
     Path(name): Path<String>,
     parts: Parts,
 ) -> Result<Response, ApiError> {
-    let tool = find(&web, &parts.headers, parts.uri.query(), peer(&parts), &name).await?;
+    let tool = find(
+        &web,
+        &parts.headers,
+        parts.uri.query(),
+        source(&web, &parts),
+        &name,
+    )
+    .await?;
     let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
     Ok(Json(envelope(true, &format!("input schema of {name}"), schema)).into_response())
 }
@@ -219,7 +238,13 @@ struct CallBody {
 
 async fn call(State(web): State<Web>, request: Request) -> Result<Response, ApiError> {
     let (parts, body) = request.into_parts();
-    let (host, caller) = authorize(&web, &parts.headers, parts.uri.query(), peer(&parts)).await?;
+    let (host, caller) = authorize(
+        &web,
+        &parts.headers,
+        parts.uri.query(),
+        source(&web, &parts),
+    )
+    .await?;
     let bytes = axum::body::to_bytes(body, web.edge.body_limit)
         .await
         .map_err(|_| ApiError::TooLarge(web.edge.body_limit))?;

@@ -12,11 +12,11 @@ mod register;
 mod rules;
 mod token;
 
-use std::{collections::HashMap, net::SocketAddr};
+use std::collections::HashMap;
 
 use axum::{
     Router,
-    extract::{ConnectInfo, State},
+    extract::State,
     http::{HeaderMap, HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
     routing::{get, post},
@@ -162,12 +162,10 @@ fn form_pairs(body: &[u8]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The source address of a request, for the failure throttle.
-fn source(request_parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
-    request_parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
+/// The client address of a request (the forwarded one behind a trusted proxy), for the
+/// per-address throttles.
+fn source(web: &Web, request_parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
+    mcp::forwarded::source_of(&web.edge.trusted_proxies, request_parts).map(|s| s.client)
 }
 
 async fn resource_mcp(State(web): State<Web>, headers: HeaderMap) -> Response {

@@ -7,16 +7,29 @@ use axum::{
 };
 use serde_json::{Value, json};
 
-use super::{OAuthError, disabled, lifetimes, no_store, oauth_error, rules};
+use super::{OAuthError, disabled, lifetimes, no_store, oauth_error, rules, source};
 use crate::Web;
 
 /// Longest registration body accepted.
 const MAX_BODY: usize = 16 * 1024;
 
 pub(crate) async fn register(State(web): State<Web>, request: Request) -> Response {
-    let body = request.into_body();
+    let (parts, body) = request.into_parts();
     if lifetimes(&web).is_none() {
         return disabled();
+    }
+    // Registration is open to anyone, so it is counted per address: one address cannot fill
+    // the server's client list (clients never consented to are forgotten within minutes).
+    let source = source(&web, &parts);
+    if let Some(wait) = source.and_then(|ip| web.registrations.blocked(ip)) {
+        let mut r = oauth_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            OAuthError::SlowDown,
+            &format!("too many registrations from this address; try again in {wait} seconds"),
+        );
+        r.headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, wait.into());
+        return r;
     }
     let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
         return oauth_error(
@@ -41,6 +54,9 @@ pub(crate) async fn register(State(web): State<Web>, request: Request) -> Respon
     };
     match host.app.store().register_client(&new).await {
         Ok(client) => {
+            if let Some(ip) = source {
+                web.registrations.count(ip);
+            }
             tracing::info!(client_id = %client.client_id, name = %client.name, "an OAuth client registered");
             no_store(
                 StatusCode::CREATED,

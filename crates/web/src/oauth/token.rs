@@ -18,7 +18,9 @@ use crate::Web;
 const MAX_BODY: usize = 16 * 1024;
 
 /// What every request to these endpoints needs (the router's guard checked Host and Origin):
-/// the server on, a form body, no client secret, and a source that has not failed too often.
+/// the server on, a form body and no client secret. A source that failed too often is
+/// refused only when its next code or token fails too ([`token`]): they are long and random,
+/// so a valid one goes through whatever others failed from the same address.
 async fn read(
     web: &Web,
     request: Request,
@@ -27,10 +29,7 @@ async fn read(
     if lifetimes(web).is_none() {
         return Err(disabled());
     }
-    let source = source(&parts);
-    if let Some(wait) = source.and_then(|ip| web.throttle.blocked(ip)) {
-        return Err(too_many(wait));
-    }
+    let source = source(web, &parts);
     if parts.headers.contains_key(header::AUTHORIZATION) {
         return Err(oauth_error(
             StatusCode::UNAUTHORIZED,

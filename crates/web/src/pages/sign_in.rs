@@ -1,11 +1,10 @@
 //! Signing in with the owner's password, and signing out.
 
 use askama::Template;
-use std::net::SocketAddr;
 
 use axum::{
     body::Bytes,
-    extract::{ConnectInfo, RawQuery, Request},
+    extract::{RawQuery, Request},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
@@ -63,14 +62,9 @@ const MAX_FORM_BYTES: usize = 16 * 1024;
 
 pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    // Failed sign-ins count against the source like failed keys do on /mcp.
-    let source = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip());
-    if let Some(wait) = source.and_then(|ip| web.throttle.blocked(ip)) {
-        return too_many(wait);
-    }
+    // Failed sign-ins count against the name and the client's address: passwords can be
+    // guessed, so a name blocked from an address is refused before its password is checked.
+    let source = mcp::forwarded::source_of(&web.edge.trusted_proxies, &parts).map(|s| s.client);
     let Ok(body) = axum::body::to_bytes(body, MAX_FORM_BYTES).await else {
         return PageError::new(StatusCode::PAYLOAD_TOO_LARGE, "the form is too large")
             .into_response();
@@ -82,6 +76,9 @@ pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Re
         Ok(next) => next,
         Err(e) => return e.into_response(),
     };
+    if let Some(wait) = source.and_then(|ip| web.throttle.blocked_for(ip, name.trim())) {
+        return too_many(wait);
+    }
     let result = async {
         let host = host(&web)?;
         let store = host.app.store();
@@ -91,7 +88,7 @@ pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Re
             .filter(|p| p.role == Role::Owner);
         let Some(person) = person else {
             tracing::warn!("an owner-page sign-in failed");
-            if let Some(wait) = source.and_then(|ip| web.throttle.failed(ip)) {
+            if let Some(wait) = source.and_then(|ip| web.throttle.failed_for(ip, name.trim())) {
                 return Ok(too_many(wait));
             }
             let mut r = sign_in_page(Some(
