@@ -532,17 +532,6 @@ mod tests {
     }
 
     #[test]
-    fn outbound_allowed_hosts_are_read_and_none_by_default() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("marquee.toml");
-        std::fs::write(&file, "[outbound]\nallowed_hosts = [\"tracker.lan\"]\n").unwrap();
-        let loaded = load(Some(&file)).unwrap();
-        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
-        assert_eq!(loaded.config.outbound.allowed_hosts, ["tracker.lan"]);
-        assert!(Config::default().outbound.allowed_hosts.is_empty());
-    }
-
-    #[test]
     fn connection_limits_and_trusted_proxies_are_read_and_checked() {
         let limits = Config::default().listen_limits().unwrap();
         assert_eq!(
@@ -587,6 +576,17 @@ mod tests {
         );
         std::fs::write(&file, "[connections]\nmax_connections = 0\n").unwrap();
         assert!(load(Some(&file)).unwrap().config.listen_limits().is_err());
+    }
+
+    #[test]
+    fn outbound_allowed_hosts_are_read_and_none_by_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("marquee.toml");
+        std::fs::write(&file, "[outbound]\nallowed_hosts = [\"tracker.lan\"]\n").unwrap();
+        let loaded = load(Some(&file)).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert_eq!(loaded.config.outbound.allowed_hosts, ["tracker.lan"]);
+        assert!(Config::default().outbound.allowed_hosts.is_empty());
     }
 
     #[test]
