@@ -36,6 +36,10 @@ pub enum AllowanceKind {
     Searches,
     /// Destructive operations (deletions).
     Destructive,
+    /// Writes made through a federated Marquee server (another household's gateway): their
+    /// own kind, so that a grant can allow local writes and still bound what it asks of others.
+    /// No tool of this build writes through a federated server yet.
+    FederatedWrites,
 }
 
 impl AllowanceKind {
@@ -49,7 +53,7 @@ impl AllowanceKind {
     }
 }
 
-/// The kinds as a message lists them: `adds, grabs, searches, destructive`.
+/// The kinds as a message lists them: `adds, grabs, searches, destructive, federated_writes`.
 fn kinds() -> String {
     AllowanceKind::ALL.map(AllowanceKind::as_str).join(", ")
 }
@@ -136,12 +140,12 @@ mod tests {
         let e = AllowanceRule::parse("hugs=1/1").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive"
+            "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive, federated_writes"
         );
         let e = AllowanceRule::parse("adds=10").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "invalid allowance \"adds=10\"; write KIND=N/DAYS, e.g. adds=10/1, where KIND is one of: adds, grabs, searches, destructive"
+            "invalid allowance \"adds=10\"; write KIND=N/DAYS, e.g. adds=10/1, where KIND is one of: adds, grabs, searches, destructive, federated_writes"
         );
         let e = AllowanceRule::parse("adds=1/400").unwrap_err();
         assert_eq!(

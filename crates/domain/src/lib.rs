@@ -49,12 +49,12 @@ mod tests {
         assert_eq!(
             names(&Capability::ALL),
             "discover, request, requests.manage, library.read, library.write, downloads.read, \
-             downloads.write, settings.read, settings.write, destructive, destructive.direct, \
-             automation, federated, audit.read"
+             downloads.write, files.read, files.write, settings.read, settings.write, destructive, \
+             destructive.direct, automation, federated, audit.read"
         );
         assert_eq!(
             names(&AllowanceKind::ALL),
-            "adds, grabs, searches, destructive"
+            "adds, grabs, searches, destructive, federated_writes"
         );
         assert_eq!(
             names(&InstanceKind::ALL),
@@ -88,9 +88,9 @@ mod tests {
             [
                 "unknown capability \"Discover\"; valid capabilities: discover, request, \
                  requests.manage, library.read, library.write, downloads.read, downloads.write, \
-                 settings.read, settings.write, destructive, destructive.direct, automation, \
+                 files.read, files.write, settings.read, settings.write, destructive, destructive.direct, automation, \
                  federated, audit.read",
-                "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive",
+                "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive, federated_writes",
                 "unknown instance kind \"plex\"; valid kinds: builtin, tmdb, musicbrainz, radarr, \
                  sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp",
                 "unknown media_source \"trakt\"; valid sources: builtin, tmdb, imdb, tvdb, \

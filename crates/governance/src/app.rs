@@ -483,6 +483,7 @@ impl App {
             meta,
             shared: self.shared.clone(),
             needs_plan,
+            applying: false,
             report: line.report,
             asker: line.asker.filter(|_| tool.asks()),
         };

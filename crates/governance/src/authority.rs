@@ -41,8 +41,35 @@ fn action<'a>(meta: &Meta, instance: Option<&'a str>) -> Action<'a> {
         capability: meta.capability,
         or_capabilities: meta.or_capabilities,
         effect: meta.effect,
-        needs_plan: meta.needs_plan,
+        planned_for: meta.planned_for(),
         instance,
+    }
+}
+
+/// [`decide`] for a call already being planned, or an approved plan being carried out: the
+/// same checks and instance scope, no plan asked again.
+pub fn decide_while_planning(
+    caller: &Caller,
+    meta: &Meta,
+    allow_destructive: bool,
+    instance: &str,
+) -> Result<Allowed, ToolError> {
+    let a = &caller.authority;
+    let action = Action {
+        planned_for: policy::PlannedFor::NoOne,
+        ..action(meta, Some(instance))
+    };
+    match policy::decide(
+        who(a),
+        action,
+        switches(a, &caller.switches, meta, allow_destructive),
+    ) {
+        Decision::Allow(proof) => Ok(proof),
+        Decision::Deny { reason } => Err(ToolError::denied(reason)),
+        Decision::NeedsPlan { missing } => Err(ToolError::denied(format!(
+            "{} needs the owner's approval (your grant lacks {missing})",
+            meta.name
+        ))),
     }
 }
 

@@ -96,6 +96,9 @@ pub struct Ctx {
     /// Set when policy answered NeedsPlan: the authority the caller lacks. A planned tool then
     /// stores a change for the owner instead of acting.
     pub(crate) needs_plan: Option<Capability>,
+    /// Set while an approved plan is carried out (`for_plan`): the call is decided as the
+    /// tool's own, and never planned again.
+    pub(crate) applying: bool,
     /// Where progress and log messages go, when the client asked for any.
     pub(crate) report: Option<Arc<dyn Report>>,
     /// Where questions go, for a tool that asks (`Tool::ASKS`) on a client's line.
@@ -278,12 +281,10 @@ impl Ctx {
     pub fn for_plan(&self, meta: Meta) -> Ctx {
         Ctx {
             caller: self.caller.clone(),
-            meta: Meta {
-                needs_plan: false,
-                ..meta
-            },
+            meta,
             shared: self.shared.clone(),
             needs_plan: None,
+            applying: true,
             report: self.report.clone(),
             asker: None,
             state: self.state,
@@ -314,18 +315,19 @@ impl Ctx {
     /// Decides this call on the resolved instance `id`: the proof a write-capable handle on
     /// that instance asks for, or the refusal. Instance scope is decided here, by `policy`.
     pub fn authorize(&self, id: &str) -> Result<Allowed, ToolError> {
-        let mut meta = self.meta;
-        if self.needs_plan.is_some() {
+        let allow_destructive = self.shared.settings.allow_destructive();
+        if self.needs_plan.is_some() || self.applying {
             // A call being planned resolves its instances under the same scope rules; what it
-            // stores waits for the owner, and no write happens on this call.
-            meta.needs_plan = false;
+            // stores waits for the owner, and no write happens on this call. An approved plan
+            // being carried out is not planned again.
+            return authority::decide_while_planning(
+                &self.caller,
+                &self.meta,
+                allow_destructive,
+                id,
+            );
         }
-        authority::decide(
-            &self.caller,
-            &meta,
-            self.shared.settings.allow_destructive(),
-            Some(id),
-        )
+        authority::decide(&self.caller, &self.meta, allow_destructive, Some(id))
     }
 
     /// Does the caller's grant cover the instance `id`? For choosing which instances a call

@@ -12,7 +12,7 @@ use std::{
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::{AllowanceKind, Capability, KindFamily};
-use policy::Effect;
+use policy::{Effect, PlannedFor};
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer, de::DeserializeOwned};
 use serde_json::{
@@ -33,8 +33,10 @@ pub struct Meta {
     pub description: &'static str,
     pub effect: Effect,
     pub capability: Capability,
-    /// Goes plan, approve, apply (DESIGN.md section 8).
-    pub needs_plan: bool,
+    /// The two MCP hints the effect does not settle (read-only and destructive follow from
+    /// it): whether repeating a call changes nothing further, and whether it reaches an open
+    /// world.
+    pub hints: Hints,
     /// The grant allowance each call spends (reserved with the audit entry, before the tool
     /// acts), or `None` when calls spend none.
     pub allowance: Option<AllowanceKind>,
@@ -47,6 +49,45 @@ pub struct Meta {
     /// The plan hooks of a tool that can store a change for the owner's approval (`None`: a
     /// call that would need approval is refused, never run).
     pub plan: Option<&'static dyn Planned>,
+}
+
+impl Meta {
+    /// Whose calls go plan, approve, apply: the one rule in `policy`, from the effect and
+    /// the capability.
+    pub const fn planned_for(&self) -> PlannedFor {
+        policy::planned_for(self.effect, self.capability)
+    }
+
+    /// The four MCP annotations `tools/list` serves.
+    pub const fn annotations(&self) -> Annotations {
+        Annotations {
+            read_only: matches!(self.effect, Effect::Read),
+            destructive: matches!(self.effect, Effect::Destructive),
+            idempotent: self.hints.idempotent,
+            open_world: self.hints.open_world,
+        }
+    }
+}
+
+/// The MCP hints a tool declares beyond its effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hints {
+    /// Calling again with the same arguments changes nothing further (`idempotentHint`). A
+    /// call that spends an allowance unit or stores a new plan each time is not idempotent.
+    pub idempotent: bool,
+    /// The call reaches entities outside the household's own configured services
+    /// (`openWorldHint`): TMDB, MusicBrainz, indexers, trackers, a URL or magnet a caller
+    /// gives. The household's library services and torrent clients are a closed world.
+    pub open_world: bool,
+}
+
+/// The four MCP tool annotations, as `tools/list` serves them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
 }
 
 /// A tool: its declaration, its input type, and what it does.

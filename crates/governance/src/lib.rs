@@ -27,7 +27,7 @@ mod view;
 
 pub use app::{App, Called, Line, ToolView};
 pub use context::{Caller, Credential, Ctx};
-pub use contract::{DynTool, Meta, Output, Tool};
+pub use contract::{Annotations, DynTool, Hints, Meta, Output, Tool};
 pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use family::{CheckFuture, Family, Job, JobFuture, Slots, intern};
 pub use instances::{InstanceSpec, InstanceView, Instances};

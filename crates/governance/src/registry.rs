@@ -102,7 +102,10 @@ mod tests {
             description: "",
             effect: policy::Effect::Read,
             capability: domain::Capability::Discover,
-            needs_plan: false,
+            hints: crate::contract::Hints {
+                idempotent: false,
+                open_world: false,
+            },
             allowance: None,
             or_capabilities: &[],
             family: None,

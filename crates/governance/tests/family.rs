@@ -39,7 +39,10 @@ impl Tool for Count {
         description: "How often the job ran.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(KindFamily::Catalogue),

@@ -292,7 +292,7 @@ fn grant_changes_bump_the_revision_and_bad_names_are_refused() {
                 "--allowance",
                 "hugs=1/1",
             ],
-            "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive",
+            "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive, federated_writes",
         ),
         (
             vec![

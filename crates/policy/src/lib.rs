@@ -5,6 +5,9 @@ use std::collections::BTreeSet;
 
 use domain::{Capability, Role};
 
+mod rules;
+pub use rules::{Outward, PlannedFor, cost_of, planned_for};
+
 /// What a tool does to the world; its MCP annotations follow from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
@@ -45,8 +48,9 @@ pub struct Action<'a> {
     /// plan a change: downloads.write or settings.write); usually empty.
     pub or_capabilities: &'a [Capability],
     pub effect: Effect,
-    /// Planned tools go plan, approve, apply.
-    pub needs_plan: bool,
+    /// Whose calls go plan, approve, apply ([`planned_for`] of the tool's effect and
+    /// capability; [`PlannedFor::NoOne`] for a call already being planned).
+    pub planned_for: PlannedFor,
     /// The resolved instance the call touches; `None` for a call that touches no instance
     /// (or before one is resolved). Instance scope is decided here and nowhere else.
     pub instance: Option<&'a str>,
@@ -230,9 +234,8 @@ pub fn decide(caller: Caller<'_>, action: Action<'_>, switches: Switches) -> Dec
             ),
         };
     }
-    let direct =
-        caller.role == Role::Owner || caller.capabilities.contains(&Capability::DestructiveDirect);
-    if action.needs_plan && !direct {
+    let direct = caller.capabilities.contains(&Capability::DestructiveDirect);
+    if action.planned_for.plans(caller.role, direct) {
         return Decision::NeedsPlan {
             missing: Capability::DestructiveDirect,
         };
@@ -269,7 +272,7 @@ mod tests {
             capability,
             or_capabilities: &[],
             effect,
-            needs_plan: false,
+            planned_for: PlannedFor::NoOne,
             instance: None,
         }
     }
@@ -467,7 +470,7 @@ mod tests {
             panic!("expected allow")
         };
         assert!(proof.covers("qbit-main") && !proof.covers("qbit-other"));
-        a.needs_plan = true;
+        a.planned_for = PlannedFor::AllButDirect;
         assert!(matches!(decide(caller, a, ON), Decision::NeedsPlan { .. }));
     }
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use domain::{Capability, Role};
-use policy::{Action, Caller, Decision, Effect, Switches, covers, decide, visible};
+use policy::{Action, Caller, Decision, Effect, PlannedFor, Switches, covers, decide, visible};
 
 use Capability::{
     Destructive, DestructiveDirect, Discover, DownloadsRead, DownloadsWrite, SettingsWrite,
@@ -63,7 +63,7 @@ struct Row {
     capability: Capability,
     or: &'static [Capability],
     effect: Effect,
-    needs_plan: bool,
+    planned_for: PlannedFor,
     instance: Option<&'static str>,
     // The switches.
     allow_destructive: bool,
@@ -85,7 +85,7 @@ const BASE: Row = Row {
     capability: DownloadsRead,
     or: &[],
     effect: Effect::Read,
-    needs_plan: false,
+    planned_for: PlannedFor::NoOne,
     instance: None,
     allow_destructive: true,
     tool_enabled: true,
@@ -327,7 +327,7 @@ const ROWS: &[Row] = &[
         tool: "delete_torrents",
         capability: DownloadsWrite,
         effect: Effect::Destructive,
-        needs_plan: true,
+        planned_for: PlannedFor::AllButDirect,
         instance: Some("tr"),
         want: Want::Deny("your grant does not cover the instance \"tr\"; it covers: qb"),
         ..BASE
@@ -340,7 +340,7 @@ const ROWS: &[Row] = &[
         tool: "delete_torrents",
         capability: DownloadsWrite,
         effect: Effect::Destructive,
-        needs_plan: true,
+        planned_for: PlannedFor::AllButDirect,
         instance: Some("qb"),
         want: Want::Plan(DestructiveDirect),
         ..BASE
@@ -351,14 +351,14 @@ const ROWS: &[Row] = &[
         tool: "set_category",
         capability: DownloadsWrite,
         effect: Effect::Write,
-        needs_plan: true,
+        planned_for: PlannedFor::AllButDirect,
         want: Want::Plan(DestructiveDirect),
         ..BASE
     },
     Row {
         name: "a planned tool is a plan for a kid",
         role: Role::Kid,
-        needs_plan: true,
+        planned_for: PlannedFor::AllButDirect,
         want: Want::Plan(DestructiveDirect),
         ..BASE
     },
@@ -369,7 +369,7 @@ const ROWS: &[Row] = &[
         tool: "delete_torrents",
         capability: DownloadsWrite,
         effect: Effect::Destructive,
-        needs_plan: true,
+        planned_for: PlannedFor::AllButDirect,
         instance: Some("qb"),
         want: Want::Allow(Some("qb")),
         ..BASE
@@ -381,9 +381,32 @@ const ROWS: &[Row] = &[
         tool: "delete_torrents",
         capability: DownloadsWrite,
         effect: Effect::Destructive,
-        needs_plan: true,
+        planned_for: PlannedFor::AllButDirect,
         instance: Some("qb"),
         want: Want::Allow(Some("qb")),
+        ..BASE
+    },
+    Row {
+        name: "a settings change planned for everyone passes policy for the owner (its hooks plan)",
+        role: Role::Owner,
+        caps: &[SettingsWrite],
+        tool: "plan_profile_change",
+        capability: SettingsWrite,
+        effect: Effect::Write,
+        planned_for: PlannedFor::Everyone,
+        instance: Some("radarr"),
+        want: Want::Allow(Some("radarr")),
+        ..BASE
+    },
+    Row {
+        name: "a settings change planned for everyone is a plan for an admin",
+        role: Role::Admin,
+        caps: &[SettingsWrite],
+        tool: "plan_profile_change",
+        capability: SettingsWrite,
+        effect: Effect::Write,
+        planned_for: PlannedFor::Everyone,
+        want: Want::Plan(DestructiveDirect),
         ..BASE
     },
     Row {
@@ -393,7 +416,7 @@ const ROWS: &[Row] = &[
         tool: "delete_torrents",
         capability: DownloadsWrite,
         effect: Effect::Destructive,
-        needs_plan: true,
+        planned_for: PlannedFor::AllButDirect,
         want: Want::Deny(
             "your grant does not include the capability \"downloads.write\" that delete_torrents needs; ask the owner for a grant that has it",
         ),
@@ -407,7 +430,7 @@ const ROWS: &[Row] = &[
         tool: "delete_torrents",
         capability: DownloadsWrite,
         effect: Effect::Destructive,
-        needs_plan: false,
+        planned_for: PlannedFor::NoOne,
         ..BASE
     },
     Row {
@@ -417,7 +440,7 @@ const ROWS: &[Row] = &[
         tool: "delete_torrents",
         capability: DownloadsWrite,
         effect: Effect::Destructive,
-        needs_plan: true,
+        planned_for: PlannedFor::AllButDirect,
         allow_destructive: false,
         want: Want::Deny(DESTRUCTIVE_OFF),
         listed: false,
@@ -446,7 +469,7 @@ fn decide_and_visible_follow_the_table() {
             capability: row.capability,
             or_capabilities: row.or,
             effect: row.effect,
-            needs_plan: row.needs_plan,
+            planned_for: row.planned_for,
             instance: row.instance,
         };
         let switches = Switches {

@@ -4,8 +4,10 @@
 
 mod changes;
 pub mod completions;
+pub mod contract;
 pub mod discover;
 pub mod downloads;
+pub mod files;
 pub mod guides;
 pub mod library;
 pub mod prompts;
@@ -19,7 +21,7 @@ use std::sync::Arc;
 // The core's vocabulary, named as the families use it.
 pub use governance::{
     App, Called, Caller, Credential, Ctx, ErrorCode, ErrorKind, InstanceSpec, Instances, Line,
-    LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, contract, plan, report,
+    LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, plan, report,
 };
 pub use registry::families;
 

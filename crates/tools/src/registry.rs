@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use governance::Family;
 
-use crate::{changes, discover, downloads, library, requests, server};
+use crate::{changes, discover, downloads, files, library, requests, server};
 
 /// Every family of this build, in the order their jobs and checks run.
 pub fn families() -> Vec<Arc<dyn Family>> {
@@ -15,6 +15,7 @@ pub fn families() -> Vec<Arc<dyn Family>> {
         Arc::new(discover::DiscoverFamily),
         Arc::new(requests::RequestsFamily),
         Arc::new(library::LibraryFamily),
+        Arc::new(files::FilesFamily),
         Arc::new(changes::ChangesFamily),
     ]
 }
@@ -40,6 +41,7 @@ mod tests {
                 "add_torrent adds",
                 "delete_torrents destructive",
                 "trigger_search searches",
+                "search_releases searches",
                 "grab_release grabs",
                 "remove_queue_item destructive",
             ]

@@ -42,7 +42,10 @@ impl Tool for Add {
         description: "test add",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: Some(AllowanceKind::Adds),
         or_capabilities: &[],
         family: None,

@@ -43,7 +43,10 @@ impl Tool for Poke {
         description: "test write",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,
@@ -88,7 +91,10 @@ impl Tool for Wipe {
         description: "test destructive",
         effect: Effect::Destructive,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -12,7 +12,6 @@ use mcp::{
         ToolAnnotations,
     },
 };
-use policy::Effect;
 use serde_json::{Value, json};
 use tools::{
     App, Called, Caller, Line, ToolView,
@@ -74,19 +73,15 @@ impl Host {
     }
 }
 
-/// Annotations follow from the effect class.
-pub fn annotations(effect: Effect, title: &str) -> ToolAnnotations {
-    let (read_only, destructive, idempotent, open_world) = match effect {
-        Effect::Read => (true, false, true, false),
-        Effect::Write => (false, false, false, false),
-        Effect::Destructive => (false, true, false, false),
-        Effect::ExternalCost => (false, false, false, true),
-    };
-    ToolAnnotations::with_title(title)
-        .read_only(read_only)
-        .destructive(destructive)
-        .idempotent(idempotent)
-        .open_world(open_world)
+/// The four annotations a tool declares (read-only and destructive from its effect, the
+/// other two in its `Meta`).
+pub fn annotations(meta: &tools::Meta) -> ToolAnnotations {
+    let a = meta.annotations();
+    ToolAnnotations::with_title(meta.title)
+        .read_only(a.read_only)
+        .destructive(a.destructive)
+        .idempotent(a.idempotent)
+        .open_world(a.open_world)
 }
 
 fn definition(view: &ToolView) -> Tool {
@@ -94,7 +89,7 @@ fn definition(view: &ToolView) -> Tool {
     let tool = Tool::new(m.name, m.description, Arc::new(view.input_schema.clone()))
         .with_title(m.title)
         .with_raw_output_schema(Arc::new(tools::contract::output_schema()))
-        .with_annotations(annotations(m.effect, m.title));
+        .with_annotations(annotations(&m));
     match view.view {
         // MCP Apps (SEP-1865): `_meta.ui.resourceUri`, and the flat key hosts read before it.
         Some(v) => {

@@ -32,10 +32,13 @@ impl Tool for ApplyChange {
     const META: Meta = Meta {
         name: "apply_change",
         title: "Apply a planned change",
-        description: "Applies a change that a planned tool (delete_torrents, plan_profile_change, upsert_custom_format, revert_change) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
+        description: "Applies a change that a planned tool (delete_torrents, remove_queue_item, plan_profile_change, upsert_custom_format, revert_change) stored, once the owner approved it in the browser. Authority and the live state the plan read are checked again first: a changed state refuses the change and nothing happens. Answers the operation (get_operation follows it). The same idempotency_key again answers the same operation; the work runs once.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[Capability::SettingsWrite],
         family: None,

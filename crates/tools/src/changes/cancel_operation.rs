@@ -26,7 +26,10 @@ impl Tool for CancelOperation {
         description: "Cancels an operation that has not made its first external call yet; its change is then cancelled too. An operation already under way, or finished, is refused with its status.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[Capability::SettingsWrite],
         family: None,

@@ -27,7 +27,10 @@ impl Tool for GetChange {
         description: "Shows a change a planned tool stored: its exact plan, its status (pending, approved, rejected, applying, applied, failed, outcome_unknown, cancelled), who decided it and its review_url. Only the owner approves, in the browser.",
         effect: Effect::Read,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[Capability::SettingsWrite],
         family: None,

@@ -30,7 +30,10 @@ impl Tool for GetOperation {
         description: "Shows where an operation of an applied change stands: running, in_flight (an external call under way), succeeded, failed, cancelled, or outcome_unknown (the gateway stopped during the external call; never retried on its own), with its per-item results. Name it by operation_id or by change_id.",
         effect: Effect::Read,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[Capability::SettingsWrite],
         family: None,

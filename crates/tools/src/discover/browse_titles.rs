@@ -85,7 +85,10 @@ impl Tool for BrowseTitles {
         description: "Lists movies or shows matching filters: genres, year range, rating and votes, language, country, streaming provider in a region, keyword, studio, certification and runtime. Names are resolved by the catalogue; an unknown name is answered with the valid options. Titles this account's content limits forbid are left out and counted.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Catalogue),

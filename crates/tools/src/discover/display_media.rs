@@ -70,7 +70,10 @@ impl Tool for DisplayMedia {
         description: "Shows titles as a poster carousel (clients that render MCP Apps display it; others get the rows): give titles (media_source + media_id + media_type from discovery rows, 1 to 20) or a query. Each title is verified in its catalogue within this account's content limits and carries poster_url, title, year, rating, in_library and requested.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Catalogue),

@@ -42,7 +42,10 @@ impl Tool for GetRecommendations {
         description: "Titles like the one named by media_source + media_id: TMDB's recommendations, or for the builtin catalogue films sharing directors, cast and genres. Titles this account's content limits forbid are left out and counted.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Catalogue),

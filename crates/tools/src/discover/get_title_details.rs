@@ -41,7 +41,10 @@ impl Tool for GetTitleDetails {
         description: "Reads one title named by media_source + media_id: ratings per region, runtime, genres, cast, directors, release dates, languages, countries and (TV) the number of seasons.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Catalogue),

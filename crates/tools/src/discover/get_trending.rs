@@ -49,7 +49,10 @@ impl Tool for GetTrending {
         description: "Lists the movies and shows trending today or this week, from TMDB (the offline catalogue cannot know). Titles this account's content limits forbid are left out and counted.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Catalogue),

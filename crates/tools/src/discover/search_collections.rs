@@ -33,7 +33,10 @@ impl Tool for SearchCollections {
         description: "Searches TMDB's collections (film series such as \"The Matrix Collection\") by name. Not available to accounts with content limits: collections carry no ratings; use search_titles instead.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Catalogue),

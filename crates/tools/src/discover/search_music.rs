@@ -58,7 +58,10 @@ impl Tool for SearchMusic {
         description: "Searches MusicBrainz for artists, release groups (albums, EPs, singles) or recordings. Rows carry media_source musicbrainz + the MBID. Rows this account's content limits forbid are left out and counted.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Catalogue),

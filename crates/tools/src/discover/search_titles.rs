@@ -43,7 +43,10 @@ impl Tool for SearchTitles {
         description: "Searches a catalogue (builtin offline films, or TMDB movies and shows) for titles matching words, newest and best matches first. Rows carry media_source + media_id for every later call; titles this account's content limits forbid are left out and counted.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Catalogue),

@@ -42,7 +42,10 @@ impl Tool for AddTorrent {
         description: "Adds a torrent to a download instance from a .torrent file path (in a torrent folder the owner configured on the Marquee machine), an http(s) URL or a magnet link, optionally paused, into an existing category with known tags (list_categories; unknown names are refused with the valid ones). The client always verifies the data; an already present torrent is left unchanged. Answers {ok, failed, results}.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: true,
+        },
         allowance: Some(domain::AllowanceKind::Adds),
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

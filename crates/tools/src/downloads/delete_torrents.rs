@@ -47,7 +47,10 @@ impl Tool for DeleteTorrents {
         description: "Removes torrents named by info hash from their download instance; with delete_data true their downloaded files are deleted too, which cannot be undone. The whole list is validated first; an unknown hash is a per-torrent failure. Answers {ok, failed, results} per torrent. Without destructive.direct in your grant nothing is deleted: the answer is a change_id and a review_url for the owner, then apply_change.",
         effect: Effect::Destructive,
         capability: Capability::DownloadsWrite,
-        needs_plan: true,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: Some(domain::AllowanceKind::Destructive),
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -37,7 +37,10 @@ impl Tool for DownloadsOverview {
         description: "Per download instance (qBittorrent, Transmission): how many torrents are in each state, total download and upload speed, free space, total size and tracker errors by class, with how fresh the figures are. Start here when checking on downloads. refresh: true reads every instance's whole list again first (with progress notifications when the request has a progress token).",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

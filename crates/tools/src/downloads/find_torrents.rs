@@ -126,7 +126,10 @@ impl Tool for FindTorrents {
         description: "Searches the torrents of every download instance (or one, with instance_id) by state, category, tag, name, tracker error class, ratio, size and date added; sorted, in pages of at most 200 with next_offset. Rows name their instance_id and info_hash, which every torrent write takes. Answers from a cache refreshed every few seconds; observed_at says how old it is.",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -30,7 +30,10 @@ impl Tool for ListCategories {
         description: "Lists the categories (with their save paths and torrent counts) and the tags of one download instance: the only values add_torrent, set_category, move_to_category, set_tags and the find_torrents filters accept there. On Transmission a category is a sub-folder of the download folder.",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -35,7 +35,10 @@ impl Tool for MoveToCategory {
         description: "Moves the data of torrents named by info hash into the folder of an existing category and files them under it. On Transmission a category is a sub-folder of the download folder. On qBittorrent the torrents get the category and automatic torrent management, and qBittorrent moves the data to the category's save path (without one set: <default save path>/<category>) in the background; the torrents then follow later changes of that save path. The whole call is refused, changing nothing, when the category is unknown on an instance holding a named torrent. Answers {ok, failed, results} per torrent.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

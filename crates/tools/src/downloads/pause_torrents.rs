@@ -16,7 +16,10 @@ impl Tool for PauseTorrents {
         description: "Pauses (stops) torrents named by info hash. Without instance_id each torrent is found on whichever download instance has it. The whole list is validated first (one malformed hash refuses the call); an unknown hash is a per-torrent failure. Answers {ok, failed, results} per torrent.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -16,7 +16,10 @@ impl Tool for ReannounceTorrents {
         description: "Makes the download client announce torrents named by info hash to their trackers now, e.g. after a tracker outage or an account fix. Do not use it for rate_limited tracker errors. An unknown hash is a per-torrent failure. Answers {ok, failed, results} per torrent.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -16,7 +16,10 @@ impl Tool for RecheckTorrents {
         description: "Starts a data check (hash verification) of torrents named by info hash, e.g. after files were moved or restored. Without instance_id each torrent is found on whichever download instance has it. An unknown hash is a per-torrent failure. Answers {ok, failed, results} per torrent.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -16,7 +16,10 @@ impl Tool for ResumeTorrents {
         description: "Resumes (starts) torrents named by info hash. Without instance_id each torrent is found on whichever download instance has it. The whole list is validated first; an unknown hash is a per-torrent failure. Answers {ok, failed, results} per torrent.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

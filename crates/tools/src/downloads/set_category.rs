@@ -33,7 +33,10 @@ impl Tool for SetCategory {
         description: "Sets the category of torrents named by info hash (an empty category removes it). The category must exist on the torrent's instance (list_categories); an unknown one refuses the whole call with the valid names. On qBittorrent the data moves only for torrents in automatic management; on Transmission a category is a sub-folder of the download folder, so the data moves there. Answers {ok, failed, results} per torrent.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -33,7 +33,10 @@ impl Tool for SetTags {
         description: "Replaces the tags (Transmission: labels) of torrents named by info hash with exactly the given set; an empty set removes them all. Every tag must already be known on the torrent's instance (list_categories); an unknown one refuses the whole call with the valid names. Answers {ok, failed, results} per torrent.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -37,7 +37,10 @@ impl Tool for TorrentDetail {
         description: "Reads one torrent, named by info hash, live from its download instance: state, progress, sizes, ratio, category, tags, save path, the torrent's own metadata (comment, creator, pieces, private flag) and its trackers with their last messages (URLs redacted). One live read answers every caller for up to a second; observed_at says when it was made.",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

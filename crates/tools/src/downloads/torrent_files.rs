@@ -47,7 +47,10 @@ impl Tool for TorrentFiles {
         description: "Lists the files of one torrent, named by info hash, read live from its download instance: path inside the torrent, size, progress, whether it is wanted and its priority. Pages of at most 500 with next_offset. One live read answers every caller for up to a second; observed_at says when it was made.",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -38,7 +38,10 @@ impl Tool for TrackerErrors {
         description: "Groups the torrents whose trackers complain by class (unregistered, auth, unreachable, rate_limited, other) across every download instance (or one), with counts per instance, the commonest messages and what to do. find_torrents with tracker_error lists the torrents of a class.",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Download),

@@ -48,7 +48,10 @@ impl Tool for GetCalendar {
         description: "Upcoming (or recent) movie releases from Radarr and episode air dates from Sonarr in a window of days_back/days_ahead around today, with whether each is monitored and already on disk.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

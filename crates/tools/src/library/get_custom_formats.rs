@@ -30,7 +30,10 @@ impl Tool for GetCustomFormats {
         description: "A library instance's custom formats: id, name and each specification's name and kind (what it matches on).",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

@@ -30,7 +30,10 @@ impl Tool for GetDiskSpace {
         description: "Free and total space of every disk the library services see, per instance, with the fullest disk named first in the summary. Instances that could not be read are named.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

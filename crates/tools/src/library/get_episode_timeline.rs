@@ -46,7 +46,10 @@ impl Tool for GetEpisodeTimeline {
         description: "One season of a series in Sonarr, episode by episode: air date, whether it has aired, whether a file is held and when it was imported. A file imported before its episode aired is flagged (usually a wrong episode mapping).",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

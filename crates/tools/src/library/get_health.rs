@@ -31,7 +31,10 @@ impl Tool for GetHealth {
         description: "The health checks Radarr, Sonarr, Lidarr and Readarr report (indexers failing, download clients unreachable, folders missing, updates), per instance, with level and message. Instances that could not be read are named.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

@@ -50,7 +50,10 @@ impl Tool for GetHistory {
         description: "History events of the library services (grabbed, imported, download failed, file deleted or renamed) with date, release title, quality and download id. Without a title: the latest events of every instance. With media_source + media_id + media_type: that title's own history, read from the service's per-item history; for a series, season (and episode) narrow it to one season or one episode.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

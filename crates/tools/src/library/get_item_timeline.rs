@@ -38,7 +38,10 @@ impl Tool for GetItemTimeline {
         description: "One title's life in the library, oldest first: every grab, import, failure and deletion from the service's own history of that item, joined with the files on disk (movie and tv files with their import dates). For albums the history is read from Lidarr's artist history of that album.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

@@ -58,7 +58,10 @@ impl Tool for GetLibrary {
         description: "What a library instance holds: movies (radarr), series with seasons (sonarr), artists (lidarr) or authors (readarr), each with files held of files wanted, size, monitoring, quality profile and external ids. Filter by query, missing or monitored; page with limit/offset. parent_id lists an artist's albums or an author's books.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

@@ -44,7 +44,10 @@ impl Tool for GetMediaFileDetails {
         description: "The files a movie (radarr) or series, season or episode (sonarr) has: path within the library, size, import date, quality, and the service's analysis (resolution, video and audio codecs, audio languages, subtitles, runtime, dynamic range) with one row per audio and subtitle stream (Sonarr v5 also gives each stream's codec, channels, format and forced or hearing-impaired flags; other versions give each stream's language). A file the service has not analysed says so.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

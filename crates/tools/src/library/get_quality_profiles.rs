@@ -31,7 +31,10 @@ impl Tool for GetQualityProfiles {
         description: "A library instance's quality profiles: id, name, the qualities each allows, the cutoff, whether upgrades are allowed and the minimum custom-format score; Lidarr and Readarr also list metadata profiles.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

@@ -72,7 +72,10 @@ impl Tool for GetQueue {
         description: "What Radarr, Sonarr, Lidarr and Readarr are downloading: per item the title, status, import state, progress, time left, download client, quality and the service's own messages. Without instance_id every library instance is read at once; instances that could not be read are named and the rest shown. A queue that cannot be read completely is an error, never an empty list.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

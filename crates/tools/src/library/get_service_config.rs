@@ -32,7 +32,10 @@ impl Tool for GetServiceConfig {
         description: "A library instance's indexers and download clients (name, kind, protocol, enabled, priority), delay and release profiles and remote path mappings. Never settings values such as keys or passwords; each list is cut at 50 entries.",
         effect: Effect::Read,
         capability: Capability::SettingsRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

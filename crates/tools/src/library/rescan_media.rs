@@ -37,7 +37,10 @@ impl Tool for RescanMedia {
         description: "Asks the library service to rescan a title's folder on disk: a movie (radarr), a series (sonarr) or an album's artist (lidarr). Use after files were moved, renamed or repaired by hand. Answers the command id and its status.",
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

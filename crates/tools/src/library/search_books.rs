@@ -35,7 +35,10 @@ impl Tool for SearchBooks {
         description: "Finds books through a Readarr instance's own lookup by title, author or ISBN: title, author, year, media_source goodreads + media_id (request_media takes them with media_type book), and in_library when the instance already holds it.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

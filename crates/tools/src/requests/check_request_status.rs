@@ -42,7 +42,10 @@ impl Tool for CheckRequestStatus {
         description: "Shows where a request stands (pending, approved, rejected, available, failed) and, once approved, where it is in the library, read live: added, searching, downloading (with progress), available, or failed with the reason, by request_id or by the title's media_source + media_id. Your own requests, or anyone's with requests.manage.",
         effect: Effect::Read,
         capability: Capability::Request,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -44,7 +44,10 @@ impl Tool for DecideRequest {
         description: "Approves or rejects a pending request (admins). A rejection gives the requester's quota back. Approved requests go to the library backend once one is configured; until then they wait as approved.",
         effect: Effect::Write,
         capability: Capability::RequestsManage,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -62,7 +62,10 @@ impl Tool for GetRequestOptions {
         description: "Before request_media: shows what can be requested of a title (the movie, album or book, or its seasons and which are already requested) and previews the request quota for the selection (cost in units, what is left, when it would fit). Reserves nothing.",
         effect: Effect::Read,
         capability: Capability::Request,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -65,7 +65,10 @@ impl Tool for ListRequests {
         description: "Lists requests, newest first, optionally by status: your own, or everyone's (or one person's) when your grant has requests.manage.",
         effect: Effect::Read,
         capability: Capability::Request,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -69,7 +69,10 @@ impl Tool for RequestMedia {
         description: "Requests a movie, seasons of a show (seasons or season_scope; without either the person is asked), an album (music: media_source musicbrainz, a release group from search_music) or a book (media_source goodreads, from search_books), named by media_source + media_id (movies and shows also by title and year; several matches are put to the person). A title the library already holds is answered \"already available\". Checks and charges the request quota atomically: over quota is refused with request_quota_exceeded, earliest_fits_at and how to reduce the selection. A title already requested is answered as such. Requests wait for an admin's decision (decide_request).",
         effect: Effect::Write,
         capability: Capability::Request,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: true,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -44,7 +44,10 @@ impl Tool for Diagnose {
         description: "Checks Marquee's own database and configuration, then asks every configured instance (or one, with instance_id) whether it answers, saying why when it does not and which kinds this version has no adapter for yet.",
         effect: Effect::Read,
         capability: Capability::SettingsRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -45,7 +45,10 @@ impl Tool for GetActivity {
         description: "Shows audit log entries, newest first: who ran which changing tool on which instance, and how it ended (executing, applied, failed, outcome_unknown). Your own entries unless your grant has audit.read.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

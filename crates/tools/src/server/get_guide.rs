@@ -28,7 +28,10 @@ impl Tool for GetGuide {
         description: "Returns a short guide: setup (first start, people, keys, backends), permissions (roles, grants, switches, audit) or troubleshooting (what errors mean and what to do).",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -30,7 +30,10 @@ impl Tool for ListInstances {
         description: "Lists the configured backend instances (id, kind, family, address (URL or folder, shown to admins only), whether it is the default of its kind, whether this version has an adapter for it). Use an id from here as instance_id.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

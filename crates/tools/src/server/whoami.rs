@@ -105,7 +105,10 @@ impl Tool for Whoami {
         description: "Shows whose authority this connection acts with: the person and role, the grant with its capabilities, instances, tools, allowances left (and when they refill) and expiry, the request quotas left, and any content limits. Call this first.",
         effect: Effect::Read,
         capability: Capability::Discover,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

@@ -228,6 +228,7 @@ async fn remove_queue_item_blocklists_and_the_item_leaves_the_fakes_queue() {
     let fake = radarr_with_heat().await;
     let stuck = fake.seed_stuck(1, Verdict::SampleFile);
     let s = marquee(&[("radarr", &fake)]).await;
+    s.host.app.settings().set_allow_destructive(true);
     let args = json!({ "instance_id": "radarr", "queue_ids": [stuck, 999], "action": "remove_and_blocklist" });
     let (error, summary, _) = outcome(&s.call(&s.owner_key, "remove_queue_item", args).await);
     assert!(
@@ -249,6 +250,57 @@ async fn remove_queue_item_blocklists_and_the_item_leaves_the_fakes_queue() {
             removal["skipRedownload"].clone()
         ),
         (json!(true), json!(true))
+    );
+}
+
+/// Removing downloads cannot be undone: the tool is destructive, refused while destructive
+/// tools are off, and for anyone but the owner (or destructive.direct) stored as a plan that
+/// removes nothing until the owner approves and it is applied.
+#[tokio::test]
+async fn remove_queue_item_is_destructive_and_planned_for_anyone_but_the_owner() {
+    let fake = radarr_with_heat().await;
+    let stuck = fake.seed_stuck(1, Verdict::SampleFile);
+    let s = marquee(&[("radarr", &fake)]).await;
+    let args = json!({ "instance_id": "radarr", "queue_ids": [stuck], "action": "remove" });
+    let (error, summary, _) = outcome(
+        &s.call(&s.owner_key, "remove_queue_item", args.clone())
+            .await,
+    );
+    assert!(error && summary.contains("allow_destructive"), "{summary}");
+    assert_eq!(fake.all(Resource::Queue).len(), 1);
+
+    s.host.app.settings().set_allow_destructive(true);
+    let operator = s.key_for("otto", domain::Role::Admin, "operator").await;
+    let (error, summary, data) = outcome(&s.call(&operator, "remove_queue_item", args).await);
+    assert!(!error, "{summary}");
+    assert!(summary.contains("needs the owner's approval"), "{summary}");
+    let change_id = data["change_id"].as_str().unwrap().to_string();
+    assert_eq!(fake.all(Resource::Queue).len(), 1, "a plan removes nothing");
+
+    let apply = json!({ "change_id": change_id, "idempotency_key": "remove-queue-1" });
+    let (error, summary, _) = outcome(&s.call(&operator, "apply_change", apply.clone()).await);
+    assert!(
+        error && summary.contains("approv"),
+        "not approved yet: {summary}"
+    );
+    assert_eq!(fake.all(Resource::Queue).len(), 1);
+
+    let store = s.host.app.store();
+    let owner = store.person_by_name("owner").await.unwrap().unwrap();
+    let change = store.change(&change_id).await.unwrap().unwrap();
+    store
+        .decide_change(&change_id, owner.id, true, &change.content_hash)
+        .await
+        .unwrap();
+    let (error, summary, _) = outcome(&s.call(&operator, "apply_change", apply).await);
+    assert!(!error, "{summary}");
+    assert!(
+        fake.all(Resource::Queue).is_empty(),
+        "applied once approved"
+    );
+    assert!(
+        fake.all(Resource::Blocklist).is_empty(),
+        "remove does not blocklist"
     );
 }
 

@@ -8,6 +8,7 @@ mod peers;
 mod support;
 mod webdriver;
 
+mod annotations;
 mod asking;
 mod changes;
 mod completions;

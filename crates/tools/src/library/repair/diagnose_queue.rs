@@ -42,7 +42,10 @@ impl Tool for DiagnoseQueue {
         description: "The Import Doctor: reads the download queue of every library instance (or one) and gives each item that is not progressing a verdict (sample_file, needs_unpacking, wrong_episode_mapping, not_an_upgrade, missing_remote_path_mapping, no_eligible_files, stalled_download, download_client_unreachable, unknown), a plain sentence, evidence (the service's own messages, and the download client's state when a download instance you may read holds the same hash), and next_call: the exact tool call that fixes it, or what a person must do. Items that are fine are only counted.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

@@ -56,7 +56,10 @@ impl Tool for ExecuteManualImport {
         description: "Imports chosen files of a queue item's download (queue_id) or a folder into a library service, each mapped explicitly to a movie, series episodes, album or book (item_id, episode_ids for tv). Every path must be one get_manual_import_candidates listed; nothing is imported unless the whole list is valid. Answers the service's own outcome.",
         effect: Effect::Write,
         capability: Capability::LibraryWrite,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

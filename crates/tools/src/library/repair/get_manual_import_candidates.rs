@@ -34,7 +34,10 @@ impl Tool for GetManualImportCandidates {
         description: "Lists the files of a queue item's download (queue_id) or of a folder (folder) that a library service could import, with the service's own parse (title, season, episodes, quality, languages) and why it would not import each on its own. Pass chosen paths with explicit mappings to execute_manual_import.",
         effect: Effect::Read,
         capability: Capability::LibraryRead,
-        needs_plan: false,
+        hints: governance::Hints {
+            idempotent: true,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

@@ -62,7 +62,10 @@ impl Tool for PlanProfileChange {
         description: "Plans a narrow edit of one existing quality profile: upgrade_allowed, cutoff (an allowed quality or group), allow/disallow existing qualities or groups, min_format_score, cutoff_format_score, min_upgrade_format_score, and scores of custom formats the profile already lists. Nothing is written: the answer is a change with the diff (field: from → to) that apply_change writes once approved (the owner may apply at once). Profiles are not created, renamed, reordered or deleted.",
         effect: Effect::Write,
         capability: Capability::SettingsWrite,
-        needs_plan: true,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),

@@ -29,7 +29,10 @@ impl Tool for RevertChange {
         description: "Plans the one revert of an applied settings change (plan_profile_change, or an update by upsert_custom_format): available only while the live settings still equal what that change applied. Nothing is written: the answer is a change that apply_change writes once approved, like any plan. A revert cannot itself be reverted, and a change is reverted once.",
         effect: Effect::Write,
         capability: Capability::SettingsWrite,
-        needs_plan: true,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: None,

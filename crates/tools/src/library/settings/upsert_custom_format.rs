@@ -61,7 +61,10 @@ impl Tool for UpsertCustomFormat {
         description: "Plans creating a custom format by exact name, or updating the one with that name: its specifications are checked against the instance's own schema (known implementation, known fields, values of the right type). Nothing is written: the answer is a change with the diff that apply_change writes once approved (the owner may apply at once). A new format enters every quality profile at score 0; an update keeps the profiles' scores.",
         effect: Effect::Write,
         capability: Capability::SettingsWrite,
-        needs_plan: true,
+        hints: governance::Hints {
+            idempotent: false,
+            open_world: false,
+        },
         allowance: None,
         or_capabilities: &[],
         family: Some(domain::KindFamily::Library),
