@@ -186,7 +186,7 @@ async fn browse(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolEr
         &passed.rows,
         passed.hidden,
         gate.is_some(),
-        &crate::library::held::for_caller(ctx).await,
+        &super::in_library::for_caller(ctx).await,
     )?;
     for w in warnings {
         out = out.warn(w);

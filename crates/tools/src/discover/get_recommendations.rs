@@ -102,6 +102,6 @@ async fn recommend(
         &passed.rows,
         passed.hidden,
         gate.is_some(),
-        &crate::library::held::for_caller(ctx).await,
+        &super::in_library::for_caller(ctx).await,
     )
 }

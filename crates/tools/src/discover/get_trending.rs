@@ -95,6 +95,6 @@ async fn trending(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, Tool
         &passed.rows,
         passed.hidden,
         gate.is_some(),
-        &crate::library::held::for_caller(ctx).await,
+        &super::in_library::for_caller(ctx).await,
     )
 }

@@ -9,6 +9,7 @@ pub mod get_recommendations;
 pub mod get_title_details;
 pub mod get_trending;
 pub(crate) mod identity;
+mod in_library;
 mod kept;
 pub(crate) mod limits;
 pub(crate) mod lookup;

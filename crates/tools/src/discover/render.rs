@@ -7,7 +7,7 @@ use domain::{MediaId, MediaSource, MediaType};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::library::held::Held;
+use super::in_library::InLibrary;
 use governance::ErrorCode;
 use governance::contract::{Output, ToolError};
 
@@ -84,9 +84,11 @@ pub(crate) struct TitleRow<'a> {
     /// The builtin catalogue's imdb id repeats its own id: only other ids are worth the space.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     external_ids: Vec<&'a MediaId>,
-    /// A library instance the caller may read holds it; left out when the caller reads none.
+    /// A library instance the caller may read holds it; `null` when the instances that hold
+    /// its media type could not be read (or none is configured); left out when the caller
+    /// reads none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    in_library: Option<bool>,
+    in_library: Option<Option<bool>>,
 }
 
 /// A row's `rating` and `rating_region`.
@@ -125,17 +127,17 @@ impl<'a> TitleRow<'a> {
     }
 
     /// The row with `in_library` from the caller's view of the libraries.
-    pub(crate) fn held(t: &'a TitleSummary, held: &Held) -> TitleRow<'a> {
+    pub(crate) fn held(t: &'a TitleSummary, held: &InLibrary) -> TitleRow<'a> {
         TitleRow {
-            in_library: held.of(std::iter::once(&t.id).chain(&t.external_ids)),
+            in_library: held.of(t.media_type, std::iter::once(&t.id).chain(&t.external_ids)),
             ..TitleRow::new(t)
         }
     }
 }
 
-pub(crate) fn music_row(m: &MusicItem, held: &Held) -> Value {
-    compact(json!({
-        "in_library": held.of(std::iter::once(&m.id)),
+pub(crate) fn music_row(m: &MusicItem, held: &InLibrary) -> Value {
+    let in_library = held.of(MediaType::Music, std::iter::once(&m.id));
+    let mut row = compact(json!({
         "media_source": m.id.media_source,
         "media_id": m.id.media_id,
         "media_type": media_type_str(m.media_type),
@@ -149,7 +151,12 @@ pub(crate) fn music_row(m: &MusicItem, held: &Held) -> Value {
         "country": m.country,
         "length_ms": m.length_ms,
         "score": m.score,
-    }))
+    }));
+    // Unknown is said (`null`), not left out: only a caller who reads no library has no flag.
+    if let (Some(flag), Value::Object(map)) = (in_library, &mut row) {
+        map.insert("in_library".into(), json!(flag));
+    }
+    row
 }
 
 /// " 3 titles were hidden by this account's content limits." (empty for none).
@@ -284,7 +291,7 @@ pub(crate) fn titles_output(
     rows: &[TitleSummary],
     hidden: u32,
     limited: bool,
-    held: &Held,
+    held: &InLibrary,
 ) -> Result<Output, ToolError> {
     let summary = list_summary("title", context, instance, page, rows.len(), hidden);
     let data = list_data(
@@ -294,7 +301,10 @@ pub(crate) fn titles_output(
         hidden,
         limited,
     );
-    let out = Output::typed(summary, &data)?;
+    let mut out = Output::typed(summary, &data)?;
+    for w in held.warnings(rows.iter().map(|t| t.media_type)) {
+        out = out.warn(w);
+    }
     Ok(match rows.first() {
         Some(first) => out.next(format!(
             "get_title_details {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"}}",

@@ -3,7 +3,7 @@
 //! hides it all.
 
 use adapters_catalogue::{MusicKind, MusicSearch, ReleaseType};
-use domain::{Capability, InstanceKind};
+use domain::{Capability, InstanceKind, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -100,7 +100,7 @@ async fn search(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolEr
         page: render::page(input.page)?,
     };
     let mut gate = Gate::for_caller(ctx, entry, catalogue.clone());
-    let held = crate::library::held::for_caller(ctx).await;
+    let held = super::in_library::for_caller(ctx).await;
     let mut page = catalogue
         .search_music(&search)
         .await
@@ -133,5 +133,11 @@ async fn search(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolEr
         hidden,
         gate.is_some(),
     );
-    Output::typed(summary, &data)
+    let mut out = Output::typed(summary, &data)?;
+    if !rows.is_empty() {
+        for w in held.warnings(std::iter::once(MediaType::Music)) {
+            out = out.warn(w);
+        }
+    }
+    Ok(out)
 }

@@ -98,6 +98,6 @@ async fn search(ctx: &Ctx, entry: &Entry, input: Input) -> Result<Output, ToolEr
         &passed.rows,
         passed.hidden,
         limited,
-        &crate::library::held::for_caller(ctx).await,
+        &super::in_library::for_caller(ctx).await,
     )
 }

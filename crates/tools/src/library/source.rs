@@ -163,7 +163,7 @@ impl Source {
     /// What this instance holds, for discovery's `in_library` (`held.rs` keeps and refreshes it
     /// in the background); `None` when the config could not make a client. The client itself
     /// stays private: no tool reaches a write through here.
-    pub(super) async fn held_ids(&self) -> Option<(Option<super::held::Set>, u64)> {
+    pub(crate) async fn held_ids(&self) -> Option<(Option<super::held::Set>, u64)> {
         let client = self.client.as_ref().ok()?;
         Some(self.held.get(client, &self.id).await)
     }

@@ -70,3 +70,91 @@ async fn search_books_hides_and_counts_what_a_limited_person_may_not_see() {
     assert_eq!(none["results"], json!([]), "{none}");
     assert_eq!(none["hidden_by_limits"], 2);
 }
+
+/// An address where nothing listens any more.
+fn closed_url() -> String {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}/", closed.local_addr().unwrap())
+}
+
+fn in_library_flags(data: &serde_json::Value) -> Vec<serde_json::Value> {
+    data["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.get("in_library").cloned().unwrap_or(json!("absent")))
+        .collect()
+}
+
+#[tokio::test]
+async fn in_library_is_null_and_warned_when_the_library_cannot_know() {
+    // Radarr answers and holds Heat: movie rows are true or false.
+    let radarr = FakeArr::start(ArrKind::Radarr).await;
+    radarr.insert(
+        Resource::Movie,
+        json!({"title": "Heat", "year": 1995, "tmdbId": 949, "imdbId": "tt0113277"}),
+    );
+    let s = server_with_instances(vec![
+        builtin(),
+        arr("radarr", InstanceKind::Radarr, &radarr),
+    ])
+    .await;
+    let (err, summary, data) = outcome(
+        &s.call(&s.owner_key, "search_titles", json!({"query": "heat"}))
+            .await,
+    );
+    assert!(!err, "{summary}");
+    let flags = in_library_flags(&data);
+    assert!(flags.contains(&json!(true)), "{flags:?}");
+    assert!(flags.iter().all(|f| f.is_boolean()), "{flags:?}");
+    // Radarr down: the same rows say null, and a warning names it.
+    let s = server_with_instances(vec![
+        builtin(),
+        instance(
+            "radarr",
+            InstanceKind::Radarr,
+            Some(&closed_url()),
+            Some("k"),
+        ),
+    ])
+    .await;
+    let r = s
+        .call(&s.owner_key, "search_titles", json!({"query": "heat"}))
+        .await;
+    let (err, summary, data) = outcome(&r);
+    assert!(!err, "{summary}");
+    let flags = in_library_flags(&data);
+    assert!(!flags.is_empty());
+    assert!(flags.iter().all(|f| f.is_null()), "{flags:?}");
+    let warnings = r["structuredContent"]["warnings"].to_string();
+    assert!(
+        warnings.contains("library instance radarr could not be read"),
+        "{warnings}"
+    );
+    // Only a Sonarr: movie rows cannot be known either.
+    let sonarr = FakeArr::start(ArrKind::Sonarr).await;
+    let s = server_with_instances(vec![
+        builtin(),
+        arr("sonarr", InstanceKind::Sonarr, &sonarr),
+    ])
+    .await;
+    let r = s
+        .call(&s.owner_key, "search_titles", json!({"query": "heat"}))
+        .await;
+    let (_, _, data) = outcome(&r);
+    assert!(in_library_flags(&data).iter().all(|f| f.is_null()));
+    let warnings = r["structuredContent"]["warnings"].to_string();
+    assert!(warnings.contains("no radarr instance"), "{warnings}");
+    // No library at all: the flag is left out, as before.
+    let s = server_with_instances(vec![builtin()]).await;
+    let (_, _, data) = outcome(
+        &s.call(&s.owner_key, "search_titles", json!({"query": "heat"}))
+            .await,
+    );
+    assert!(
+        in_library_flags(&data)
+            .iter()
+            .all(|f| *f == json!("absent")),
+        "{data}"
+    );
+}
