@@ -1,19 +1,15 @@
 //! A fault-injecting TCP proxy: sits between Marquee and a backend (a fake or a real daemon) on
-//! `127.0.0.1:0` and, per connection, passes bytes through or misbehaves as a broken network or
-//! service would: added latency, a reset, a connection held half-open, a truncated answer,
-//! garbage, a slow drip, 429 with `Retry-After`, or any answer of the test's choosing.
+//! `127.0.0.1:0` and passes requests through or misbehaves as a broken network or service
+//! would: added latency, a reset, a connection held half-open, a truncated answer, garbage, a
+//! slow drip, 429 with `Retry-After`, or any answer of the test's choosing.
 //!
-//! It counts the HTTP requests it saw (request lines from the client, forwarded or not), so a
-//! test can assert how often Marquee tried: retries only where a call is idempotent.
+//! Every request gets a connection of its own (the proxy asks the backend to close after each
+//! answer), so the fault is chosen per request: for all of them, or only for one method's
+//! (`set_for("POST", ...)`: the writes fail while the reads before them pass). It records each
+//! request line it saw, forwarded or not, so a test can assert how often Marquee tried: retries
+//! only where a call is idempotent.
 
-use std::{
-    net::SocketAddr,
-    sync::{
-        Arc,
-        atomic::{AtomicU64, Ordering},
-    },
-    time::Duration,
-};
+use std::{net::SocketAddr, sync::Arc, time::Duration};
 
 use parking_lot::Mutex;
 use tokio::{
@@ -23,10 +19,10 @@ use tokio::{
     task::JoinHandle,
 };
 
-/// How the proxy treats the next connections (a connection keeps the fault it was accepted with).
+/// How the proxy treats a request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
-    /// Bytes pass through unchanged.
+    /// Passed through unchanged.
     None,
     /// Each piece of the answer is held this long before it is passed on.
     Latency(Duration),
@@ -48,43 +44,55 @@ pub enum Fault {
     Answer { status: u16, body: String },
 }
 
+/// Which requests get which fault.
+#[derive(Clone, Debug)]
+struct Rule {
+    /// Only requests of this method; every request when `None`.
+    method: Option<&'static str>,
+    fault: Fault,
+}
+
 /// A running proxy; it stops (and lets go of every connection it holds) when dropped.
 pub struct FaultProxy {
     addr: SocketAddr,
-    fault: Arc<Mutex<Fault>>,
-    requests: Arc<AtomicU64>,
+    rule: Arc<Mutex<Rule>>,
+    seen: Arc<Mutex<Vec<String>>>,
     stop: watch::Sender<bool>,
     accept: JoinHandle<()>,
 }
 
 impl FaultProxy {
-    /// A proxy in front of `upstream` (`127.0.0.1:port`), passing bytes through until told otherwise.
+    /// A proxy in front of `upstream` (`127.0.0.1:port`), passing requests through until told
+    /// otherwise.
     pub async fn start(upstream: SocketAddr) -> FaultProxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let fault = Arc::new(Mutex::new(Fault::None));
-        let requests = Arc::new(AtomicU64::new(0));
+        let rule = Arc::new(Mutex::new(Rule {
+            method: None,
+            fault: Fault::None,
+        }));
+        let seen = Arc::new(Mutex::new(Vec::new()));
         let (stop, stopped) = watch::channel(false);
         let accept = tokio::spawn({
-            let fault = fault.clone();
-            let requests = requests.clone();
+            let rule = rule.clone();
+            let seen = seen.clone();
             async move {
                 while let Ok((client, _)) = listener.accept().await {
                     let _ = client.set_nodelay(true);
-                    let f = fault.lock().clone();
                     let conn = Conn {
                         upstream,
-                        requests: requests.clone(),
+                        rule: rule.clone(),
+                        seen: seen.clone(),
                         stopped: stopped.clone(),
                     };
-                    tokio::spawn(conn.serve(client, f));
+                    tokio::spawn(conn.serve(client));
                 }
             }
         });
         FaultProxy {
             addr,
-            fault,
-            requests,
+            rule,
+            seen,
             stop,
             accept,
         }
@@ -97,10 +105,10 @@ impl FaultProxy {
         FaultProxy::start(host_port.parse().unwrap()).await
     }
 
-    /// The URL to give Marquee instead of the backend's: the same path below a new origin.
+    /// The URL to give Marquee instead of the backend's: the same path below the proxy.
     pub fn url_for(&self, backend_url: &str) -> String {
         let rest = backend_url.split("://").nth(1).unwrap_or(backend_url);
-        let path = rest.find('/').map(|i| &rest[i..]).unwrap_or("");
+        let path = rest.find('/').map(|i| &rest[i..]).unwrap_or("/");
         format!("http://{}{path}", self.addr)
     }
 
@@ -108,19 +116,45 @@ impl FaultProxy {
         self.addr
     }
 
-    /// The fault for connections accepted from now on.
+    /// The fault for every request from now on.
     pub fn set(&self, fault: Fault) {
-        *self.fault.lock() = fault;
+        *self.rule.lock() = Rule {
+            method: None,
+            fault,
+        };
     }
 
-    /// HTTP requests seen so far (request lines from clients, forwarded or not).
-    pub fn requests(&self) -> u64 {
-        self.requests.load(Ordering::SeqCst)
+    /// The fault for requests of one method (`"POST"`) from now on; the others pass.
+    pub fn set_for(&self, method: &'static str, fault: Fault) {
+        *self.rule.lock() = Rule {
+            method: Some(method),
+            fault,
+        };
     }
 
-    /// Requests seen since the last call of this.
-    pub fn take_requests(&self) -> u64 {
-        self.requests.swap(0, Ordering::SeqCst)
+    /// HTTP requests seen so far (forwarded or not).
+    pub fn requests(&self) -> usize {
+        self.seen.lock().len()
+    }
+
+    /// Requests of one method seen so far.
+    pub fn requests_of(&self, method: &str) -> usize {
+        let prefix = format!("{method} ");
+        self.seen
+            .lock()
+            .iter()
+            .filter(|l| l.starts_with(&prefix))
+            .count()
+    }
+
+    /// The request lines seen so far (`POST /api/v3/command HTTP/1.1`), forwarded or not.
+    pub fn request_lines(&self) -> Vec<String> {
+        self.seen.lock().clone()
+    }
+
+    /// Forgets the requests seen.
+    pub fn clear(&self) {
+        self.seen.lock().clear();
     }
 }
 
@@ -131,109 +165,97 @@ impl Drop for FaultProxy {
     }
 }
 
-/// One client connection.
+/// One client connection: one request.
 struct Conn {
     upstream: SocketAddr,
-    requests: Arc<AtomicU64>,
+    rule: Arc<Mutex<Rule>>,
+    seen: Arc<Mutex<Vec<String>>>,
     stopped: watch::Receiver<bool>,
 }
 
 impl Conn {
-    async fn serve(mut self, mut client: TcpStream, fault: Fault) {
+    async fn serve(mut self, mut client: TcpStream) {
         let mut stopped = self.stopped.clone();
         tokio::select! {
-            _ = self.handle(&mut client, fault) => {}
+            _ = self.handle(&mut client) => {}
             _ = stopped.wait_for(|s| *s) => {}
         }
     }
 
-    async fn handle(&mut self, client: &mut TcpStream, fault: Fault) {
+    async fn handle(&mut self, client: &mut TcpStream) {
+        let Some((line, head)) = self.read_request(client).await else {
+            return;
+        };
+        let rule = self.rule.lock().clone();
+        let fault = match rule.method {
+            Some(m) if !line.starts_with(&format!("{m} ")) => Fault::None,
+            _ => rule.fault,
+        };
         match fault {
             Fault::None | Fault::Latency(_) | Fault::Truncate(_) | Fault::SlowDrip(_) => {
-                self.forward(client, fault).await
+                self.forward(client, head, fault).await
             }
             Fault::Reset => {
-                if self.read_request(client).await {
-                    // A zero linger closes with RST at once (it blocks on drop only for a
-                    // non-zero linger, which this never sets).
-                    #[allow(deprecated)]
-                    let _ = client.set_linger(Some(Duration::ZERO));
-                }
+                // A zero linger closes with RST at once (it blocks on drop only for a
+                // non-zero linger, which this never sets).
+                #[allow(deprecated)]
+                let _ = client.set_linger(Some(Duration::ZERO));
             }
             Fault::HalfOpen => {
-                self.read_request(client).await;
                 let _ = self.stopped.wait_for(|s| *s).await;
             }
             Fault::Garbage => {
-                if self.read_request(client).await {
-                    let _ = client
-                        .write_all(b"\x00\xffSSH-2.0-not-http\r\n\x1b[2J{{{{\"\r\n\r\n")
-                        .await;
-                }
+                let _ = client
+                    .write_all(b"\x00\xffSSH-2.0-not-http\r\n\x1b[2J{{{{\"\r\n\r\n")
+                    .await;
             }
             Fault::GarbageBody => {
                 let body = "[{\"id\": 1, \"title\": \"cut\u{0}\", \"records\": [nul";
-                self.answer(client, 200, &[], body).await;
+                answer(client, 200, &[], body).await;
             }
             Fault::TooManyRequests { retry_after } => {
                 let header = format!("Retry-After: {retry_after}");
                 let body = "{\"message\": \"too many requests\"}";
-                self.answer(client, 429, &[&header], body).await;
+                answer(client, 429, &[&header], body).await;
             }
-            Fault::Answer { status, body } => self.answer(client, status, &[], &body).await,
+            Fault::Answer { status, body } => answer(client, status, &[], &body).await,
         }
     }
 
-    /// Reads one request (its head, and what of its body came with it) and counts it.
-    async fn read_request(&self, client: &mut TcpStream) -> bool {
+    /// Reads one request's head (and what of its body came with it) and records its line.
+    async fn read_request(&self, client: &mut TcpStream) -> Option<(String, Vec<u8>)> {
         let mut seen = Vec::new();
         let mut buf = [0u8; 8192];
         while !seen.windows(4).any(|w| w == b"\r\n\r\n") && seen.len() < 1 << 20 {
             match client.read(&mut buf).await {
-                Ok(0) | Err(_) => return false,
+                Ok(0) | Err(_) => return None,
                 Ok(n) => seen.extend_from_slice(&buf[..n]),
             }
         }
-        self.requests.fetch_add(1, Ordering::SeqCst);
-        true
+        let line_end = seen.iter().position(|b| *b == b'\r').unwrap_or(seen.len());
+        let line = String::from_utf8_lossy(&seen[..line_end]).into_owned();
+        self.seen.lock().push(line.clone());
+        Some((line, seen))
     }
 
-    /// Answers one request without asking the backend, and closes.
-    async fn answer(&self, client: &mut TcpStream, status: u16, headers: &[&str], body: &str) {
-        if !self.read_request(client).await {
-            return;
-        }
-        let mut head = format!(
-            "HTTP/1.1 {status} Fault\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-            body.len()
-        );
-        for h in headers {
-            head.push_str(h);
-            head.push_str("\r\n");
-        }
-        head.push_str("\r\n");
-        let _ = client.write_all(head.as_bytes()).await;
-        let _ = client.write_all(body.as_bytes()).await;
-        let _ = client.shutdown().await;
-    }
-
-    /// Passes bytes both ways, counting request lines and shaping the answer by `fault`.
-    async fn forward(&self, client: &mut TcpStream, fault: Fault) {
+    /// Passes the request on (asking the backend to close after its answer, so the next request
+    /// comes on a connection of its own) and the answer back, shaped by `fault`.
+    async fn forward(&self, client: &mut TcpStream, head: Vec<u8>, fault: Fault) {
         let Ok(mut upstream) = TcpStream::connect(self.upstream).await else {
             return;
         };
         let _ = upstream.set_nodelay(true);
+        if upstream.write_all(&closing(&head)).await.is_err() {
+            return;
+        }
         let (mut cr, mut cw) = client.split();
         let (mut ur, mut uw) = upstream.split();
-        let requests = self.requests.clone();
         let up = async move {
             let mut buf = vec![0u8; 16 * 1024];
             loop {
                 match cr.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        let lines = count_request_lines(&buf[..n]);
-                        requests.fetch_add(lines, Ordering::SeqCst);
                         if uw.write_all(&buf[..n]).await.is_err() {
                             break;
                         }
@@ -286,23 +308,42 @@ impl Conn {
     }
 }
 
-/// Request lines in a piece of what a client sent (`METHOD /path HTTP/1.1`).
-fn count_request_lines(piece: &[u8]) -> u64 {
-    const METHODS: &[&[u8]] = &[b"GET ", b"POST ", b"PUT ", b"DELETE ", b"HEAD ", b"PATCH "];
-    let mut n = 0;
-    for (i, _) in piece.iter().enumerate() {
-        let at_line_start = i == 0 || piece[i - 1] == b'\n';
-        if at_line_start && METHODS.iter().any(|m| piece[i..].starts_with(m)) {
-            let line_end = piece[i..]
-                .iter()
-                .position(|b| *b == b'\n')
-                .map_or(piece.len(), |p| i + p);
-            if piece[i..line_end].windows(6).any(|w| w == b" HTTP/") {
-                n += 1;
-            }
-        }
+/// Answers a request without asking the backend, and closes.
+async fn answer(client: &mut TcpStream, status: u16, headers: &[&str], body: &str) {
+    let mut head = format!(
+        "HTTP/1.1 {status} Fault\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for h in headers {
+        head.push_str(h);
+        head.push_str("\r\n");
     }
-    n
+    head.push_str("\r\n");
+    let _ = client.write_all(head.as_bytes()).await;
+    let _ = client.write_all(body.as_bytes()).await;
+    let _ = client.shutdown().await;
+}
+
+/// A request head (and what of its body followed it) with `Connection: close` in place of any
+/// `Connection` header of its own.
+fn closing(head: &[u8]) -> Vec<u8> {
+    let end = head
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(head.len());
+    let text = String::from_utf8_lossy(&head[..end]);
+    let mut out = String::new();
+    for (i, line) in text.split("\r\n").enumerate() {
+        if i > 0 && line.to_ascii_lowercase().starts_with("connection:") {
+            continue;
+        }
+        out.push_str(line);
+        out.push_str("\r\n");
+    }
+    out.push_str("Connection: close\r\n\r\n");
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(head.get(end + 4..).unwrap_or_default());
+    bytes
 }
 
 #[cfg(test)]
@@ -310,15 +351,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn request_lines_are_counted_not_bodies() {
+    fn a_forwarded_request_asks_the_backend_to_close() {
+        let head = b"GET /a HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\nbody";
         assert_eq!(
-            count_request_lines(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n"),
-            1
+            String::from_utf8(closing(head)).unwrap(),
+            "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nbody"
         );
-        assert_eq!(
-            count_request_lines(b"POST /a HTTP/1.1\r\n\r\n{\"GET \":1}\nGET /b HTTP/1.1\r\n\r\n"),
-            2
-        );
-        assert_eq!(count_request_lines(b"{\"title\": \"GET out\"}"), 0);
     }
 }
