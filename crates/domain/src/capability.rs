@@ -47,6 +47,14 @@ pub enum Capability {
     #[serde(rename = "downloads.write")]
     #[strum(serialize = "downloads.write")]
     DownloadsWrite,
+    /// Reads the household's media folders (folder instances) and what is recognised in them.
+    #[serde(rename = "files.read")]
+    #[strum(serialize = "files.read")]
+    FilesRead,
+    /// Plans and applies changes to the media folders (organising, sidecar files).
+    #[serde(rename = "files.write")]
+    #[strum(serialize = "files.write")]
+    FilesWrite,
     #[serde(rename = "settings.read")]
     #[strum(serialize = "settings.read")]
     SettingsRead,
@@ -116,8 +124,8 @@ impl Preset {
     pub fn capabilities(self) -> &'static [Capability] {
         use Capability::*;
         match self {
-            Preset::Reader => &[Discover, LibraryRead, DownloadsRead],
-            Preset::Requester => &[Discover, Request],
+            Preset::Reader => &[Discover, LibraryRead, DownloadsRead, FilesRead],
+            Preset::Requester => &[Discover, Request, FilesRead],
             Preset::Operator => &[
                 Discover,
                 Request,
@@ -125,6 +133,8 @@ impl Preset {
                 LibraryWrite,
                 DownloadsRead,
                 DownloadsWrite,
+                FilesRead,
+                FilesWrite,
                 SettingsRead,
             ],
             Preset::Admin => &[
@@ -135,6 +145,8 @@ impl Preset {
                 LibraryWrite,
                 DownloadsRead,
                 DownloadsWrite,
+                FilesRead,
+                FilesWrite,
                 SettingsRead,
                 SettingsWrite,
                 Destructive,

@@ -27,6 +27,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("httpx", &[]),
     // The one kept-answer type: below everything that keeps answers, the store included.
     ("kept", &[]),
+    // Names to media facts by rules: pure, below every crate that reads names.
+    ("recognize", &[]),
     ("policy", &["domain"]),
     ("store", &["domain", "kept"]),
     // The protocol edge knows nothing about media: no crate of ours.
@@ -48,6 +50,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "adapters-downloads",
             "adapters-catalogue",
             "adapters-library",
+            "recognize",
         ],
     ),
     ("web", &["mcp", "tools", "store", "policy", "domain"]),

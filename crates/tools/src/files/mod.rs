@@ -1,0 +1,27 @@
+//! Files: the household's media folders (`folder` instances). Its tools appear only where a
+//! folder instance is configured; `recognize_media` reads a release or file name into
+//! structured facts with the `recognize` crate's rules and names the best catalogue identity.
+//! Diagnose looks at each folder on disk (the server family's check of an instance no adapter
+//! checks).
+
+pub mod recognize_media;
+
+use domain::InstanceKind;
+use governance::DynTool;
+
+/// The media folders.
+pub struct FilesFamily;
+
+impl governance::Family for FilesFamily {
+    fn name(&self) -> &'static str {
+        "files"
+    }
+
+    fn kinds(&self) -> &'static [InstanceKind] {
+        &[InstanceKind::Folder]
+    }
+
+    fn tools(&self) -> Vec<Box<dyn DynTool>> {
+        vec![Box::new(recognize_media::RecognizeMedia)]
+    }
+}
