@@ -32,6 +32,7 @@ pub async fn open_host(
             "audit entries left executing by an earlier run are now outcome_unknown"
         );
     }
+    make_default_library(loaded, data_dir);
     let app = build_app(loaded, data_dir, store)?;
     if fixtures {
         tracing::warn!(
@@ -40,6 +41,22 @@ pub async fn open_host(
     }
     let host = Host::new(app, metrics).with_conformance_fixtures(fixtures);
     Ok(Arc::new(host))
+}
+
+/// The embedded default's folder instance `library` (`<data dir>/library`) is made real at
+/// start: an empty folder to drop media files into. A folder the config names elsewhere is
+/// the household's own, and never created.
+fn make_default_library(loaded: &Loaded, data_dir: &Path) {
+    let library = data_dir.join("library");
+    let named = loaded.config.instances(data_dir).is_ok_and(|all| {
+        all.iter().any(|s| {
+            s.kind == domain::InstanceKind::Folder
+                && s.path.as_deref() == Some(library.display().to_string().as_str())
+        })
+    });
+    if named && let Err(e) = std::fs::create_dir_all(&library) {
+        tracing::warn!(folder = %library.display(), error = %e, "the library folder could not be created");
+    }
 }
 
 /// The governance core for the owner's command line: the same `App` as a server's, without
