@@ -62,7 +62,8 @@ house "cargo machete (no unused dependencies)" cargo machete "$ROOT"
 log "rust suites"
 rust_log=$(mktemp)
 set +e
-cargo test --workspace "${FEATURES[@]}" --no-fail-fast 2>&1 | tee "$rust_log"
+# The harness crate runs below, through scripts/harness.sh.
+cargo test --workspace --exclude harness "${FEATURES[@]}" --no-fail-fast 2>&1 | tee "$rust_log"
 rust_rc=${PIPESTATUS[0]}
 set -e
 rust_passed=$(awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="passed;") s+=$(i-1)} END {print s+0}' "$rust_log")
@@ -112,11 +113,27 @@ if [ "$prism_rc" != 0 ] && [ "$prism_failed" = 0 ]; then prism_failed=1; fi
 grep -v '^\[' "$rust_log.prism" | tail -n 5
 # ---- end of library adapters against Prism mocks -----------------------------------------
 
+# ---- reliability harness, short run -----------------------------------------------------
+# scripts/harness.sh: every fuzz target a few thousand inputs, then the fault and canary tests
+# (crates/harness); ends with "harness: N passed, N failed". `--long` is not run here.
+log "reliability harness (short run)"
+set +e
+"$ROOT/scripts/harness.sh" >"$rust_log.harness" 2>&1
+harness_rc=$?
+set -e
+harness_passed=$(awk '/^harness: [0-9]+ passed/ {print $2}' "$rust_log.harness" | tail -1)
+harness_failed=$(awk '/^harness: [0-9]+ passed/ {print $4}' "$rust_log.harness" | tail -1)
+harness_passed=${harness_passed:-0}; harness_failed=${harness_failed:-1}
+if [ "$harness_rc" != 0 ] && [ "$harness_failed" = 0 ]; then harness_failed=1; fi
+if [ "$harness_failed" = 0 ]; then tail -n 1 "$rust_log.harness"; else tail -n 40 "$rust_log.harness"; fi
+# ---- end of reliability harness ---------------------------------------------------------
+
 log "summary"
 echo "rust: $rust_passed passed, $rust_failed failed"
 echo "e2e: $e2e_passed passed, $e2e_failed failed"
 echo "house: $house_passed passed, $house_failed failed"
 echo "bench matrix smoke: $matrix_passed passed, $matrix_failed failed"
 echo "prism: $prism_passed passed, $prism_failed failed"
-echo "$((rust_passed + e2e_passed + house_passed + matrix_passed + prism_passed)) passed, $((rust_failed + e2e_failed + house_failed + matrix_failed + prism_failed)) failed"
-[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ] && [ "$matrix_failed" = 0 ] && [ "$prism_failed" = 0 ]
+echo "harness: $harness_passed passed, $harness_failed failed"
+echo "$((rust_passed + e2e_passed + house_passed + matrix_passed + prism_passed + harness_passed)) passed, $((rust_failed + e2e_failed + house_failed + matrix_failed + prism_failed + harness_failed)) failed"
+[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ] && [ "$matrix_failed" = 0 ] && [ "$prism_failed" = 0 ] && [ "$harness_failed" = 0 ]

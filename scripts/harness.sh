@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The reliability harness in one command (crates/harness; figures in RELIABILITY.md):
+#   - fuzz targets: the HTTP edge (in process and on a socket), JSON-RPC, every tool's input,
+#     bencode, magnet and tracker URLs, the torrent clients', *arr and TMDB answers;
+#   - faults between Marquee and its backends (test-support's FaultProxy), canary secrets.
+#
+#   scripts/harness.sh          short run, as CI runs it: a few thousand inputs per fuzz target
+#                               (debug build), then the fault and canary tests
+#   scripts/harness.sh --long   HARNESS_CASES inputs per fuzz target (default 1,000,000) in a
+#                               release build, then the fault and canary tests
+#
+# HARNESS_SEED / HARNESS_FROM replay a failure a target reported. Prints one line per fuzz
+# target ("harness: TARGET N inputs, N panics, ...") and ends with "harness: N passed, N failed".
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+if [ -z "${CARGO_TARGET_DIR:-}" ]; then
+  if [ -d "$ROOT/../shared-cache/target" ]; then CARGO_TARGET_DIR=$(cd "$ROOT/../shared-cache/target" && pwd)
+  else CARGO_TARGET_DIR=$ROOT/target; fi
+fi
+export CARGO_TARGET_DIR CARGO_TERM_COLOR=never
+
+PROFILE=()
+if [ "${1:-}" = "--long" ]; then
+  export HARNESS_CASES=${HARNESS_CASES:-1000000}
+  PROFILE=(--release)
+  echo "harness: long run, $HARNESS_CASES inputs per fuzz target, release build"
+elif [ -n "${1:-}" ]; then
+  echo "usage: scripts/harness.sh [--long]" >&2; exit 2
+fi
+
+# The same selection and features as scripts/test.sh's build, so the harness reuses its
+# artifacts: --workspace with --test picks the harness's two test targets only.
+CARGO_ARGS=(--workspace --features marquee/conformance-fixtures)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failed_steps=0
+# step NAME CARGO-TEST-ARGS...: runs one test target, keeps its output, shows what failed.
+step() {
+  local name=$1; shift
+  if ! cargo test "${PROFILE[@]}" "${CARGO_ARGS[@]}" "$@" >"$dir/$name" 2>&1; then
+    if ! grep -q '^test result:' "$dir/$name"; then
+      failed_steps=$((failed_steps + 1))
+      echo "harness: $name did not run:"; tail -n 30 "$dir/$name"
+    fi
+  fi
+  grep -E '^test .*FAILED|^failures:|panicked at' "$dir/$name" | head -20
+}
+# Fuzz targets print their line with --nocapture; the fault tests wait on timeouts, so they run
+# side by side (the default thread count).
+step fuzz --test fuzz -- --nocapture
+grep -E '^harness: ' "$dir/fuzz"
+step faults --test faults
+
+passed=$(cat "$dir"/* | awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="passed;") s+=$(i-1)} END {print s+0}')
+failed=$(cat "$dir"/* | awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="failed;") s+=$(i-1)} END {print s+0}')
+failed=$((failed + failed_steps))
+echo "harness: $passed passed, $failed failed"
+[ "$failed" = 0 ]
