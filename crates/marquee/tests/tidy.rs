@@ -53,7 +53,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "recognize",
         ],
     ),
-    ("web", &["mcp", "tools", "store", "policy", "domain"]),
+    ("web", &["mcp", "tools", "governance", "store", "policy", "domain"]),
     (
         "marquee",
         &["web", "mcp", "tools", "store", "policy", "domain"],

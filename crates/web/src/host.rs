@@ -3,6 +3,10 @@
 
 use std::{collections::HashMap, future::Future, pin::Pin, sync::Arc, time::Duration};
 
+use governance::{
+    App, Called, Caller, Line, ToolView,
+    ask::{Question, Reply, Unanswered},
+};
 use mcp::{
     AskError, Asker, Completing, CompletionTarget, Context, HostError, ListedTool, LogLevel,
     Notifier, RenderedResult, ServerIdentity, ToolHost,
@@ -13,14 +17,7 @@ use mcp::{
     },
 };
 use serde_json::{Value, json};
-use tools::{
-    App, Called, Caller, Line, ToolView,
-    ask::{Question, Reply, Unanswered},
-    completions::Target,
-    guides::Topic,
-    prompts::PromptSpec,
-    views::View,
-};
+use tools::{completions::Target, guides::Topic, prompts::PromptSpec, views::View};
 
 use crate::Metrics;
 

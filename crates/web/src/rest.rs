@@ -10,10 +10,10 @@ use axum::{
     response::{IntoResponse, Response},
     routing::{get, post},
 };
+use governance::{Called, Caller, ErrorCode, ErrorKind};
 use mcp::forwarded::Source;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use tools::{Called, Caller, ErrorCode, ErrorKind};
 
 use crate::{Host, Web, guard, host::definition_json};
 

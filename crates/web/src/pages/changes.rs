@@ -8,9 +8,9 @@ use axum::{
     http::{HeaderMap, StatusCode},
     response::{IntoResponse, Redirect, Response},
 };
+use governance::plan::{Look, PlanView};
 use serde_json::Value;
 use store::{Change, ChangeStatus};
-use tools::plan::{Look, PlanView};
 
 use super::{PageError, PageState, check_csrf, form, host, owner, render, when};
 
@@ -181,7 +181,7 @@ fn shown_view(mut view: PlanView) -> PlanView {
 
 #[cfg(test)]
 mod tests {
-    use tools::plan::{Look, PlanColumn, PlanTable};
+    use governance::plan::{Look, PlanColumn, PlanTable};
 
     use super::*;
 
