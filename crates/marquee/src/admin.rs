@@ -117,7 +117,7 @@ async fn open(data_dir: &Path) -> anyhow::Result<Store> {
         .with_context(|| format!("cannot open the database in {}", data_dir.display()))
 }
 
-pub async fn people(cmd: PeopleCommand, data_dir: &Path) -> anyhow::Result<()> {
+pub async fn people(cmd: PeopleCommand, loaded: &Loaded, data_dir: &Path) -> anyhow::Result<()> {
     let store = open(data_dir).await?;
     match cmd {
         PeopleCommand::Add { name, role } => {
@@ -163,6 +163,13 @@ pub async fn people(cmd: PeopleCommand, data_dir: &Path) -> anyhow::Result<()> {
                     "--region must be a two-letter upper-case country code such as US, got \"{r}\""
                 );
             }
+            // A cap the region's list lacks would hide every title: refused, naming the list.
+            let max_movie = valid_cap(loaded, data_dir, &region, MediaType::Movie, max_movie)
+                .await
+                .context("--max-movie")?;
+            let max_tv = valid_cap(loaded, data_dir, &region, MediaType::Tv, max_tv)
+                .await
+                .context("--max-tv")?;
             let limits = ContentLimits {
                 max_movie_cert: max_movie,
                 max_tv_rating: max_tv,
@@ -179,6 +186,36 @@ pub async fn people(cmd: PeopleCommand, data_dir: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `cap` checked against `region`'s (default US) list of `media_type` ratings, as the
+/// configured catalogues list them, in the list's own spelling; an error naming the valid ones.
+async fn valid_cap(
+    loaded: &Loaded,
+    data_dir: &Path,
+    region: &Option<String>,
+    media_type: MediaType,
+    cap: Option<String>,
+) -> anyhow::Result<Option<String>> {
+    let Some(cap) = cap else {
+        return Ok(None);
+    };
+    let region = region.as_deref().unwrap_or("US");
+    let app = crate::serve::open_app(loaded, data_dir).await?;
+    let names = tools::discover::rating_names(&app, region, media_type)
+        .await
+        .map_err(|why| anyhow::anyhow!("\"{cap}\" cannot be checked: {why}"))?;
+    match names.iter().find(|n| n.eq_ignore_ascii_case(cap.trim())) {
+        Some(name) => Ok(Some(name.clone())),
+        None => bail!(
+            "\"{cap}\" is not a {region} {} rating; valid: {}",
+            match media_type {
+                MediaType::Tv => "TV",
+                _ => "movie",
+            },
+            names.join(", ")
+        ),
+    }
 }
 
 /// The grant a new key gets when none is named.
@@ -375,7 +412,7 @@ pub async fn quotas(cmd: QuotasCommand, data_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn config_check(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
+pub fn config_check(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<()> {
     let instances = loaded.config.instances(data_dir)?;
     tools::Instances::new(instances.clone())
         .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?;
@@ -425,7 +462,7 @@ pub fn config_check(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
 }
 
 pub async fn doctor(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
-    config_check(loaded, data_dir)?;
+    config_check(&loaded, data_dir)?;
     let store = open(data_dir).await?;
     store.ping().await?;
     let people = store.people().await?;
@@ -446,6 +483,43 @@ pub async fn doctor(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
     );
     if owners == 0 {
         println!("warning: no owner yet; `marquee serve` creates one on first start");
+    }
+    backends(&loaded, data_dir).await
+}
+
+/// Every configured instance asked as `diagnose` asks it, one line each with what to do; an
+/// error when any failed.
+async fn backends(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<()> {
+    let app = crate::serve::open_app(loaded, data_dir).await?;
+    let mut failed = Vec::new();
+    for c in tools::check_instances(&app).await {
+        let id = c["id"].as_str().unwrap_or_default().to_string();
+        let kind = c["kind"].as_str().unwrap_or_default();
+        let said = c["detail"]
+            .as_str()
+            .or(c["note"].as_str())
+            .unwrap_or_default();
+        let verdict = match c["ok"].as_bool() {
+            Some(true) => "ok",
+            Some(false) => {
+                failed.push(id.clone());
+                "FAILED"
+            }
+            None => "not checked",
+        };
+        println!("instance {id} ({kind}): {verdict}: {said}");
+    }
+    if !failed.is_empty() {
+        bail!(
+            "{} {} check: {}",
+            failed.len(),
+            if failed.len() == 1 {
+                "instance failed its"
+            } else {
+                "instances failed their"
+            },
+            failed.join(", ")
+        );
     }
     Ok(())
 }

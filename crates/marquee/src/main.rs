@@ -114,14 +114,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve => serve::serve(loaded, &cli.data_dir, cli.config).await,
         Command::Stdio => serve::stdio(loaded, &cli.data_dir).await,
         Command::Bridge { url } => serve::bridge(&url).await,
-        Command::People(c) => admin::people(c, &cli.data_dir).await,
+        Command::People(c) => admin::people(c, &loaded, &cli.data_dir).await,
         Command::Keys(c) => admin::keys(c, &cli.data_dir).await,
         Command::Grants(c) => governance::grants(c, &loaded, &cli.data_dir).await,
         Command::Quotas(c) => admin::quotas(c, &cli.data_dir).await,
         Command::Tools(c) => governance::tools(c, loaded, &cli.data_dir).await,
         Command::Oauth(c) => oauth::oauth(c, &cli.data_dir).await,
         Command::Doctor => admin::doctor(loaded, &cli.data_dir).await,
-        Command::Config(ConfigCommand::Check) => admin::config_check(loaded, &cli.data_dir),
+        Command::Config(ConfigCommand::Check) => admin::config_check(&loaded, &cli.data_dir),
     }
 }
 

@@ -24,6 +24,7 @@ pub use governance::{
     LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, plan, report,
 };
 pub use registry::families;
+pub use server::checks::check_instances;
 
 /// The governance core with every family of this build plugged in.
 pub fn app(store: store::Store, settings: Arc<Settings>, instances: Arc<Instances>) -> App {

@@ -14,6 +14,7 @@ mod kept;
 pub(crate) mod limits;
 pub(crate) mod lookup;
 pub(crate) mod ratings;
+mod rating_list;
 pub(crate) mod render;
 pub mod search_collections;
 pub mod search_music;
@@ -21,6 +22,7 @@ pub mod search_titles;
 mod standing;
 
 pub use catalogues::Catalogues;
+pub use rating_list::rating_names;
 pub(crate) use catalogues::pick;
 
 use std::sync::Arc;

@@ -152,51 +152,6 @@ async fn diagnose(ctx: &Ctx, input: Input) -> Result<(Output, Keep), ToolError> 
 /// its adapter. Tools speak no HTTP themselves.
 async fn check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
     let started = Instant::now();
-    let Some(own) = ctx.check_instance(spec).await else {
-        return without_adapter_check(ctx, spec).await;
-    };
-    let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": ctx.supports(spec.kind) });
-    v["latency_ms"] = json!(started.elapsed().as_millis() as u64);
-    let (ok, detail) = match own {
-        Ok(found) => (true, found),
-        Err(why) => (false, why),
-    };
-    v["ok"] = json!(ok);
-    v["detail"] = json!(detail);
-    v
-}
-
-/// An instance no adapter can check: a folder is looked at on disk; a kind this version has no
-/// adapter for, or one no family checks, is reported as unchecked (`ok: null`).
-async fn without_adapter_check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
-    let supported = ctx.supports(spec.kind);
-    let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": supported });
-    if let Some(path) = &spec.path {
-        let exists = tokio::fs::metadata(path)
-            .await
-            .map(|m| m.is_dir())
-            .unwrap_or(false);
-        v["ok"] = json!(exists);
-        v["detail"] = json!(if exists {
-            format!("folder {path} exists")
-        } else {
-            format!("folder {path} does not exist or is not a folder")
-        });
-        return v;
-    }
-    if !supported {
-        v["ok"] = json!(null);
-        v["note"] = json!(format!(
-            "this version has no {} adapter yet; the instance is declared but no tool uses it, and it is not checked",
-            spec.kind
-        ));
-        return v;
-    }
-    // Never reported healthy without being asked: an instance no family checks is unknown.
-    v["ok"] = json!(null);
-    v["note"] = json!(format!(
-        "no check is made of {} instances; the instance is not reported healthy or failing",
-        spec.kind
-    ));
-    v
+    let own = ctx.check_instance(spec).await;
+    super::checks::report(spec, ctx.supports(spec.kind), own, started).await
 }

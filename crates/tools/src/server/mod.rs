@@ -1,6 +1,7 @@
 //! Server tools: who am I, how does this work, is everything healthy, what is configured,
 //! what happened.
 
+pub(crate) mod checks;
 pub mod diagnose;
 pub mod get_activity;
 pub mod get_guide;
