@@ -119,6 +119,8 @@ struct VQueue {
     #[serde(default)]
     download_id: Option<String>,
     #[serde(default)]
+    output_path: Option<String>,
+    #[serde(default)]
     status_messages: Option<Vec<StatusMessage>>,
     #[serde(default)]
     error_message: Option<String>,
@@ -179,6 +181,7 @@ fn queue_item(q: VQueue) -> QueueItem {
         protocol: q.protocol,
         quality: quality_name(q.quality),
         download_id: q.download_id,
+        output_path: q.output_path.filter(|p| !p.is_empty()),
         messages,
         error: q.error_message.filter(|e| !e.is_empty()),
     }

@@ -148,6 +148,10 @@ pub struct QueueItem {
     pub quality: Option<String>,
     /// The download client's id (a torrent's info hash).
     pub download_id: Option<String>,
+    /// Where the download is, as the service sees it: what confines a manual import's folder.
+    /// Not shown to callers.
+    #[serde(skip)]
+    pub output_path: Option<String>,
     pub messages: Vec<String>,
     pub error: Option<String>,
 }

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{granted, labels, outcome::TorrentResult, refresher, torrent_file};
+use super::{add_torrent_url, granted, labels, outcome::TorrentResult, refresher, torrent_file};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct AddTorrent;
@@ -54,8 +54,14 @@ impl Tool for AddTorrent {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let folders = ctx.settings().torrent_folders();
-        let (source, hash) =
-            read_source(&folders, ctx.caller.scope.household, &input.source).await?;
+        let outbound = ctx.settings().outbound();
+        let (source, hash) = read_source(
+            &folders,
+            &outbound,
+            ctx.caller.scope.household,
+            &input.source,
+        )
+        .await?;
         let tags = labels::tag_list(&input.tags)?;
         let (instance, allowed) = granted(ctx, input.instance_id.as_deref())?;
         let b = instance.backend()?;
@@ -123,9 +129,11 @@ impl Tool for AddTorrent {
 }
 
 /// Classifies and checks the source before anything is sent: a magnet must name a btih hash,
-/// a URL must be http(s), a file must be a valid .torrent inside the torrent folders.
+/// a URL is fetched here under the outbound rule (the client gets the bytes), a file must be a
+/// valid .torrent inside the torrent folders.
 async fn read_source(
     folders: &[std::path::PathBuf],
+    outbound: &httpx::outbound::Outbound,
     show_folders: bool,
     raw: &str,
 ) -> Result<(AddSource, Option<InfoHash>), ToolError> {
@@ -138,7 +146,7 @@ async fn read_source(
     if raw.starts_with("http://") || raw.starts_with("https://") {
         url::Url::parse(raw)
             .map_err(|_| ToolError::invalid("source is not a valid http(s) URL"))?;
-        return Ok((AddSource::Url(raw.to_string()), None));
+        return add_torrent_url::fetch(outbound, raw).await;
     }
     let path = std::path::Path::new(raw);
     if !path.is_absolute() {

@@ -7,6 +7,7 @@
 //! one refresh. Writes go to the client and then re-read the torrents they touched.
 
 mod add_torrent;
+mod add_torrent_url;
 mod delete_torrents;
 mod downloads_overview;
 mod find_torrents;

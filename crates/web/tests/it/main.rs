@@ -28,6 +28,7 @@ mod library_sonarr_v5;
 mod listen;
 mod oauth;
 mod oauth_consent;
+mod outbound;
 mod pages;
 mod requests;
 mod settings_changes;

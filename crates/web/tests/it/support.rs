@@ -151,6 +151,9 @@ pub fn builtin() -> tools::InstanceSpec {
 pub async fn server_on(store: store::Store, instances: Vec<tools::InstanceSpec>) -> Server {
     let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
     let settings = Settings::new(false, None);
+    // The tests serve their .torrent files from 127.0.0.1, which an owner would allow as
+    // `[outbound] allowed_hosts = ["127.0.0.1"]`; `outbound.rs` checks the default refusal.
+    settings.set_outbound_hosts(vec!["127.0.0.1".into()]);
     let instances = Instances::new(instances).unwrap();
     let app = tools::app(store, Arc::new(settings), Arc::new(instances));
     app.start_jobs(std::future::pending());

@@ -80,6 +80,9 @@ impl Tool for ExecuteManualImport {
             Some(id) => Some(download_of(source, id).await?),
             None => None,
         };
+        if let Some(folder) = &input.folder {
+            super::get_manual_import_candidates::confine(source, folder).await?;
+        }
         let candidates = client
             .manual_import_candidates(download.as_deref(), input.folder.as_deref())
             .await

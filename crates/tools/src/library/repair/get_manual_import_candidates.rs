@@ -8,7 +8,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{super::source::one, download_of};
+use super::{
+    super::source::{Source, one},
+    download_of,
+};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct GetManualImportCandidates;
@@ -59,6 +62,9 @@ impl Tool for GetManualImportCandidates {
             ));
         }
         let source = one(ctx, Some(&input.instance_id), None)?;
+        if let Some(folder) = folder {
+            confine(source, folder).await?;
+        }
         let client = source.client()?;
         let download = match input.queue_id {
             Some(id) => Some(download_of(source, id).await?),
@@ -89,5 +95,109 @@ impl Tool for GetManualImportCandidates {
             ),
             json!({ "instance_id": source.id, "queue_id": input.queue_id, "files": rows }),
         ))
+    }
+}
+
+/// Confines a caller's `folder` to the folders `source`'s service reports as its own: its root
+/// folders, the local side of its remote path mappings, and the folders its downloads are in
+/// (the parent of each queue item's output path). Anything else (`/etc`, another service's
+/// share) is refused before the service is asked to read it.
+pub(in crate::library) async fn confine(source: &Source, folder: &str) -> Result<(), ToolError> {
+    let client = source.client()?;
+    let (roots, config, queue) = tokio::join!(
+        client.root_folders(),
+        client.service_config(),
+        client.queue()
+    );
+    let mut own: Vec<String> = roots
+        .map_err(|e| source.error(e))?
+        .into_iter()
+        .map(|r| r.path)
+        .collect();
+    own.extend(
+        config
+            .map_err(|e| source.error(e))?
+            .remote_path_mappings
+            .iter()
+            .filter_map(|m| m.get("localPath")?.as_str().map(str::to_owned)),
+    );
+    own.extend(
+        queue
+            .map_err(|e| source.error(e))?
+            .into_iter()
+            .filter_map(|q| q.output_path)
+            .filter_map(|p| parent(&p)),
+    );
+    if own.iter().any(|root| within(folder, root)) {
+        return Ok(());
+    }
+    Err(ToolError::invalid(format!(
+        "folder is not inside a folder instance {} reports as its own (its root folders, its remote path mappings' local folders and the folders its downloads are in); give a queue_id, or such a folder",
+        source.id
+    )))
+}
+
+/// A path's components, `/` and `\` alike; `None` when it climbs (`..`) or is not absolute.
+fn components(path: &str) -> Option<Vec<String>> {
+    let windows = path.get(1..3) == Some(":\\") || path.get(1..3) == Some(":/");
+    if !path.starts_with('/') && !windows {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => return None,
+            // Windows paths compare without case.
+            p if windows => parts.push(p.to_lowercase()),
+            p => parts.push(p.to_string()),
+        }
+    }
+    Some(parts)
+}
+
+/// Whether `path` is `root` or lies under it.
+fn within(path: &str, root: &str) -> bool {
+    match (components(path), components(root)) {
+        (Some(p), Some(r)) => !r.is_empty() && p.starts_with(&r),
+        _ => false,
+    }
+}
+
+/// The folder a path is in, when it has one below the root.
+fn parent(path: &str) -> Option<String> {
+    let trimmed = path.trim_end_matches(['/', '\\']);
+    let cut = trimmed.rfind(['/', '\\'])?;
+    (cut > 0).then(|| trimmed[..cut].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_is_within_a_root_only_by_whole_components_without_climbing() {
+        assert!(within("/downloads/complete/Bluey", "/downloads/complete"));
+        assert!(within("/downloads/complete", "/downloads/complete/"));
+        assert!(!within("/downloads/completely-else", "/downloads/complete"));
+        assert!(!within(
+            "/downloads/complete/../../etc",
+            "/downloads/complete"
+        ));
+        assert!(!within("/etc", "/downloads"));
+        assert!(!within("relative/path", "/"));
+        assert!(!within("/anything", "/"), "a root of / confines nothing");
+        assert!(within("D:\\Media\\TV\\Bluey", "d:/media/tv"));
+        assert!(!within("D:\\Media\\..\\Windows", "D:\\Media"));
+    }
+
+    #[test]
+    fn a_downloads_folder_is_its_parent() {
+        assert_eq!(
+            parent("/downloads/complete/Bluey.S01E01/").as_deref(),
+            Some("/downloads/complete")
+        );
+        assert_eq!(parent("/Bluey"), None);
+        assert_eq!(parent("C:\\dl\\Bluey").as_deref(), Some("C:\\dl"));
     }
 }
