@@ -20,7 +20,7 @@ use parking_lot_free::Answers;
 use serde_json::Value;
 use test_support::{ArrKind, FakeArr, TmdbFake};
 
-mod parking_lot_free {
+pub(crate) mod parking_lot_free {
     //! The answers a programmable server gives, by path (std's Mutex: one input at a time).
     use std::{collections::HashMap, sync::Mutex};
 
@@ -29,7 +29,7 @@ mod parking_lot_free {
 }
 
 /// A server that answers each path with the bytes the current input set for it (`{}` else).
-async fn programmable() -> (Arc<Answers>, url::Url) {
+pub(crate) async fn programmable() -> (Arc<Answers>, url::Url) {
     let answers = Arc::new(Answers::default());
     let router = Router::new()
         .fallback(|State(a): State<Arc<Answers>>, req: Request| async move {
@@ -53,7 +53,7 @@ async fn programmable() -> (Arc<Answers>, url::Url) {
     (answers, format!("http://{addr}/").parse().unwrap())
 }
 
-const ARR_KEYS: &[&str] = &[
+pub(crate) const ARR_KEYS: &[&str] = &[
     "id",
     "title",
     "records",
@@ -148,7 +148,7 @@ async fn arr_reads(c: &LibraryClient, g: &mut Gen) -> Result<String, String> {
 }
 
 /// The fakes' answers by full path, gathered by making every read against them once.
-async fn arr_seeds(kind: ArrKind, service: Service) -> HashMap<String, Vec<u8>> {
+pub(crate) async fn arr_seeds(kind: ArrKind, service: Service) -> HashMap<String, Vec<u8>> {
     let fake = FakeArr::start(kind).await;
     let c = LibraryClient::new(
         service,
@@ -171,7 +171,7 @@ async fn arr_seeds(kind: ArrKind, service: Service) -> HashMap<String, Vec<u8>> 
 }
 
 /// Breaks one or several of the seed answers.
-fn broken(
+pub(crate) fn broken(
     g: &mut Gen,
     seeds: &HashMap<String, Vec<u8>>,
     keys: &[&str],

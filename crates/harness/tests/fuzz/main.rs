@@ -10,4 +10,5 @@ mod edge;
 mod parsers;
 mod socket;
 mod support;
+mod tool_answers;
 mod tool_inputs;
