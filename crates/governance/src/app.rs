@@ -425,6 +425,7 @@ impl App {
         arguments: Map<String, Value>,
         line: Line,
     ) -> Result<Output, ToolError> {
+        self.shared.settings.call_rate.check(caller)?;
         let mut caller = caller.clone();
         let allow_destructive = self.shared.settings.allow_destructive();
         let mut needs_plan =

@@ -94,6 +94,9 @@ impl ErrorCode {
     pub const Declined: ErrorCode = ErrorCode::new("declined", ErrorKind::Denied);
     /// 2026-07-28: the call's question went back as an input-required result.
     pub const InputRequired: ErrorCode = ErrorCode::new("input_required", ErrorKind::BadInput);
+    /// The caller made too many calls this minute; `data.retry_after_seconds` says when to
+    /// call again (`rate.rs`).
+    pub const RateLimited: ErrorCode = ErrorCode::new("rate_limited", ErrorKind::Quota);
     /// Marquee failed; the server log has the details.
     pub const Internal: ErrorCode = ErrorCode::new("internal", ErrorKind::Internal);
 
@@ -121,6 +124,7 @@ impl ErrorCode {
         ErrorCode::ChoiceNeeded,
         ErrorCode::Declined,
         ErrorCode::InputRequired,
+        ErrorCode::RateLimited,
         ErrorCode::Internal,
     ];
 

@@ -19,6 +19,7 @@ pub mod error;
 mod family;
 pub mod instances;
 pub mod plan;
+pub mod rate;
 mod registry;
 pub mod report;
 pub mod settings;

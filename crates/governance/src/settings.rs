@@ -36,6 +36,8 @@ pub struct Settings {
     /// Where the owner pages are served (`http://host:port`), for a plan's `review_url`; set by
     /// the binary once it listens. Empty: review URLs are relative to the server's root.
     public_url: RwLock<String>,
+    /// `[limits] calls_per_minute`: tool calls per person and minute.
+    pub call_rate: crate::rate::CallRate,
 }
 
 impl Settings {
@@ -49,6 +51,7 @@ impl Settings {
             config_file,
             warnings: RwLock::new(Vec::new()),
             public_url: RwLock::new(String::new()),
+            call_rate: crate::rate::CallRate::default(),
         }
     }
 

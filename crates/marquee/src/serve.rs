@@ -81,6 +81,9 @@ fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::R
     }
     settings.set_oauth(loaded.config.oauth.lifetimes()?);
     settings.set_torrent_folders(loaded.config.downloads.torrent_folders.clone());
+    settings
+        .call_rate
+        .set_per_minute(loaded.config.limits.calls_per_minute);
     settings.set_outbound_hosts(loaded.config.outbound.allowed_hosts.clone());
     settings.set_warnings(loaded.warnings.clone());
     Ok(tools::app(store, Arc::new(settings), Arc::new(instances)))
@@ -230,6 +233,9 @@ fn watch_config(
                     }
                     settings.set_allow_destructive(on);
                     settings.set_torrent_folders(reloaded.config.downloads.torrent_folders);
+                    settings
+                        .call_rate
+                        .set_per_minute(reloaded.config.limits.calls_per_minute);
                     settings.set_outbound_hosts(reloaded.config.outbound.allowed_hosts);
                     settings.set_warnings(reloaded.warnings);
                 }

@@ -269,7 +269,13 @@ async fn call(State(web): State<Web>, request: Request) -> Result<Response, ApiE
         Called::Done(Err(e)) => {
             host.metrics().tool_call(&body.tool_name, "error");
             let status = tool_status(e.code);
-            Ok((status, Json(envelope(false, &e.message, e.envelope()))).into_response())
+            let mut r = (status, Json(envelope(false, &e.message, e.envelope()))).into_response();
+            // A rate refusal says when to call again, as an HTTP client reads it too.
+            if let Some(wait) = e.data.get("retry_after_seconds").and_then(Value::as_u64) {
+                r.headers_mut()
+                    .insert(axum::http::header::RETRY_AFTER, wait.into());
+            }
+            Ok(r)
         }
     }
 }
@@ -311,6 +317,7 @@ mod status_tests {
             ("choice_needed", 400),
             ("declined", 409),
             ("input_required", 400),
+            ("rate_limited", 429),
             ("internal", 500),
         ];
         assert_eq!(table, expected);

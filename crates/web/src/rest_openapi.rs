@@ -37,7 +37,7 @@ pub(crate) fn document() -> Value {
         ("413", "the request body is over the size limit"),
         (
             "429",
-            "a request quota or a grant allowance is spent; data says when it refills",
+            "a request quota or a grant allowance is spent (data says when it refills), or too many calls this minute (Retry-After says when to call again)",
         ),
         ("500", "marquee failed; the server log has the details"),
         ("502", "a backend failed or could not be reached"),
