@@ -265,19 +265,7 @@ impl<'a> Run<'a> {
 
     /// Records the external call about to be made; refused when the operation was cancelled.
     pub async fn checkpoint(&self, call: Value) -> Result<(), ToolError> {
-        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        self.ctx.progress(
-            n,
-            None,
-            &format!("operation {}: external call {n}", self.operation_id),
-        );
-        let text = call.to_string();
-        if self
-            .ctx
-            .store()
-            .checkpoint(self.operation_id, &text)
-            .await?
-        {
+        if self.step(call).await? {
             Ok(())
         } else {
             Err(ToolError::new(
@@ -288,5 +276,29 @@ impl<'a> Run<'a> {
                 ),
             ))
         }
+    }
+
+    /// Records the step about to be taken (an external call), or answers `false` when the
+    /// operation was cancelled meanwhile: the step must not be taken, nor any after it. A
+    /// multi-step `apply` asks before each step and, once told to stop, answers what it did
+    /// and what it left undone.
+    pub async fn step(&self, call: Value) -> Result<bool, ToolError> {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        self.ctx.progress(
+            n,
+            None,
+            &format!("operation {}: external call {n}", self.operation_id),
+        );
+        let text = call.to_string();
+        Ok(self
+            .ctx
+            .store()
+            .checkpoint(self.operation_id, &text)
+            .await?)
+    }
+
+    /// The operation's id.
+    pub fn operation_id(&self) -> &str {
+        self.operation_id
     }
 }

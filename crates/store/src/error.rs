@@ -105,7 +105,7 @@ mod tests {
         );
         assert_eq!(
             names(&OperationStatus::ALL),
-            "running, in_flight, succeeded, failed, cancelled, outcome_unknown"
+            "running, in_flight, cancelling, succeeded, failed, cancelled, outcome_unknown"
         );
         assert_eq!(
             names(&RequestStatus::ALL),

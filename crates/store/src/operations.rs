@@ -46,6 +46,9 @@ pub enum OperationStatus {
     Running,
     /// A checkpoint was written: an external call is under way.
     InFlight,
+    /// Cancelled while under way: the step under way ends, no further step starts, and the
+    /// operation is closed `cancelled` with what was done and what was not.
+    Cancelling,
     Succeeded,
     Failed,
     Cancelled,
@@ -64,7 +67,10 @@ impl OperationStatus {
     }
 
     pub fn is_finished(self) -> bool {
-        !matches!(self, OperationStatus::Running | OperationStatus::InFlight)
+        !matches!(
+            self,
+            OperationStatus::Running | OperationStatus::InFlight | OperationStatus::Cancelling
+        )
     }
 }
 
@@ -312,7 +318,11 @@ impl Store {
         };
         self.close(
             id,
-            &[OperationStatus::Running, OperationStatus::InFlight],
+            &[
+                OperationStatus::Running,
+                OperationStatus::InFlight,
+                OperationStatus::Cancelling,
+            ],
             (op_status, audit_status, change_status),
             Some(result),
             message,
@@ -320,9 +330,31 @@ impl Store {
         .await
     }
 
-    /// Cancels an operation that has made no external call yet. `Conflict` naming its status
-    /// when it is past its checkpoint or finished.
+    /// Cancels an operation. One that has made no external call yet is closed `cancelled` at
+    /// once (its allowance unit comes back); one under way becomes `cancelling`: its checkpoint
+    /// refuses the next step, and it is closed `cancelled` when its work stops, with what was
+    /// done and what was not. `Conflict` naming its status when it is finished.
     pub async fn cancel_operation(&self, id: &str, message: &str) -> Result<Operation, Error> {
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        let asked = sqlx::query(
+            "UPDATE operations SET status = ?, message = ?, updated_at = ? WHERE id = ? AND status = ?",
+        )
+        .bind(OperationStatus::Cancelling.as_str())
+        .bind(message)
+        .bind(now_ms())
+        .bind(id)
+        .bind(OperationStatus::InFlight.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if asked.rows_affected() == 1 {
+            let op = operation_in(&mut *tx, "o.id = ?", id)
+                .await?
+                .ok_or_else(|| Error::NotFound(format!("no operation with id \"{id}\"")))?;
+            crate::audit::prove_on(&mut tx, &format!("operation {id} became cancelling")).await?;
+            tx.commit().await?;
+            return Ok(op);
+        }
+        drop(tx);
         self.close(
             id,
             &[OperationStatus::Running],
@@ -355,6 +387,24 @@ impl Store {
                 op.status
             )));
         }
+        // Cancelled while under way: its work stopped at a step; it ends cancelled, with the
+        // cancellation's note before what the work said.
+        let cancelled_note;
+        let (op_status, change_status, message) = if op.status == OperationStatus::Cancelling
+            && matches!(
+                op_status,
+                OperationStatus::Succeeded | OperationStatus::Failed
+            ) {
+            let note = op.message.as_deref().unwrap_or("cancelled");
+            cancelled_note = format!("{note}; {message}");
+            (
+                OperationStatus::Cancelled,
+                ChangeStatus::Cancelled,
+                cancelled_note.as_str(),
+            )
+        } else {
+            (op_status, change_status, message)
+        };
         let now = now_ms();
         sqlx::query(
             "UPDATE operations SET status = ?, result = ?, message = ?, updated_at = ? WHERE id = ?",
@@ -403,14 +453,15 @@ impl Store {
     /// of each there were.
     pub async fn recover_unfinished_operations(&self) -> Result<(u64, u64), Error> {
         let ids: Vec<(String, String)> =
-            sqlx::query_as("SELECT id, status FROM operations WHERE status IN (?, ?)")
+            sqlx::query_as("SELECT id, status FROM operations WHERE status IN (?, ?, ?)")
                 .bind(OperationStatus::Running.as_str())
                 .bind(OperationStatus::InFlight.as_str())
+                .bind(OperationStatus::Cancelling.as_str())
                 .fetch_all(self.pool())
                 .await?;
         let (mut unknown, mut interrupted) = (0, 0);
         for (id, status) in ids {
-            let past_checkpoint = status == OperationStatus::InFlight.as_str();
+            let past_checkpoint = status != OperationStatus::Running.as_str();
             let outcome = if past_checkpoint {
                 unknown += 1;
                 (
@@ -433,7 +484,11 @@ impl Store {
             };
             self.close(
                 &id,
-                &[OperationStatus::Running, OperationStatus::InFlight],
+                &[
+                    OperationStatus::Running,
+                    OperationStatus::InFlight,
+                    OperationStatus::Cancelling,
+                ],
                 outcome,
                 None,
                 message,

@@ -267,13 +267,62 @@ async fn a_cancelled_operation_refuses_its_checkpoint() {
 }
 
 #[tokio::test]
-async fn an_operation_past_its_checkpoint_cannot_be_cancelled() {
+async fn an_operation_under_way_is_cancelled_between_steps() {
+    let f = fixture().await;
+    let c = f.approved().await;
+    let op = started(f.begin(&c.id, "key-00001").await);
+    assert!(f.store.checkpoint(&op.id, "{\"step\":1}").await.unwrap());
+    // Under way: the cancellation is noted, the step under way ends, the next is refused.
+    let asked = f
+        .store
+        .cancel_operation(&op.id, "cancelled by ana")
+        .await
+        .unwrap();
+    assert_eq!(asked.status, OperationStatus::Cancelling);
+    assert!(!asked.status.is_finished());
+    assert!(!f.store.checkpoint(&op.id, "{\"step\":2}").await.unwrap());
+    let again = f.store.cancel_operation(&op.id, "twice").await.unwrap_err();
+    assert!(again.to_string().contains("cancelling"), "{again}");
+    // The work stops and finishes: the operation ends cancelled with what it did.
+    let done = f
+        .store
+        .finish_operation(
+            &op.id,
+            true,
+            "{\"ok\":1,\"not_done\":[2]}",
+            "1 done; 1 not done",
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.status, OperationStatus::Cancelled);
+    assert_eq!(
+        done.message.as_deref(),
+        Some("cancelled by ana; 1 done; 1 not done")
+    );
+    assert_eq!(done.result.as_deref(), Some("{\"ok\":1,\"not_done\":[2]}"));
+    let change = f.store.change(&c.id).await.unwrap().unwrap();
+    assert_eq!(change.status, ChangeStatus::Cancelled);
+    // What was done was applied.
+    let entry = &f.store.audit_page(&AuditQuery::default()).await.unwrap()[0];
+    assert_eq!(entry.status, AuditStatus::Applied);
+    // A finished operation cannot be cancelled.
+    let e = f.store.cancel_operation(&op.id, "late").await.unwrap_err();
+    assert!(e.to_string().contains("cancelled"), "{e}");
+}
+
+#[tokio::test]
+async fn an_operation_cut_off_while_cancelling_has_an_unknown_outcome() {
     let f = fixture().await;
     let c = f.approved().await;
     let op = started(f.begin(&c.id, "key-00001").await);
     assert!(f.store.checkpoint(&op.id, "{}").await.unwrap());
-    let e = f.store.cancel_operation(&op.id, "late").await.unwrap_err();
-    assert!(e.to_string().contains("in_flight"), "{e}");
+    f.store.cancel_operation(&op.id, "cancelled").await.unwrap();
+    assert_eq!(
+        f.store.recover_unfinished_operations().await.unwrap(),
+        (1, 0)
+    );
+    let op = f.store.operation(&op.id).await.unwrap().unwrap();
+    assert_eq!(op.status, OperationStatus::OutcomeUnknown);
 }
 
 #[tokio::test]

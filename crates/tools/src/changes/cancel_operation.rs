@@ -1,5 +1,6 @@
-//! `cancel_operation`: stops an operation that has made no external call yet. One past its
-//! checkpoint cannot be cancelled: its call may already have happened.
+//! `cancel_operation`: stops an operation. One that has made no external call yet is cancelled
+//! at once; one under way stops before its next step (the step under way ends) and then reports
+//! what was done and what was not. A finished one is refused with its status.
 
 use domain::Capability;
 use policy::Effect;

@@ -59,6 +59,10 @@ fn operation_sentence(op: &Operation) -> String {
         ),
         store::OperationStatus::Succeeded => format!("Operation {} succeeded: {tail}", op.id),
         store::OperationStatus::Failed => format!("Operation {} failed: {tail}", op.id),
+        store::OperationStatus::Cancelling => format!(
+            "Operation {} is being cancelled: the step under way ends and no further step starts; get_operation then shows what was done and what was not.",
+            op.id
+        ),
         store::OperationStatus::Cancelled => format!("Operation {} was cancelled: {tail}", op.id),
         store::OperationStatus::OutcomeUnknown => format!(
             "Operation {} has an unknown outcome: {tail}. Check the live state before planning it again.",

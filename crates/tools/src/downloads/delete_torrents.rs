@@ -296,25 +296,59 @@ pub(crate) async fn dependencies(
     Ok(out)
 }
 
-/// Carries out an approved plan: one checkpoint, then one call, per instance.
+/// Carries out an approved plan one torrent at a time, each step checkpointed: a cancelled
+/// operation stops before its next torrent, and the answer lists what was deleted and what was
+/// left untouched.
 pub(crate) async fn apply(ctx: &Ctx, plan: DeletePlan, run: &Run<'_>) -> Result<Output, ToolError> {
     let op = Op::Delete {
         with_data: plan.delete_data,
     };
     let mut results = Vec::new();
+    let mut not_done = Vec::new();
     for g in &plan.instances {
-        let (source, allowed) = granted(ctx, Some(&g.instance_id))?;
         let hashes = parsed(g)?;
-        run.checkpoint(json!({
-            "call": "delete",
-            "instance_id": g.instance_id,
-            "delete_data": plan.delete_data,
-            "info_hashes": g.torrents.iter().map(|t| &t.info_hash).collect::<Vec<_>>(),
-        }))
-        .await?;
-        results.extend(write::execute(write::Plan::exact(source, allowed, hashes), op).await);
+        for h in hashes {
+            if !not_done.is_empty() {
+                not_done.push(json!({"instance_id": g.instance_id, "info_hash": h}));
+                continue;
+            }
+            let (source, allowed) = granted(ctx, Some(&g.instance_id))?;
+            let go = run
+                .step(json!({
+                    "call": "delete",
+                    "instance_id": g.instance_id,
+                    "delete_data": plan.delete_data,
+                    "info_hashes": [h],
+                }))
+                .await?;
+            if !go {
+                not_done.push(json!({"instance_id": g.instance_id, "info_hash": h}));
+                continue;
+            }
+            results.extend(write::execute(write::Plan::exact(source, allowed, vec![h]), op).await);
+        }
     }
-    Ok(outcome::output(op.verb(), results))
+    let out = outcome::output(op.verb(), results);
+    if not_done.is_empty() {
+        return Ok(out);
+    }
+    Ok(stopped(run.operation_id(), out, not_done))
+}
+
+/// The answer of a deletion cancelled part way: what was done, and the torrents not touched.
+fn stopped(operation: &str, done: Output, not_done: Vec<serde_json::Value>) -> Output {
+    let mut data = done.data().clone();
+    let left = not_done.len();
+    data["cancelled"] = json!(true);
+    data["not_done"] = json!(not_done);
+    Output::new(
+        format!(
+            "Operation {operation} was cancelled part way: {} {left} torrent{} not deleted, left untouched (see not_done).",
+            done.summary,
+            if left == 1 { " was" } else { "s were" }
+        ),
+        data,
+    )
 }
 
 /// Re-reads `hashes` on `source`, so what follows sees the instance as it is now.

@@ -10,6 +10,7 @@ mod webdriver;
 
 mod annotations;
 mod asking;
+mod cancel_steps;
 mod call_rate;
 mod changes;
 mod completions;
