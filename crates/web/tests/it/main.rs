@@ -18,6 +18,7 @@ mod discover;
 mod display_media;
 mod display_media_view;
 mod downloads;
+mod dropped_caller;
 mod edge;
 mod import_doctor;
 mod import_doctor_clients;
