@@ -277,7 +277,38 @@ fn from_segment(s: Segment, container: Option<String>) -> Recognition {
     }
 }
 
+/// What a release folder says of quality and languages, where the file name is silent.
+fn fill_qualities(r: &mut Recognition, f: &Segment) {
+    if f.strength == 0 {
+        return;
+    }
+    let q = from_segment(f.clone(), None);
+    r.screen_size = r.screen_size.take().or(q.screen_size);
+    r.source = r.source.or(q.source);
+    r.video_codec = r.video_codec.or(q.video_codec);
+    r.audio_channels = r.audio_channels.or(q.audio_channels);
+    r.audio_profile = r.audio_profile.or(q.audio_profile);
+    r.color_depth = r.color_depth.or(q.color_depth);
+    r.streaming_service = r.streaming_service.or(q.streaming_service);
+    r.release_group = r.release_group.take().or(q.release_group);
+    if r.audio_codec.is_empty() {
+        r.audio_codec = q.audio_codec;
+    }
+    if r.language.is_empty() {
+        r.language = q.language;
+    }
+    if r.subtitle_language.is_empty() {
+        r.subtitle_language = q.subtitle_language;
+    }
+    for o in q.other {
+        if !r.other.contains(&o) {
+            r.other.push(o);
+        }
+    }
+}
+
 fn fill_from_folder(r: &mut Recognition, f: &Segment) {
+    fill_qualities(r, f);
     let folder_title = f
         .title
         .as_deref()

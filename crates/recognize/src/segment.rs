@@ -36,7 +36,7 @@ impl Claim {
 }
 
 /// What one segment says.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Segment {
     pub title: Option<String>,
     /// The title was found after a leading episode marker (`2x05 - Show - Name`): a folder's
@@ -265,7 +265,11 @@ impl Reader<'_> {
                 {
                     continue;
                 }
-                let key: String = (i..i + len).map(|j| self.lower(j)).collect();
+                let mut key: String = (i..i + len).map(|j| self.lower(j)).collect();
+                // `DD+5.1`: the plus is part of the codec's name.
+                if key == "dd" && self.toks.get(i + 1).is_some_and(|t| t.sep.starts_with('+')) {
+                    key = "ddp".into();
+                }
                 if let Some(says) = tables::lookup(&key) {
                     // A lone weak or short word at the very start is a title word.
                     let strong = says.iter().any(|(p, _)| p.strong());
@@ -1016,7 +1020,10 @@ impl Reader<'_> {
             })
         });
         before
-            || (i + 1 < self.n() && is_sub(i + 1) && self.lower(i + 1) != "st")
+            || (i + 1 < self.n()
+                && is_sub(i + 1)
+                && self.lower(i + 1) != "st"
+                && !self.toks[i + 1].part_break())
             || (i + 2 < self.n() && matches!(self.lower(i + 1), "soft" | "custom") && is_sub(i + 2))
     }
 
@@ -1052,7 +1059,13 @@ impl Reader<'_> {
             if end == n {
                 break;
             }
-            let all_free = (start..end).all(|j| self.free(j));
+            // Free words, and words a group's name may hold (`Fansub`, `Subs`).
+            let all_free = (start..end).any(|j| self.free(j))
+                && (start..end).all(|j| {
+                    self.free(j)
+                        || matches!(self.claim[j], Claim::Known(_)) && self.claim[j].weak()
+                        || SUB_WORDS.contains(&self.lower(j))
+                });
             if all_free && leading_group.is_none() {
                 leading_group = Some((start, end));
                 for j in start..end {
@@ -1352,35 +1365,59 @@ impl Reader<'_> {
         {
             end -= 1;
         }
-        // `-sample`, `-Obfuscated`, `-xpost` after the group.
+        // `-sample`, `-Obfuscated`, `-xpost` after the group; a language tag after it (`.eng`).
         while end > 1
-            && self.toks[end - 1].dash_before()
-            && matches!(self.claim[end - 1], Claim::Known(s) if s.iter().all(|(p, _)| *p == Prop::Other))
+            && ((self.toks[end - 1].dash_before()
+                && matches!(self.claim[end - 1], Claim::Known(s) if s.iter().all(|(p, _)| *p == Prop::Other)))
+                || (end == n
+                    && matches!(self.claim[end - 1], Claim::Language(_) | Claim::Subtitle(_))))
         {
             end -= 1;
         }
         let last_claimed = (0..end).rev().find(|&j| self.claim[j] != Claim::Free);
         let mut group = None;
+        let group_dash = |t: &Token| {
+            t.sep
+                .strip_prefix('-')
+                .or_else(|| t.sep.strip_prefix(".-"))
+                .is_some_and(|rest| rest.chars().all(|c| matches!(c, '[' | '(')))
+        };
         if let Some(c) = last_claimed
             && c + 1 < end
-            && self.toks[c + 1].dash_before()
+            && group_dash(&self.toks[c + 1])
             && title_end.is_some_and(|t| c + 1 > t)
             && self.claim[c] != Claim::Noise
         {
             group = Some((c + 1, end));
         }
+        // One or two free words after the last strong word, without a dash: `x264.YIFY`,
+        // `XViD.Etc-Group`, `AC3 TiTAN`.
         if group.is_none()
-            && end < n
-            && end > 0
-            && self.free(end - 1)
-            && self.toks[end - 1].dash_before()
+            && let Some(c) = last_claimed
+            && c + 1 < end
+            && end - (c + 1) <= 2
+            && title_end.is_some_and(|t| c + 1 > t)
+            && (0..=c).rev().take(4).any(|j| {
+                matches!(self.claim[j], Claim::Known(s) if s.is_empty() || s.iter().any(|(p, _)| p.strong()))
+            })
+            && (c + 1..end).all(|j| self.toks[j].group == self.toks[c + 1].group)
+            && (c + 2..end).all(|j| self.toks[j].sep == "-" || self.toks[j].sep == " ")
         {
-            // A trailing free word after a dash, with only tags after it.
+            group = Some((c + 1, end));
         }
         if let Some((a, b)) = group {
-            let text = &self.text[self.toks[a].start..self.toks[b - 1].end];
-            let text =
-                text.trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')' | '-' | '.' | ' '));
+            // `LOL[ettv]`: a site tag written onto the group belongs to its name.
+            let mut stop = self.toks[b - 1].end;
+            if b < n && self.toks[b].sep == "[" && b + 1 == n {
+                stop = self.text.len();
+            }
+            let text = &self.text[self.toks[a].start..stop];
+            let text = text.trim_start_matches(['[', '(', '-', '.', ' ']);
+            let text = if text.ends_with(']') && text.contains('[') {
+                text
+            } else {
+                text.trim_end_matches([']', ')', '-', '.', ' ', '['])
+            };
             if !text.is_empty() {
                 self.out.release_group = Some(text.to_owned());
             }
@@ -1391,21 +1428,38 @@ impl Reader<'_> {
             let text = &self.text[self.toks[a].start..self.toks[b - 1].end];
             self.out.release_group = Some(text.to_owned());
         }
-        // Episode title: the free run after the last marker.
-        if self.out.season.is_empty() && self.out.episode.is_empty() {
+        // Episode title: the free run after the last marker or date, or after the title when
+        // the marker came first (`003. Show Name - Ep Name`).
+        if self.out.season.is_empty() && self.out.episode.is_empty() && self.out.date.is_none() {
             return;
         }
-        let Some(m) = (0..n).rev().find(|&j| self.claim[j] == Claim::Episode) else {
+        let Some(m) = (0..n)
+            .rev()
+            .find(|&j| matches!(self.claim[j], Claim::Episode | Claim::Date))
+        else {
             return;
         };
-        let from = m + 1;
-        let mut to = from;
-        while to < n
-            && self.free(to)
-            && self.toks[to].group == 0
-            && (to == from || !self.toks[to].part_break())
+        let run = |from: usize| {
+            let mut to = from;
+            while to < n
+                && self.free(to)
+                && self.toks[to].group == 0
+                && (to == from || !self.toks[to].part_break())
+            {
+                to += 1;
+            }
+            to
+        };
+        let mut from = m + 1;
+        let mut to = run(from);
+        if to == from
+            && let Some(t) = title_end
+            && t < n
+            && t > m
+            && self.toks[t].part_break()
         {
-            to += 1;
+            from = t;
+            to = run(from);
         }
         if to > from {
             let t = self.render(from, to);

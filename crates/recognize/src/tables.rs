@@ -104,16 +104,19 @@ const TABLE: &[(&[&str], Says)] = &[
         ],
         &[(Source, "Blu-ray")],
     ),
-    (
-        &["bdrip", "blurayrip", "bdmux"],
-        &[(Source, "Blu-ray"), RIP],
-    ),
+    (&["bdrip", "blurayrip"], &[(Source, "Blu-ray"), RIP]),
+    (&["bdmux"], &[(Source, "Blu-ray"), (Other, "Mux")]),
     (
         &["brrip"],
         &[(Source, "Blu-ray"), RIP, (Other, "Reencoded")],
     ),
-    (&["brmux"], &[(Source, "Blu-ray"), (Other, "Reencoded")]),
+    (
+        &["brmux"],
+        &[(Source, "Blu-ray"), (Other, "Reencoded"), (Other, "Mux")],
+    ),
     (&["bdripmux"], &[(Source, "Blu-ray"), RIP, (Other, "Mux")]),
+    (&["laserdisc"], &[(Source, "Laserdisc")]),
+    (&["ldrip", "laserdiscrip"], &[(Source, "Laserdisc"), RIP]),
     (
         &["brripmux"],
         &[
@@ -157,8 +160,24 @@ const TABLE: &[(&[&str], Says)] = &[
     (&["mp3", "lame"], &[(AudioCodec, "MP3")]),
     (&["mp2"], &[(AudioCodec, "MP2")]),
     (
-        &["dd", "ac3", "dolbydigital"],
+        &["dd", "ac3", "ac3d", "dolbydigital"],
         &[(AudioCodec, "Dolby Digital")],
+    ),
+    (
+        &["ddex"],
+        &[(AudioCodec, "Dolby Digital"), (AudioProfile, "EX")],
+    ),
+    (&["flac10"], &[(AudioCodec, "FLAC"), (AudioChannels, "1.0")]),
+    (
+        &["atmos71"],
+        &[(AudioCodec, "Dolby Atmos"), (AudioChannels, "7.1")],
+    ),
+    (
+        &["dtshdhra", "dtshra"],
+        &[
+            (AudioCodec, "DTS-HD"),
+            (AudioProfile, "High Resolution Audio"),
+        ],
     ),
     (&["dolby"], &[(AudioCodec, "Dolby Digital")]),
     (
@@ -352,7 +371,8 @@ const TABLE: &[(&[&str], Says)] = &[
         &["repost", "xpost", "postbot", "asrequested"],
         &[(Other, "Repost")],
     ),
-    (&["documentary", "docu"], &[(Other, "Documentary")]),
+    (&["documentary", "docu", "doku"], &[(Other, "Documentary")]),
+    (&["extras"], &[(Other, "Extras")]),
     (&["trailer"], &[(Other, "Trailer")]),
     (&["xxx"], &[(Other, "XXX")]),
     (&["hybrid"], &[(Other, "Hybrid")]),
