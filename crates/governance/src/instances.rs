@@ -50,7 +50,13 @@ pub struct InstanceView {
 #[derive(Debug, Clone, Default)]
 pub struct Instances {
     list: Vec<InstanceSpec>,
+    /// Per instance id, how long one request to it may take (`timeout_seconds`), where the
+    /// config sets it; [`DEFAULT_TIMEOUT`] otherwise.
+    timeouts: std::collections::HashMap<String, std::time::Duration>,
 }
+
+/// How long one request to an instance may take when its config sets no `timeout_seconds`.
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
 
 impl Instances {
     /// Validates ids (unique, non-empty) and at most one default per kind; the first of a
@@ -78,7 +84,24 @@ impl Instances {
                 first.default = true;
             }
         }
-        Ok(Instances { list })
+        Ok(Instances {
+            list,
+            timeouts: Default::default(),
+        })
+    }
+
+    /// With each `(id, timeout)` as the instance's own request timeout.
+    pub fn with_timeouts(
+        mut self,
+        timeouts: impl IntoIterator<Item = (String, std::time::Duration)>,
+    ) -> Instances {
+        self.timeouts.extend(timeouts);
+        self
+    }
+
+    /// How long one request to the instance `id` may take.
+    pub fn timeout(&self, id: &str) -> std::time::Duration {
+        self.timeouts.get(id).copied().unwrap_or(DEFAULT_TIMEOUT)
     }
 
     pub fn all(&self) -> &[InstanceSpec] {

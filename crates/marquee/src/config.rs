@@ -253,6 +253,9 @@ pub struct InstanceConfig {
     pub api_key: Option<Secret>,
     pub api_key_file: Option<PathBuf>,
     pub default: bool,
+    /// How long one request to this instance may take, in seconds (1 to 300; default 15): a
+    /// hung backend holds a call no longer, and merged reads answer without it.
+    pub timeout_seconds: Option<u64>,
 }
 
 impl Default for Config {
@@ -393,7 +396,26 @@ fn secret(
 impl Config {
     /// The instances in force: the declared ones plus the embedded defaults (the `builtin`
     /// catalogue unless switched off, and a `folder` library in the data folder).
+    /// Each instance's own `timeout_seconds`, where set; refused outside 1 to 300.
+    pub fn instance_timeouts(&self) -> anyhow::Result<Vec<(String, std::time::Duration)>> {
+        let mut out = Vec::new();
+        for i in &self.instances {
+            let Some(secs) = i.timeout_seconds else {
+                continue;
+            };
+            if !(1..=300).contains(&secs) {
+                anyhow::bail!(
+                    "instance \"{}\": timeout_seconds = {secs} is outside 1 to 300",
+                    i.id
+                );
+            }
+            out.push((i.id.clone(), std::time::Duration::from_secs(secs)));
+        }
+        Ok(out)
+    }
+
     pub fn instances(&self, data_dir: &Path) -> anyhow::Result<Vec<InstanceSpec>> {
+        self.instance_timeouts()?;
         let mut out = Vec::new();
         for i in &self.instances {
             let kind: InstanceKind = i.kind.parse().map_err(|e: domain::InstanceError| {
@@ -626,5 +648,27 @@ mod tests {
         c.instances[0].kind = "plex".into();
         let e = c.instances(dir.path()).unwrap_err().to_string();
         assert!(e.contains("unknown instance kind \"plex\""), "{e}");
+    }
+
+    #[test]
+    fn an_instances_timeout_seconds_is_its_own_and_bounded() {
+        let mut c = Config::default();
+        for (id, secs) in [("a", Some(3)), ("b", None)] {
+            c.instances.push(InstanceConfig {
+                id: id.into(),
+                kind: "radarr".into(),
+                timeout_seconds: secs,
+                ..Default::default()
+            });
+        }
+        let timeouts = c.instance_timeouts().unwrap();
+        assert_eq!(
+            timeouts,
+            [("a".to_string(), std::time::Duration::from_secs(3))]
+        );
+        c.instances[1].timeout_seconds = Some(0);
+        let dir = tempfile::tempdir().unwrap();
+        let e = c.instances(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("timeout_seconds = 0 is outside 1 to 300"), "{e}");
     }
 }

@@ -53,11 +53,16 @@ struct Page<T> {
 }
 
 impl Core {
-    pub fn new(base: url::Url, key: Secret, api: Root) -> Result<Core, Error> {
+    pub fn new(
+        base: url::Url,
+        key: Secret,
+        api: Root,
+        timeouts: httpx::Timeouts,
+    ) -> Result<Core, Error> {
         if key.expose().trim().is_empty() {
             return Err(Error::Config("the instance has no api_key".into()));
         }
-        let client = httpx::builder(httpx::Timeouts::default())
+        let client = httpx::builder(timeouts)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| {

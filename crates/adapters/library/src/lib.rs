@@ -47,9 +47,20 @@ pub struct LibraryClient {
 
 impl LibraryClient {
     pub fn new(service: Service, base: url::Url, key: Secret) -> Result<LibraryClient, Error> {
+        LibraryClient::with_timeouts(service, base, key, httpx::Timeouts::default())
+    }
+
+    /// A client whose requests give up after `timeouts` (the instance's `timeout_seconds`); an
+    /// interactive release search keeps its own longer limit.
+    pub fn with_timeouts(
+        service: Service,
+        base: url::Url,
+        key: Secret,
+        timeouts: httpx::Timeouts,
+    ) -> Result<LibraryClient, Error> {
         Ok(LibraryClient {
             service,
-            core: Core::new(base, key, service.api())?,
+            core: Core::new(base, key, service.api(), timeouts)?,
         })
     }
 

@@ -50,7 +50,7 @@ impl Libraries {
                 Some(Source {
                     id: spec.id.clone(),
                     kind: spec.kind,
-                    client: client(spec, service_of(spec.kind)?),
+                    client: client(spec, service_of(spec.kind)?, instances.timeout(&spec.id)),
                     held: Default::default(),
                 })
             })
@@ -130,7 +130,11 @@ pub(crate) fn library_for<'c>(
     Ok(Some(source))
 }
 
-fn client(spec: &InstanceSpec, service: Service) -> Result<Arc<LibraryClient>, String> {
+fn client(
+    spec: &InstanceSpec,
+    service: Service,
+    timeout: std::time::Duration,
+) -> Result<Arc<LibraryClient>, String> {
     let url = spec.url.clone().ok_or_else(|| {
         format!(
             "instance {} has no url; set url in its [[instances]] entry",
@@ -143,7 +147,11 @@ fn client(spec: &InstanceSpec, service: Service) -> Result<Arc<LibraryClient>, S
             spec.id
         )
     })?;
-    LibraryClient::new(service, url, key)
+    let timeouts = httpx::Timeouts {
+        connect: httpx::Timeouts::default().connect.min(timeout),
+        request: timeout,
+    };
+    LibraryClient::with_timeouts(service, url, key, timeouts)
         .map(Arc::new)
         .map_err(|e| format!("instance {} cannot be set up: {e}", spec.id))
 }

@@ -158,3 +158,71 @@ async fn in_library_is_null_and_warned_when_the_library_cannot_know() {
         "{data}"
     );
 }
+
+/// A library service that accepts connections and never answers.
+async fn hung_service() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((conn, _)) = listener.accept().await {
+            held.push(conn);
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_merged_read_answers_without_the_instance_that_did_not_answer_in_its_timeout() {
+    use std::{sync::Arc, time::Duration};
+
+    let radarr = FakeArr::start(ArrKind::Radarr).await;
+    let heat = radarr.insert(
+        Resource::Movie,
+        json!({"title": "Heat", "year": 1995, "tmdbId": 949, "imdbId": "tt0113277"}),
+    );
+    radarr.start_download(heat, "Heat.1995.1080p.BluRay", 8_000_000_000);
+    let hung = hung_service().await;
+    let store = store::Store::open_in_memory().await.unwrap();
+    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let instances = tools::Instances::new(vec![
+        builtin(),
+        arr("radarr", InstanceKind::Radarr, &radarr),
+        instance("radarr-4k", InstanceKind::Radarr, Some(&hung), Some("k")),
+    ])
+    .unwrap()
+    .with_timeouts([("radarr-4k".to_string(), Duration::from_secs(1))]);
+    let app = tools::app(
+        store,
+        Arc::new(tools::Settings::new(false, None)),
+        Arc::new(instances),
+    );
+    let metrics = Arc::new(web::Metrics::default());
+    let host = Arc::new(web::Host::new(app, metrics.clone()));
+    let w = web::Web::new(web::EdgeConfig::default(), metrics);
+    w.set_ready(host.clone());
+    let s = crate::support::Server {
+        router: web::router(w),
+        host,
+        owner_key: issued.secret.expose().to_string(),
+    };
+    // The hung instance's own limit is 1 s: the answer comes well before the 15 s default.
+    let r = tokio::time::timeout(
+        Duration::from_secs(10),
+        s.call(&s.owner_key, "get_queue", json!({})),
+    )
+    .await
+    .expect("get_queue waited for the hung instance past its timeout_seconds");
+    let (err, summary, data) = outcome(&r);
+    assert!(!err, "{summary}");
+    assert_eq!(data["total"], 1, "{data}");
+    assert!(
+        summary.contains("Could not be read: radarr-4k"),
+        "{summary}"
+    );
+    let warnings = r["structuredContent"]["warnings"].to_string();
+    assert!(
+        warnings.contains("radarr-4k") && warnings.contains("did not answer in time"),
+        "{warnings}"
+    );
+}
