@@ -8,6 +8,7 @@
 mod decoders;
 mod edge;
 mod parsers;
+mod release_names;
 mod socket;
 mod support;
 mod tool_answers;
