@@ -179,6 +179,7 @@ mod tests {
             protocol: None,
             quality: None,
             download_id: None,
+            output_path: None,
             messages: messages.iter().map(|m| m.to_string()).collect(),
             error: error.map(String::from),
         }
