@@ -1,6 +1,7 @@
 //! The tool contract: what every tool declares once, the strict input parsing, and the
 //! `{summary, data, warnings, next_action, observed_at}` output every tool answers with.
 
+pub mod bounds;
 pub(crate) mod wire;
 
 use std::{
@@ -93,7 +94,7 @@ pub struct Annotations {
 /// A tool: its declaration, its input type, and what it does.
 pub trait Tool: Send + Sync + 'static {
     /// Strict: `#[serde(deny_unknown_fields)]`, no coercion.
-    type Input: DeserializeOwned + JsonSchema + Send;
+    type Input: DeserializeOwned + JsonSchema + Send + 'static;
     const META: Meta;
     /// The MCP Apps view its results can be shown in, when it has one.
     const VIEW: Option<&'static View> = None;
@@ -265,14 +266,18 @@ impl Output {
     }
 }
 
-/// A page size from 1 to 200, 20 when omitted.
+/// The largest page a `limit` asks for (inputs declare it with
+/// `#[schemars(range(min = 1, max = MAX_PAGE))]`).
+pub const MAX_PAGE: u32 = 200;
+
+/// A page size from 1 to [`MAX_PAGE`], 20 when omitted.
 pub fn page_limit(limit: Option<u32>) -> Result<u32, ToolError> {
     let limit = limit.unwrap_or(20);
-    if (1..=200).contains(&limit) {
+    if (1..=MAX_PAGE).contains(&limit) {
         Ok(limit)
     } else {
         Err(ToolError::invalid(format!(
-            "invalid argument \"limit\": {limit} is outside 1 to 200"
+            "invalid argument \"limit\": {limit} is outside 1 to {MAX_PAGE}"
         )))
     }
 }
@@ -363,7 +368,7 @@ impl<T: Tool> DynTool for T {
     }
 
     fn input_schema(&self) -> Map<String, Value> {
-        input_schema::<T::Input>()
+        bounds::schema_of::<T::Input>().as_ref().clone()
     }
 
     fn view(&self) -> Option<&'static View> {
@@ -379,6 +384,8 @@ impl<T: Tool> DynTool for T {
     }
 
     fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError> {
+        // The bounds the schema declares first: what a client reads is what is enforced.
+        bounds::check(&bounds::schema_of::<T::Input>(), &arguments)?;
         let input = parse_input::<T::Input>(arguments)?;
         Ok(Box::new(
             move |ctx: &'a Ctx| -> BoxFuture<'a, Result<Output, ToolError>> {

@@ -71,6 +71,7 @@ pub struct Input {
     pub runtime_max: Option<u32>,
     /// Page, from 1 (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub page: Option<u32>,
     /// The catalogue to browse, as list_instances shows it (default: the default catalogue).
     #[serde(default)]

@@ -35,9 +35,11 @@ pub struct DisplayMedia;
 pub struct Input {
     /// The titles to show, as discovery rows named them (1 to 20); or give query instead.
     #[serde(default)]
+    #[schemars(length(min = 1, max = MAX_TITLES))]
     pub titles: Option<Vec<TitleRef>>,
     /// Words to search the catalogue for; the first 20 matches are shown. Instead of titles.
     #[serde(default)]
+    #[schemars(length(min = 1, max = 200))]
     pub query: Option<String>,
     /// With query only: movie, tv or any (default any).
     #[serde(default)]
@@ -47,6 +49,7 @@ pub struct Input {
     pub instance_id: Option<String>,
     /// A heading shown above the carousel (at most 80 characters).
     #[serde(default)]
+    #[schemars(length(max = MAX_HEADING))]
     pub heading: Option<String>,
 }
 

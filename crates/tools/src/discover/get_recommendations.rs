@@ -28,6 +28,7 @@ pub struct Input {
     pub media_type: TitleType,
     /// Page, from 1 (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub page: Option<u32>,
     /// The catalogue to read, as list_instances shows it (default: one that answers media_source).
     #[serde(default)]

@@ -35,6 +35,7 @@ pub struct Input {
     pub window: Option<Window>,
     /// Page, from 1 (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub page: Option<u32>,
     /// The catalogue to read, as list_instances shows it (default: a TMDB instance).
     #[serde(default)]

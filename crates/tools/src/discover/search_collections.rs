@@ -19,6 +19,7 @@ pub struct Input {
     pub query: String,
     /// Page, from 1 (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub page: Option<u32>,
     /// The catalogue to search, as list_instances shows it (default: a TMDB instance).
     #[serde(default)]

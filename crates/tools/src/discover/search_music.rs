@@ -44,6 +44,7 @@ pub struct Input {
     pub release_type: Option<Release>,
     /// Page, from 1 (default 1); 25 rows per page.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub page: Option<u32>,
     /// The catalogue to search, as list_instances shows it (default: a MusicBrainz instance).
     #[serde(default)]

@@ -29,6 +29,7 @@ pub struct Input {
     pub year: Option<i32>,
     /// Page, from 1 (default 1); 20 rows per page.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub page: Option<u32>,
     /// The catalogue to search, as list_instances shows it (default: the default catalogue).
     #[serde(default)]

@@ -25,6 +25,7 @@ pub struct Input {
     pub category: Option<String>,
     /// Tags to give it, each already known on the instance (list_categories).
     #[serde(default)]
+    #[schemars(length(max = super::labels::MAX_TAGS))]
     pub tags: Vec<String>,
     /// Add it without starting it.
     #[serde(default)]

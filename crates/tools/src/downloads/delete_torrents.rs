@@ -31,6 +31,7 @@ pub struct DeleteTorrents;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The torrents, by info hash: 40 hexadecimal characters, any case, at most 50; repeats are ignored. One malformed entry refuses the whole call.
+    #[schemars(length(min = 1, max = super::hashes::MAX_DELETE))]
     pub info_hashes: Vec<String>,
     /// True also deletes the downloaded files (cannot be undone); false removes the torrents from the client and keeps the files.
     pub delete_data: bool,

@@ -73,6 +73,7 @@ pub struct Input {
     pub descending: bool,
     /// Rows per page, 1 to 200 (default 50).
     #[serde(default)]
+    #[schemars(range(min = 1, max = adapters_downloads::MAX_LIMIT))]
     pub limit: Option<u32>,
     /// Where the page starts: 0, or the `next_offset` of the previous page.
     #[serde(default)]

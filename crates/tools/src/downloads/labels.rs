@@ -137,12 +137,15 @@ pub(crate) fn model_note(model: &CategoryModel) -> &'static str {
     }
 }
 
+/// The most tags one call names (its input schema declares it too).
+pub(crate) const MAX_TAGS: usize = 20;
+
 /// Checks tag names as given (no trimming, nothing coerced): non-empty, no comma, no edge
-/// spaces, at most 20; repeats dropped.
+/// spaces, at most [`MAX_TAGS`]; repeats dropped.
 pub(crate) fn tag_list(raw: &[String]) -> Result<Vec<String>, ToolError> {
-    if raw.len() > 20 {
+    if raw.len() > MAX_TAGS {
         return Err(ToolError::invalid(format!(
-            "tags names {} tags; at most 20",
+            "tags names {} tags; at most {MAX_TAGS}",
             raw.len()
         )));
     }

@@ -19,6 +19,7 @@ pub struct MoveToCategory;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The torrents, by info hash: 40 hexadecimal characters, any case, at most 100; repeats are ignored. One malformed entry refuses the whole call.
+    #[schemars(length(min = 1, max = super::hashes::MAX_HASHES))]
     pub info_hashes: Vec<String>,
     /// The category to move into, exactly as list_categories shows it.
     pub category: String,

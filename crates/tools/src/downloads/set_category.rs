@@ -17,6 +17,7 @@ pub struct SetCategory;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The torrents, by info hash: 40 hexadecimal characters, any case, at most 100; repeats are ignored. One malformed entry refuses the whole call.
+    #[schemars(length(min = 1, max = super::hashes::MAX_HASHES))]
     pub info_hashes: Vec<String>,
     /// The category, exactly as list_categories shows it; an empty string removes the category.
     pub category: String,

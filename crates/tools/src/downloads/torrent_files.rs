@@ -33,6 +33,7 @@ pub struct Input {
     pub instance_id: Option<String>,
     /// Files per page, 1 to 500 (default 100).
     #[serde(default)]
+    #[schemars(range(min = 1, max = MAX_FILES))]
     pub limit: Option<u32>,
     /// Where the page starts: 0, or the `next_offset` of the previous page.
     #[serde(default)]

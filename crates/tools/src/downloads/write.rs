@@ -26,6 +26,7 @@ use governance::{
 #[serde(deny_unknown_fields)]
 pub struct HashesInput {
     /// The torrents, by info hash: 40 hexadecimal characters, any case, at most 100; repeats are ignored. One malformed entry refuses the whole call.
+    #[schemars(length(min = 1, max = super::hashes::MAX_HASHES))]
     pub info_hashes: Vec<String>,
     /// The download instance holding them (default: each torrent is looked up on every download instance your grant covers).
     #[serde(default)]

@@ -39,6 +39,7 @@ pub struct Input {
     pub episode: Option<u32>,
     /// Events per instance, 1 to 200 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = governance::contract::MAX_PAGE))]
     pub limit: Option<u32>,
 }
 

@@ -23,6 +23,7 @@ pub struct Input {
     pub media_type: Option<MediaType>,
     /// Only titles whose name contains this text (case-insensitive).
     #[serde(default)]
+    #[schemars(length(max = 200))]
     pub query: Option<String>,
     /// Only titles with files missing (true) or complete (false).
     #[serde(default)]
@@ -35,6 +36,7 @@ pub struct Input {
     pub parent_id: Option<i64>,
     /// Rows per page, 1 to 200 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = governance::contract::MAX_PAGE))]
     pub limit: Option<u32>,
     /// Rows to skip (next_offset of the previous page).
     #[serde(default)]

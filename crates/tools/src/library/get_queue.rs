@@ -28,6 +28,7 @@ pub struct Input {
     pub problems_only: Option<bool>,
     /// Rows per page, 1 to 200 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = governance::contract::MAX_PAGE))]
     pub limit: Option<u32>,
     /// Rows to skip (next_offset of the previous page).
     #[serde(default)]

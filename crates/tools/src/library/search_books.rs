@@ -18,12 +18,14 @@ pub struct SearchBooks;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// Title, author or ISBN.
+    #[schemars(length(min = 1, max = 200))]
     pub query: String,
     /// The readarr instance (default: the default readarr instance).
     #[serde(default)]
     pub instance_id: Option<String>,
     /// Rows, 1 to 50 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
     pub limit: Option<u32>,
 }
 

@@ -23,7 +23,7 @@ use governance::{
 /// Titles offered in one question at most.
 const MAX_CHOICES: usize = 10;
 /// Longest title accepted.
-const MAX_TITLE: usize = 200;
+pub(crate) const MAX_TITLE: usize = 200;
 
 /// The pair of the one title named `title` (and first released in `year`) the caller may see.
 pub(crate) async fn resolve(

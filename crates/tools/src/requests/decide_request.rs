@@ -30,6 +30,7 @@ pub struct Input {
     pub decision: Decision,
     /// A short reason, shown to the requester.
     #[serde(default)]
+    #[schemars(length(max = MAX_NOTE))]
     pub note: Option<String>,
 }
 
@@ -89,7 +90,13 @@ impl Tool for DecideRequest {
         );
         let mut decided = decided;
         if approve {
+            // The background pass does not hand this request over meanwhile.
+            let claim = arrive::claim(decided.id);
             match crate::library::source::library_for(ctx, decided.media_type, None) {
+                Ok(Some(source)) if claim.is_none() => summary.push_str(&format!(
+                    " The server is handing it to {} already.",
+                    source.id
+                )),
                 Ok(Some(source)) => {
                     if ctx.store().library_link(decided.id).await?.is_none() {
                         ctx.store()

@@ -51,6 +51,7 @@ pub struct Input {
     pub person: Option<String>,
     /// Requests per page, 1 to 200 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = governance::contract::MAX_PAGE))]
     pub limit: Option<u32>,
     /// Continue after this request id (the previous page's next_before_id).
     #[serde(default)]

@@ -35,6 +35,7 @@ pub struct Input {
     pub media_id: Option<String>,
     /// Movies and tv: the title's name, instead of media_source + media_id; several titles of that name are put to the person to choose.
     #[serde(default)]
+    #[schemars(length(max = super::by_title::MAX_TITLE))]
     pub title: Option<String>,
     /// With title: the year it was first released.
     #[serde(default)]

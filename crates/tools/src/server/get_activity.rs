@@ -21,6 +21,7 @@ pub struct GetActivity;
 pub struct Input {
     /// Entries per page, 1 to 200 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = governance::contract::MAX_PAGE))]
     pub limit: Option<u32>,
     /// Continue after this entry id (the previous page's next_before_id).
     #[serde(default)]

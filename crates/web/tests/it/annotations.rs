@@ -55,6 +55,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
     ("plan_profile_change", false, false, false, false),
     ("reannounce_torrents", false, false, false, true),
     ("recheck_torrents", false, false, false, false),
+    ("recognize_media", true, false, true, true),
     ("remove_queue_item", false, true, false, false),
     ("request_media", false, false, true, true),
     ("rescan_media", false, false, false, false),
@@ -82,6 +83,10 @@ fn every_family() -> Vec<tools::InstanceSpec> {
         support::builtin(),
         support::instance("radarr", Radarr, Some("http://127.0.0.1:9/"), Some("k")),
         support::instance("qb", Qbittorrent, Some("http://127.0.0.1:9/"), None),
+        tools::InstanceSpec {
+            path: Some(std::env::temp_dir().display().to_string()),
+            ..support::instance("library", Folder, None, None)
+        },
     ]
 }
 

@@ -144,10 +144,13 @@ async fn bad_input_is_refused_whole_naming_the_field() {
             json!({"titles": [movie("tt0034583")], "query": "heat"}),
             "give either titles",
         ),
-        (json!({"titles": []}), "give 1 to 20 titles, not 0"),
+        (
+            json!({"titles": []}),
+            "\"titles\": 0 items; give at least 1",
+        ),
         (
             json!({"titles": vec![movie("tt0034583"); 21]}),
-            "give 1 to 20 titles, not 21",
+            "\"titles\": 21 items; give at most 20",
         ),
         (
             json!({"titles": [movie("tt0034583"), {"media_source": "musicbrainz", "media_id": "x", "media_type": "movie"}]}),
@@ -159,7 +162,7 @@ async fn bad_input_is_refused_whole_naming_the_field() {
         ),
         (
             json!({"query": "heat", "heading": "x".repeat(81)}),
-            "\"heading\": at most 80 characters",
+            "\"heading\": 81 characters; give at most 80",
         ),
         (
             json!({"titles": [movie("tt0034583")], "media_type": "movie"}),

@@ -57,6 +57,8 @@ async fn stack() -> Stack {
     ];
     specs.iter_mut().for_each(|s| s.default = true);
     let server = server_with_instances(specs).await;
+    // remove_queue_item, which several verdicts name, is destructive.
+    server.host.app.settings().set_allow_destructive(true);
     Stack {
         radarr,
         sonarr,
@@ -281,7 +283,10 @@ async fn single(kind: ArrKind) -> (Arc<FakeArr>, Server, Vec<(i64, Verdict)>) {
         Some(fake.api_key()),
     );
     spec.default = true;
-    (fake, server_with_instances(vec![spec]).await, seeded)
+    let server = server_with_instances(vec![spec]).await;
+    // remove_queue_item, which several verdicts name, is destructive.
+    server.host.app.settings().set_allow_destructive(true);
+    (fake, server, seeded)
 }
 
 #[tokio::test]

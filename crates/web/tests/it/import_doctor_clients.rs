@@ -76,6 +76,8 @@ async fn stack() -> Stack {
         default: true,
     };
     let server = server_with_instances(vec![arr, client]).await;
+    // remove_queue_item, which the verdict names, is destructive.
+    server.host.app.settings().set_allow_destructive(true);
     Stack {
         qb: Some(qb),
         radarr,

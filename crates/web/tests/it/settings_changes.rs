@@ -353,7 +353,7 @@ async fn custom_format_specifications_are_checked_against_the_schema() {
         ),
         (
             json!({"name": "bad", "specifications": []}),
-            "give 1 to 20 conditions",
+            "\"specifications\": 0 items; give at least 1",
         ),
     ];
     for (args, wanted) in cases {

@@ -39,6 +39,7 @@ pub struct Input {
     #[serde(default)]
     pub folder: Option<String>,
     /// 1 to 100 files with their mappings.
+    #[schemars(length(min = 1, max = 100))]
     pub files: Vec<File>,
     /// move (default) or copy.
     #[serde(default)]

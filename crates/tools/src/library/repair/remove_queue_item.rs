@@ -42,6 +42,7 @@ pub struct Input {
     /// The library instance whose queue holds the items.
     pub instance_id: String,
     /// Queue item ids as get_queue showed them (1 to 50).
+    #[schemars(length(min = 1, max = 50))]
     pub queue_ids: Vec<i64>,
     pub action: Action,
 }

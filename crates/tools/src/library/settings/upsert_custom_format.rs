@@ -32,6 +32,7 @@ pub struct Input {
     #[serde(default)]
     pub include_when_renaming: bool,
     /// The conditions, 1 to 20.
+    #[schemars(length(min = 1, max = MAX_SPECIFICATIONS))]
     pub specifications: Vec<Specification>,
 }
 

@@ -194,7 +194,10 @@ pub(crate) async fn reads(s: &Server, [q1, q2, q3, t1, t2, t3]: [&Fixture; 6]) {
     let none = ok(s, "find_torrents", json!({"name_contains": "no such name"})).await;
     assert_eq!(none["summary"], "No torrent matched.");
     for (args, expected) in [
-        (json!({"limit": 201}), "use 1 to 200"),
+        (
+            json!({"limit": 201}),
+            "\"limit\": 201 is above the maximum 200",
+        ),
         (json!({"category": "nope"}), "have: movies, tv"),
         (json!({"tag": "zzz"}), "have: keep, mcp"),
         (json!({"states": ["sleeping"]}), "states"),

@@ -208,7 +208,11 @@ pub(crate) async fn writes(s: &Server, w: &World, [q1, q2, t1, t2, t3]: [&Fixtur
             json!({"info_hashes": [q2.hash, "xyz"]}),
             "nothing was changed",
         ),
-        ("pause_torrents", json!({"info_hashes": []}), "empty"),
+        (
+            "pause_torrents",
+            json!({"info_hashes": []}),
+            "0 items; give at least 1",
+        ),
         (
             "resume_torrents",
             json!({"info_hashes": many}),
