@@ -38,6 +38,11 @@ pub fn client(timeouts: Timeouts) -> Result<reqwest::Client, Error> {
 }
 
 /// The builder, for an adapter that needs one more setting (a cookie store, say).
+///
+/// An instance the owner configured is trusted, and so are redirects its answers give within
+/// its own origin (scheme, host and port); a redirect anywhere else is not followed (the
+/// answer is the redirect itself): a URL an upstream answer supplies goes through
+/// [`outbound`]'s rule, never through an instance's client.
 pub fn builder(timeouts: Timeouts) -> reqwest::ClientBuilder {
     install_crypto_provider();
     reqwest::Client::builder()
@@ -45,6 +50,17 @@ pub fn builder(timeouts: Timeouts) -> reqwest::ClientBuilder {
         .connect_timeout(timeouts.connect)
         .timeout(timeouts.request)
         .pool_idle_timeout(Duration::from_secs(30))
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            let same_origin = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if !same_origin || attempt.previous().len() > 10 {
+                attempt.stop()
+            } else {
+                attempt.follow()
+            }
+        }))
 }
 
 fn install_crypto_provider() {

@@ -172,3 +172,29 @@ async fn a_body_over_the_cap_is_refused() {
         .unwrap_err();
     assert!(matches!(e, FetchError::TooLarge { max: 1024 }), "{e:?}");
 }
+
+#[tokio::test]
+async fn an_instance_client_follows_redirects_only_within_its_own_origin() {
+    let (other, other_hits) = server(|_| ok(b"elsewhere")).await;
+    let to = format!("http://{other}/x");
+    let (instance, _) = server(move |path| match path {
+        "/moved" => redirect("/api"),
+        "/api" => ok(b"home"),
+        _ => redirect(&to),
+    })
+    .await;
+    let client = httpx::client(timeouts()).unwrap();
+    let home = client
+        .get(format!("http://{instance}/moved"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(home.text().await.unwrap(), "home");
+    let away = client
+        .get(format!("http://{instance}/away"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(away.status(), 302, "the redirect is the answer");
+    assert_eq!(other_hits.load(Ordering::SeqCst), 0, "never followed");
+}
