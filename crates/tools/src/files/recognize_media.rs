@@ -22,6 +22,7 @@ const MAX_NAME: usize = 1024;
 pub struct Input {
     /// A release name, file name or relative path (folder names help:
     /// "Movies/Heat (1995)/heat.1080p.mkv").
+    #[schemars(length(max = MAX_NAME))]
     pub name: String,
 }
 
