@@ -14,7 +14,10 @@ use std::{
     io,
     net::{IpAddr, SocketAddr},
     pin::Pin,
-    sync::Arc,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
     task::{Context, Poll},
     time::Duration,
 };
@@ -246,8 +249,12 @@ impl Connection {
         let nodelay = NoDelay(stream.nodelay().unwrap_or(false));
         let (shared, id, peer, router) = (self.shared.clone(), slot.id, self.peer, self.router);
         let body_timeout = self.shared.limits.body_timeout;
+        // Whether no request head has arrived yet: only the first one takes the lock.
+        let waiting = AtomicBool::new(true);
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            shared.served(id);
+            if waiting.swap(false, Ordering::Relaxed) {
+                shared.served(id);
+            }
             let deadline = Instant::now() + body_timeout;
             let mut request = request.map(|body| {
                 Body::new(Deadline {

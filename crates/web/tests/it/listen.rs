@@ -273,3 +273,41 @@ async fn every_accepted_socket_has_tcp_nodelay() {
         assert!(answer.ends_with("\r\n\r\ntrue"), "{answer}");
     }
 }
+
+#[tokio::test]
+async fn shutdown_lets_an_answer_under_way_finish_and_then_returns() {
+    let router = Router::new().route(
+        "/slow",
+        get(|| async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            "done"
+        }),
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let to = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(web::listen::serve(
+        listener,
+        router,
+        Limits::default(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let idle = connect_from("127.0.0.8", to).await;
+    let mut busy = connect_from("127.0.0.8", to).await;
+    busy.write_all(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.send(()).unwrap();
+    let mut answer = String::new();
+    busy.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.ends_with("\r\n\r\ndone"), "{answer}");
+    let returned = tokio::time::timeout(Duration::from_secs(10), server).await;
+    assert!(
+        returned.is_ok(),
+        "serve returned once its connections closed"
+    );
+    assert_eq!(fate(idle, Duration::from_secs(1)).await, Fate::Closed);
+}
