@@ -273,7 +273,11 @@ impl Connection {
             .header_read_timeout(self.shared.limits.header_timeout);
         let conn = builder.serve_connection(TokioIo::new(stream), service);
         tokio::pin!(conn);
-        let (mut evictable, mut stopping) = (true, !*self.stopping.borrow());
+        // `listening`: shutdown has not begun; a connection accepted as it began ends at once.
+        let (mut evictable, mut listening) = (true, !*self.stopping.borrow());
+        if !listening {
+            conn.as_mut().graceful_shutdown();
+        }
         loop {
             tokio::select! {
                 done = conn.as_mut() => {
@@ -289,9 +293,9 @@ impl Connection {
                     }
                     evictable = false;
                 }
-                _ = self.stopping.changed(), if stopping => {
+                _ = self.stopping.changed(), if listening => {
                     conn.as_mut().graceful_shutdown();
-                    stopping = false;
+                    listening = false;
                 }
             }
         }
