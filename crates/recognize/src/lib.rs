@@ -66,6 +66,18 @@ pub struct Recognition {
     pub container: Option<String>,
     pub other: Vec<&'static str>,
     pub proper_count: u32,
+    /// The release's version (`v2`).
+    pub version: Option<u32>,
+    pub cd: Option<u32>,
+    pub cd_count: Option<u32>,
+    pub part: Option<u32>,
+    pub episode_count: Option<u32>,
+    pub season_count: Option<u32>,
+    pub size: Option<String>,
+    pub uuid: Option<String>,
+    pub website: Option<String>,
+    /// ISO 3166 code of a country written in the name (`US`, `GB`).
+    pub country: Option<&'static str>,
 }
 
 /// Folder names that say nothing about a title.
@@ -274,6 +286,16 @@ fn from_segment(s: Segment, container: Option<String>) -> Recognition {
         container: container.or_else(|| first(Prop::Container).map(str::to_owned)),
         other,
         proper_count: s.proper_count,
+        version: s.version,
+        cd: s.cd,
+        cd_count: s.cd_count,
+        part: s.part,
+        episode_count: s.episode_count,
+        season_count: s.season_count,
+        size: s.size,
+        uuid: s.uuid,
+        website: s.website,
+        country: s.country,
     }
 }
 
@@ -291,6 +313,8 @@ fn fill_qualities(r: &mut Recognition, f: &Segment) {
     r.color_depth = r.color_depth.or(q.color_depth);
     r.streaming_service = r.streaming_service.or(q.streaming_service);
     r.release_group = r.release_group.take().or(q.release_group);
+    r.website = r.website.take().or(q.website);
+    r.country = r.country.or(q.country);
     if r.audio_codec.is_empty() {
         r.audio_codec = q.audio_codec;
     }

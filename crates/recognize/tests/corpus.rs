@@ -208,6 +208,16 @@ fn ours(r: &Recognition, key: &str) -> Option<Vec<String>> {
         "container" => one(r.container.clone()),
         "other" => list(&r.other),
         "proper_count" => one((r.proper_count > 0).then(|| r.proper_count.to_string())),
+        "version" => one(r.version.map(|v| v.to_string())),
+        "cd" => one(r.cd.map(|v| v.to_string())),
+        "cd_count" => one(r.cd_count.map(|v| v.to_string())),
+        "part" => one(r.part.map(|v| v.to_string())),
+        "episode_count" => one(r.episode_count.map(|v| v.to_string())),
+        "season_count" => one(r.season_count.map(|v| v.to_string())),
+        "size" => one(r.size.clone()),
+        "uuid" => one(r.uuid.clone()),
+        "website" => one(r.website.clone()),
+        "country" => one(r.country.map(str::to_owned)),
         _ => return None,
     })
 }

@@ -269,6 +269,9 @@ impl Reader<'_> {
         }
         let Some(k) = pick else { return };
         let t = &self.toks[k];
+        if let Some(v) = t.lower.split_once('v').and_then(|(_, v)| v.parse().ok()) {
+            self.out.version = Some(v);
+        }
         let num = t
             .number()
             .or_else(|| episode::versioned(&t.lower))

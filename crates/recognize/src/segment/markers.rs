@@ -166,9 +166,9 @@ impl Reader<'_> {
                 self.out.episodic = true;
                 self.add_seasons(&[s]);
                 // 2of5
-                if let Some((_, rest)) = self.lower(i + 1).split_once("of")
-                    && rest.bytes().all(|b| b.is_ascii_digit())
-                {}
+                if let Some((_, rest)) = self.lower(i + 1).split_once("of") {
+                    self.out.season_count = rest.parse().ok();
+                }
                 self.season_list(i + 2, s);
             } else if let Some((j, s)) = before {
                 self.claim[i] = Claim::Episode;
@@ -297,6 +297,7 @@ impl Reader<'_> {
                     {
                         self.claim[j] = Claim::Episode;
                         self.claim[j + 1] = Claim::Episode;
+                        self.out.episode_count = self.toks[j + 1].number();
                     } else if j < n
                         && self.toks[j].sep.contains('-')
                         && let Some(b) = self.toks[j].number()
@@ -338,10 +339,13 @@ impl Reader<'_> {
                 )
             {
                 self.claim[i] = Claim::Episode;
+                let count = b.parse().ok();
                 if i > 0 && self.claim[i - 1] == Claim::Episode && self.out.season.is_empty() {
                     self.add_seasons(&[a]);
+                    self.out.season_count = count;
                 } else {
                     self.add_episodes(&[a]);
+                    self.out.episode_count = count;
                 }
                 self.out.episodic = true;
                 continue;
@@ -362,6 +366,7 @@ impl Reader<'_> {
                 self.claim[i + 1] = Claim::Episode;
                 if self.out.episode.is_empty() {
                     self.add_episodes(&[a]);
+                    self.out.episode_count = Some(b);
                 }
                 self.out.episodic = true;
             }

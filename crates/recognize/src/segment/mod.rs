@@ -59,6 +59,17 @@ pub(crate) struct Segment {
     pub episodic: bool,
     /// How many strong properties were found: how much this segment looks like a release.
     pub strength: usize,
+    pub version: Option<u32>,
+    pub cd: Option<u32>,
+    pub cd_count: Option<u32>,
+    pub part: Option<u32>,
+    pub episode_count: Option<u32>,
+    pub season_count: Option<u32>,
+    /// `4.8GB`, `177MB`: a size written in the name.
+    pub size: Option<String>,
+    pub uuid: Option<String>,
+    pub website: Option<String>,
+    pub country: Option<&'static str>,
 }
 
 const SUB_WORDS: &[&str] = &[

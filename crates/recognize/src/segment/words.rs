@@ -43,12 +43,48 @@ impl Reader<'_> {
             });
             if (hex && t.group != 0 && has_digit) || long_hash || unit || version || cd {
                 self.claim[i] = Claim::Noise;
-                if unit && i > 0 && self.toks[i].sep == "." && self.toks[i - 1].is_digits() {
+                let decimal =
+                    unit && i > 0 && self.toks[i].sep == "." && self.toks[i - 1].is_digits();
+                if decimal {
                     self.claim[i - 1] = Claim::Noise;
+                }
+                let l = self.lower(i).to_owned();
+                if version {
+                    self.out.version = l[1..].parse().ok();
+                }
+                if let Some(rest) = l.strip_prefix("cd").filter(|_| cd) {
+                    let mut parts = rest.split("of").map(|d| d.parse::<u32>().ok());
+                    self.out.cd = parts.next().flatten();
+                    self.out.cd_count = parts.next().flatten();
+                }
+                if unit && ["mb", "gb", "tb"].iter().any(|u| l.ends_with(u)) {
+                    let whole = if decimal {
+                        format!("{}.{}", self.lower(i - 1), l)
+                    } else {
+                        l.clone()
+                    };
+                    self.out.size = Some(whole.to_uppercase());
+                }
+            }
+        }
+        // 8-4-4-4-12 hexadecimal: a UUID.
+        for i in 0..n.saturating_sub(4) {
+            let shape = [8, 4, 4, 4, 12];
+            if (0..5).all(|k| {
+                let t = &self.toks[i + k];
+                t.lower.len() == shape[k]
+                    && t.lower.bytes().all(|b| b.is_ascii_hexdigit())
+                    && (k == 0 || t.sep == "-")
+            }) {
+                self.out.uuid =
+                    Some(self.text[self.toks[i].start..self.toks[i + 4].end].to_owned());
+                for k in 0..5 {
+                    self.claim[i + k] = Claim::Noise;
                 }
             }
         }
         // Sites: word.tld, www.…, and the known tags.
+        let mut site: Vec<usize> = Vec::new();
         for i in 0..n {
             let l = self.lower(i).to_owned();
             let tld = i > 0
@@ -63,14 +99,17 @@ impl Reader<'_> {
                     for j in 0..n {
                         if self.toks[j].group == group {
                             self.claim[j] = Claim::Noise;
+                            site.push(j);
                         }
                     }
                 } else {
                     let mut j = i;
                     self.claim[j] = Claim::Noise;
+                    site.push(j);
                     while j > 0 && (self.toks[j].sep == "." || self.lower(j - 1) == "www") {
                         j -= 1;
                         self.claim[j] = Claim::Noise;
+                        site.push(j);
                         if self.lower(j) == "www" || i - j >= 2 {
                             break;
                         }
@@ -79,10 +118,12 @@ impl Reader<'_> {
                         let mut k = i + 1;
                         while k < n && self.toks[k].sep == "." && !TLDS.contains(&self.lower(k)) {
                             self.claim[k] = Claim::Noise;
+                            site.push(k);
                             k += 1;
                         }
                         if k < n && TLDS.contains(&self.lower(k)) {
                             self.claim[k] = Claim::Noise;
+                            site.push(k);
                         }
                     }
                 }
@@ -90,6 +131,10 @@ impl Reader<'_> {
             if SITES.contains(&l.as_str()) && self.toks[i].group != 0 && i + 1 == n && l != "eng" {
                 self.claim[i] = Claim::Noise;
             }
+        }
+        if let (Some(&a), Some(&b)) = (site.iter().min(), site.iter().max()) {
+            let text = &self.text[self.toks[a].start..self.toks[b].end];
+            self.out.website = Some(text.trim_matches(['.', ' ', '-']).to_owned());
         }
     }
 
@@ -188,6 +233,10 @@ impl Reader<'_> {
             {
                 self.claim[i] = Claim::Noise;
                 self.claim[i + 1] = Claim::Noise;
+                self.out.part = self.toks[i + 1]
+                    .number()
+                    .or_else(|| episode::word_number(self.lower(i + 1)));
+
                 continue;
             }
             // -f21- (a film of a series), -x02- (a bonus)
@@ -436,6 +485,12 @@ impl Reader<'_> {
         for i in 1..self.n() {
             if self.free(i) && matches!(self.raw(i), "US" | "UK" | "AU" | "NZ" | "GB") {
                 self.claim[i] = Claim::Country;
+                self.out.country = Some(match self.raw(i) {
+                    "US" => "US",
+                    "AU" => "AU",
+                    "NZ" => "NZ",
+                    _ => "GB",
+                });
             }
         }
     }
