@@ -49,7 +49,7 @@ const LANGUAGES: &[(&str, &[&str])] = &[
     ("es-MX", &["latino"]),
     ("it", &["italian", "italiano", "ita", "italien"]),
     ("pt", &["portuguese", "português", "portugues", "por"]),
-    ("pt-BR", &["brazilian", "ptbr", "dublado", "brasileiro"]),
+    ("pt-BR", &["brazilian", "ptbr", "brasileiro"]),
     ("ru", &["russian", "русский", "rus"]),
     ("uk", &["ukrainian", "ukr"]),
     ("ja", &["japanese", "jpn", "jap"]),

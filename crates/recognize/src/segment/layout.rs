@@ -331,12 +331,21 @@ impl Reader<'_> {
         }
         // `-sample`, `-Obfuscated`, `-xpost` after the group; a language tag after it (`.eng`).
         while end > 1
-            && ((self.toks[end - 1].dash_before()
+            && (((self.toks[end - 1].dash_before() || self.toks[end - 1].sep == ".")
                 && matches!(self.claim[end - 1], Claim::Known(s) if s.iter().all(|(p, _)| *p == Prop::Other)))
                 || (end == n
                     && matches!(self.claim[end - 1], Claim::Language(_) | Claim::Subtitle(_))))
         {
             end -= 1;
+        }
+        // `-NL`, `-AR`: a group named like a language code, last after a dash.
+        if end > 1
+            && matches!(self.claim[end - 1], Claim::Language(_))
+            && self.toks[end - 1].lower.len() == 2
+            && self.toks[end - 1].sep == "-"
+            && self.claim[end - 2] != Claim::Free
+        {
+            self.claim[end - 1] = Claim::Free;
         }
         let last_claimed = (0..end).rev().find(|&j| self.claim[j] != Claim::Free);
         let mut group = None;
@@ -350,7 +359,7 @@ impl Reader<'_> {
             && c + 1 < end
             && group_dash(&self.toks[c + 1])
             && title_end.is_some_and(|t| c + 1 > t)
-            && self.claim[c] != Claim::Noise
+            && (self.claim[c] != Claim::Noise || self.toks[c].group == 0)
         {
             group = Some((c + 1, end));
         }
@@ -391,6 +400,15 @@ impl Reader<'_> {
         } else if let Some((a, b)) = leading {
             let text = &self.text[self.toks[a].start..self.toks[b - 1].end];
             self.out.release_group = Some(text.to_owned());
+        } else if let Some(j) = (0..n).find(|&j| {
+            let g = self.toks[j].group;
+            g != 0
+                && self.toks[j].lower.ends_with("subs")
+                && self.toks[j].lower.len() > 4
+                && (0..n).filter(|&k| self.toks[k].group == g).count() == 1
+        }) {
+            // `[HorribleSubs]` elsewhere than first.
+            self.out.release_group = Some(self.raw(j).to_owned());
         }
         // Episode title: the free run after the last marker or date, or after the title when
         // the marker came first (`003. Show Name - Ep Name`).

@@ -435,8 +435,22 @@ impl Reader<'_> {
                 Claim::Language(c)
             };
         }
+        let any_language = self.claim.iter().any(|c| matches!(c, Claim::Language(_)));
+        for i in 1..n {
+            // `German.DL`: German and another language (dual language).
+            if self.free(i) && self.raw(i) == "DL" && any_language {
+                self.claim[i] = Claim::Language("mul");
+            }
+        }
         for i in 0..n {
             let l = self.lower(i);
+            if matches!(l, "dubbed" | "dublado")
+                && !any_language
+                && matches!(self.claim[i], Claim::Free | Claim::Language(_))
+            {
+                self.claim[i] = Claim::Language("und");
+                continue;
+            }
             if self.free(i) && (SUB_WORDS.contains(&l) || DUB_WORDS.contains(&l)) && i > 0 {
                 let beside = [i.checked_sub(1), Some(i + 1)]
                     .into_iter()
