@@ -4,7 +4,6 @@
 use std::{
     collections::{HashMap, HashSet},
     future::Future,
-    panic::AssertUnwindSafe,
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -16,7 +15,7 @@ use futures::FutureExt;
 use policy::Effect;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use store::{AuditId, AuditStatus, Authority, Change, NewAudit, Reserved, Store, ToolSwitches};
+use store::{AuditId, Authority, Change, NewAudit, Reserved, Store, ToolSwitches};
 
 use crate::{
     ErrorCode, Family, Job, Slots, ToolError, View, allowance,
@@ -26,6 +25,7 @@ use crate::{
     contract::{DynTool, Meta, Output},
     detached::Detached,
     instances::Instances,
+    outcome::{contained, failed_unexpectedly, finish},
     plan::PlanView,
     registry::Registry,
     report::Report,
@@ -545,59 +545,6 @@ impl App {
             Reserved::Begun(id) => Ok((id, true)),
             Reserved::Exhausted(left) => Err(allowance::exhausted(meta.name, &left)),
         }
-    }
-}
-
-/// Runs a tool's work with panics contained.
-async fn contained(
-    meta: Meta,
-    work: impl Future<Output = Result<Output, ToolError>>,
-) -> Result<Output, ToolError> {
-    match AssertUnwindSafe(work).catch_unwind().await {
-        Ok(outcome) => outcome,
-        Err(_) => {
-            tracing::error!(tool = meta.name, "tool panicked");
-            Err(failed_unexpectedly(meta))
-        }
-    }
-}
-
-fn failed_unexpectedly(meta: Meta) -> ToolError {
-    ToolError::new(
-        ErrorCode::Internal,
-        format!(
-            "{} failed unexpectedly; the server log has the details",
-            meta.name
-        ),
-    )
-}
-
-/// Finishes the audit entry with the outcome. A refused call (bad input, denied...) did
-/// nothing, so it gives back its allowance unit; an uncertain outcome keeps it.
-async fn finish(
-    store: &Store,
-    meta: Meta,
-    id: AuditId,
-    reserved: bool,
-    outcome: &Result<Output, ToolError>,
-) {
-    let done = match outcome {
-        Ok(out) => {
-            store
-                .audit_finish(id, AuditStatus::Applied, Some(&out.summary))
-                .await
-        }
-        Err(e) if reserved && e.code.nothing_happened() => {
-            store.audit_fail_released(id, &e.message).await
-        }
-        Err(e) => {
-            store
-                .audit_finish(id, AuditStatus::Failed, Some(&e.message))
-                .await
-        }
-    };
-    if let Err(e) = done {
-        tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
     }
 }
 

@@ -18,6 +18,7 @@ pub mod contract;
 pub mod error;
 mod family;
 pub mod instances;
+mod outcome;
 pub mod plan;
 pub mod rate;
 mod registry;
