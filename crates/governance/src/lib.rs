@@ -10,11 +10,11 @@
 
 pub mod allowance;
 mod app;
-mod detached;
 pub mod ask;
 pub mod authority;
 pub mod context;
 pub mod contract;
+mod detached;
 pub mod error;
 mod family;
 pub mod instances;
