@@ -95,7 +95,11 @@ async fn a_deletion_cancelled_part_way_reports_what_was_done_and_leaves_the_rest
         (held().await.len() <= 17).then_some(())
     })
     .await;
-    let op = store.operation_for_change(&change_id).await.unwrap().unwrap();
+    let op = store
+        .operation_for_change(&change_id)
+        .await
+        .unwrap()
+        .unwrap();
     let cancel = s
         .call(
             &s.owner_key,
@@ -134,7 +138,10 @@ async fn a_deletion_cancelled_part_way_reports_what_was_done_and_leaves_the_rest
     expected.sort();
     assert_eq!(left, expected);
     assert!(
-        op.message.as_deref().unwrap().starts_with("cancelled by owner"),
+        op.message
+            .as_deref()
+            .unwrap()
+            .starts_with("cancelled by owner"),
         "{op:?}"
     );
     let change = store.change(&change_id).await.unwrap().unwrap();

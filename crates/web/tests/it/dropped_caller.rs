@@ -74,9 +74,7 @@ async fn a_write_whose_client_hung_up_still_finishes_and_is_audited_applied() {
     drop(client);
 
     let done = poll(30, "the add's audit entry finished", async || {
-        entry()
-            .await
-            .filter(|e| e.status != AuditStatus::Executing)
+        entry().await.filter(|e| e.status != AuditStatus::Executing)
     })
     .await;
     assert_eq!(done.status, AuditStatus::Applied, "{done:?}");

@@ -75,8 +75,12 @@ async fn world() -> World {
 }
 
 async fn add(s: &Server, url: &str) -> serde_json::Value {
-    s.call(&s.owner_key, "add_torrent", json!({"source": url, "paused": true}))
-        .await
+    s.call(
+        &s.owner_key,
+        "add_torrent",
+        json!({"source": url, "paused": true}),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -84,16 +88,36 @@ async fn a_loopback_url_is_refused_by_default_with_one_sentence_and_nothing_reac
     let w = world().await;
     // The owner allowed nothing: the default.
     w.s.host.app.settings().set_outbound_hosts(Vec::new());
-    let f = Fixture::new(&w.tr.dir.path().join("fixtures"), "refused.mkv", 20_000, None);
+    let f = Fixture::new(
+        &w.tr.dir.path().join("fixtures"),
+        "refused.mkv",
+        20_000,
+        None,
+    );
     let (url, seen) = counting_server(std::fs::read(&f.torrent).unwrap()).await;
-    let port = url.split(':').nth(2).unwrap().split('/').next().unwrap().to_string();
+    let port = url
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
     let answers = [
         add(&w.s, &url).await,
         // A port where nothing listens, the same host by name, and with credentials.
         add(&w.s, "http://127.0.0.1:9/file.torrent").await,
         add(&w.s, &format!("http://localhost:{port}/file.torrent")).await,
-        add(&w.s, &format!("http://user:pw@127.0.0.1:{port}/file.torrent")).await,
-        add(&w.s, &format!("http://[::ffff:127.0.0.1]:{port}/file.torrent")).await,
+        add(
+            &w.s,
+            &format!("http://user:pw@127.0.0.1:{port}/file.torrent"),
+        )
+        .await,
+        add(
+            &w.s,
+            &format!("http://[::ffff:127.0.0.1]:{port}/file.torrent"),
+        )
+        .await,
     ];
     let sentence = format!("{}; nothing was added", httpx::outbound::REFUSAL);
     for r in &answers {
@@ -101,7 +125,10 @@ async fn a_loopback_url_is_refused_by_default_with_one_sentence_and_nothing_reac
         assert_eq!(r["content"][0]["text"], sentence.as_str(), "{r}");
     }
     assert!(seen.lock().is_empty(), "no connection reached the server");
-    assert!(w.traw.one(&f.hash).await.is_none(), "the daemon was sent nothing");
+    assert!(
+        w.traw.one(&f.hash).await.is_none(),
+        "the daemon was sent nothing"
+    );
 }
 
 #[tokio::test]
@@ -111,7 +138,12 @@ async fn an_allowed_loopback_url_is_fetched_by_marquee_and_the_daemon_gets_the_b
         .app
         .settings()
         .set_outbound_hosts(vec!["127.0.0.1".into()]);
-    let f = Fixture::new(&w.tr.dir.path().join("fixtures"), "allowed.mkv", 20_000, None);
+    let f = Fixture::new(
+        &w.tr.dir.path().join("fixtures"),
+        "allowed.mkv",
+        20_000,
+        None,
+    );
     let (url, seen) = counting_server(std::fs::read(&f.torrent).unwrap()).await;
     let (error, summary, data) = outcome(&add(&w.s, &url).await);
     assert!(!error, "{summary}");
@@ -122,7 +154,10 @@ async fn an_allowed_loopback_url_is_fetched_by_marquee_and_the_daemon_gets_the_b
     .await;
     let agents = seen.lock().clone();
     assert_eq!(agents.len(), 1, "{agents:?}");
-    assert!(agents[0].starts_with("marquee/"), "fetched by marquee: {agents:?}");
+    assert!(
+        agents[0].starts_with("marquee/"),
+        "fetched by marquee: {agents:?}"
+    );
 }
 
 #[tokio::test]
