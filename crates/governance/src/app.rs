@@ -115,6 +115,8 @@ impl App {
         mut tools: Vec<Box<dyn DynTool>>,
     ) -> App {
         let mut slots = Slots::default();
+        // The store, for the families' background jobs (they run with no call, so no `Ctx`).
+        slots.insert(store.clone());
         let mut supported = HashSet::new();
         let mut codes: HashMap<&'static str, &'static str> = ErrorCode::CORE
             .iter()

@@ -51,7 +51,8 @@ pub trait Family: Send + Sync + 'static {
         &[]
     }
 
-    /// Its named background jobs, made from its installed state.
+    /// Its named background jobs, made from its installed state (the slots hold the
+    /// `store::Store` too).
     fn jobs(&self, _slots: &Slots) -> Vec<Job> {
         Vec::new()
     }

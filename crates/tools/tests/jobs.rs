@@ -45,7 +45,8 @@ async fn the_builtin_load_and_each_librarys_held_refresh_are_named_jobs() {
         [
             "discover.builtin",
             "library.held:radarr",
-            "library.held:sonarr"
+            "library.held:sonarr",
+            "requests.follow"
         ]
     );
     // A held refresh nobody asked for reads nothing and ends at once.

@@ -24,16 +24,19 @@ use governance::{
     report::Level,
 };
 
-/// The library instances' clients, built once at start.
-#[derive(Default)]
+/// The library instances' clients, built once at start; a clone shares them (a background
+/// job holds one).
+#[derive(Default, Clone)]
 pub struct Libraries {
-    sources: Vec<Source>,
+    sources: Arc<Vec<Source>>,
 }
 
 /// One library instance.
 pub(crate) struct Source {
     pub id: String,
     pub kind: InstanceKind,
+    /// The default instance of its kind.
+    pub default: bool,
     /// The client, or why the instance's config could not make one.
     client: Result<Arc<LibraryClient>, String>,
     /// What the instance holds, for discovery's `in_library`.
@@ -50,12 +53,21 @@ impl Libraries {
                 Some(Source {
                     id: spec.id.clone(),
                     kind: spec.kind,
+                    default: spec.default,
                     client: client(spec, service_of(spec.kind)?, instances.timeout(&spec.id)),
                     held: Default::default(),
                 })
             })
             .collect();
-        Libraries { sources }
+        Libraries {
+            sources: Arc::new(sources),
+        }
+    }
+
+    /// The default instance of the kind that holds `media_type`, when one is configured.
+    pub(crate) fn default_for(&self, media_type: MediaType) -> Option<&Source> {
+        let kind = kind_for(media_type);
+        self.sources.iter().find(|s| s.kind == kind && s.default)
     }
 
     pub(crate) fn by_id(&self, id: &str) -> Option<&Source> {

@@ -7,7 +7,7 @@ use adapters_library::{AddOptions, Found, Profile, RootFolder, SearchTarget};
 use domain::{MediaId, MediaType};
 use serde::Serialize;
 use serde_json::{Value, json};
-use store::{LibraryLink, MediaRequest, RequestStatus};
+use store::{LibraryLink, MediaRequest, RequestStatus, Store};
 
 // Which library instance serves a request's media type is the library family's to say.
 use crate::library::{
@@ -133,6 +133,24 @@ fn held_completely(item: &adapters_library::LibraryItem, seasons: &[u32]) -> boo
     })
 }
 
+/// Requests being handed over in this process right now, so an approval and the background
+/// pass never hand the same request over twice.
+static HANDING: std::sync::LazyLock<parking_lot::Mutex<std::collections::HashSet<i64>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// The right to hand request `id` over, held until dropped; `None` while another holds it.
+pub(crate) struct Claim(i64);
+
+pub(crate) fn claim(id: i64) -> Option<Claim> {
+    HANDING.lock().insert(id).then_some(Claim(id))
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        HANDING.lock().remove(&self.0);
+    }
+}
+
 /// Hands an approved request to its library instance: adds the title (when not held yet) and
 /// starts one search. A failure marks the request `failed` with the reason; returns a sentence.
 /// `known` is a lookup answer this same call already has (`(instance id, answer)`), used
@@ -148,10 +166,40 @@ pub(crate) async fn hand_over(
     let known = known
         .filter(|(instance, _)| *instance == link.instance_id)
         .map(|(_, found)| found);
-    let outcome = add_and_search(ctx, request, &link, known).await;
+    // The approver's call is decided on the instance the title goes to.
+    let outcome = match granted(ctx, Some(&link.instance_id), Some(request.media_type)) {
+        Ok((source, allowed)) => add_and_search(source, &allowed, request, &link, known).await,
+        Err(e) => Err(e),
+    };
+    record(ctx.store(), request, &link, outcome).await
+}
+
+/// Hands an approved request to `source` with `allowed`, decided for it without a caller (the
+/// background pass carrying out an approval made while no library served it); as
+/// [`hand_over`], a failure marks the request `failed` with the reason.
+pub(crate) async fn hand_over_approved(
+    store: &Store,
+    source: &Source,
+    allowed: &policy::Allowed,
+    request: &MediaRequest,
+) -> Result<String, ToolError> {
+    let Some(link) = store.library_link(request.id).await? else {
+        return Ok(String::new());
+    };
+    let outcome = add_and_search(source, allowed, request, &link, None).await;
+    record(store, request, &link, outcome).await
+}
+
+/// What a hand-over did, recorded: the item and search, or the failure with its reason.
+async fn record(
+    store: &Store,
+    request: &MediaRequest,
+    link: &LibraryLink,
+    outcome: Result<(i64, Option<i64>, bool), ToolError>,
+) -> Result<String, ToolError> {
     match outcome {
         Ok((item_id, command_id, added)) => {
-            ctx.store()
+            store
                 .record_arrival(request.id, item_id, command_id)
                 .await?;
             Ok(format!(
@@ -166,20 +214,19 @@ pub(crate) async fn hand_over(
         }
         Err(e) => {
             let reason = format!("handing it to {} failed: {}", link.instance_id, e.message);
-            ctx.store().fail_arrival(request.id, &reason).await?;
+            store.fail_arrival(request.id, &reason).await?;
             Ok(format!(" It failed: {reason}."))
         }
     }
 }
 
 async fn add_and_search(
-    ctx: &Ctx,
+    source: &Source,
+    allowed: &policy::Allowed,
     request: &MediaRequest,
     link: &LibraryLink,
     known: Option<&Found>,
 ) -> Result<(i64, Option<i64>, bool), ToolError> {
-    // The approver's call is decided on the instance the title goes to.
-    let (source, allowed) = granted(ctx, Some(&link.instance_id), Some(request.media_type))?;
     let client = source.client()?;
     let media = media_ref(
         request.media.media_source,
@@ -195,7 +242,7 @@ async fn add_and_search(
         None => {
             let opts = add_options(client, source, link, &request.seasons).await?;
             let item = source
-                .writer(governance::authority::write_proof(&allowed)?)?
+                .writer(governance::authority::write_proof(allowed)?)?
                 .add(&found, &opts)
                 .await
                 .map_err(|e| source.error(e))?;
@@ -210,7 +257,7 @@ async fn add_and_search(
         MediaType::Book => SearchTarget::Book(item_id),
     };
     let command = source
-        .writer(governance::authority::write_proof(&allowed)?)?
+        .writer(governance::authority::write_proof(allowed)?)?
         .search(&target)
         .await
         .map_err(|e| source.error(e))?;
@@ -270,7 +317,20 @@ pub(crate) async fn follow(
     ctx: &Ctx,
     request: &MediaRequest,
 ) -> Result<Option<Progress>, ToolError> {
-    let Some(link) = ctx.store().library_link(request.id).await? else {
+    follow_with(ctx.store(), request, |id| {
+        one(ctx, Some(id), Some(request.media_type))
+    })
+    .await
+}
+
+/// [`follow`], reading the instance `source` gives for the request's link (the caller's, or
+/// the background pass's own).
+pub(crate) async fn follow_with<'s>(
+    store: &Store,
+    request: &MediaRequest,
+    source: impl FnOnce(&str) -> Result<&'s Source, ToolError>,
+) -> Result<Option<Progress>, ToolError> {
+    let Some(link) = store.library_link(request.id).await? else {
         return Ok(None);
     };
     if let Some(failure) = &link.failure {
@@ -287,7 +347,7 @@ pub(crate) async fn follow(
             data: json!({ "instance_id": link.instance_id }),
         }));
     };
-    let source = one(ctx, Some(&link.instance_id), Some(request.media_type))?;
+    let source = source(&link.instance_id)?;
     let client = source.client()?;
     let item = match client.item(item_id).await {
         Ok(item) => item,
@@ -299,7 +359,7 @@ pub(crate) async fn follow(
                 "{} no longer holds it (removed from the library)",
                 link.instance_id
             );
-            ctx.store().fail_arrival(request.id, &reason).await?;
+            store.fail_arrival(request.id, &reason).await?;
             return Ok(Some(Progress {
                 state: "failed",
                 detail: reason,
@@ -311,7 +371,7 @@ pub(crate) async fn follow(
     let base = json!({ "instance_id": link.instance_id, "item_id": item_id });
     if held_completely(&item, &request.seasons) {
         if request.status == RequestStatus::Approved {
-            ctx.store().mark_available(request.id).await?;
+            store.mark_available(request.id).await?;
         }
         return Ok(Some(Progress {
             state: "available",

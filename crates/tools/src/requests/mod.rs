@@ -12,6 +12,7 @@ pub mod request_media;
 mod row;
 mod seasons;
 mod title;
+mod waiting;
 
 use chrono::{SecondsFormat, TimeZone, Utc};
 use domain::KindFamily;
@@ -21,7 +22,7 @@ use store::{Fit, MediaRequest, QuotaCheck, QuotaScope};
 pub(crate) use row::{RequestRow, request_row};
 
 use crate::discover::render::media_type_str;
-use governance::{Ctx, DynTool, ErrorCode, ToolError, contract::BoxFuture};
+use governance::{Ctx, DynTool, ErrorCode, Job, Slots, ToolError, contract::BoxFuture};
 
 /// A request quota is spent for now: the answer says when a unit comes back.
 pub const REQUEST_QUOTA_EXCEEDED: ErrorCode =
@@ -45,6 +46,12 @@ impl governance::Family for RequestsFamily {
 
     fn health<'a>(&'a self, ctx: &'a Ctx) -> BoxFuture<'a, Result<Vec<String>, ToolError>> {
         Box::pin(notes(ctx))
+    }
+
+    /// `requests.follow`: approved requests handed over once a library serves them, and
+    /// followed through their service (`waiting.rs`).
+    fn jobs(&self, slots: &Slots) -> Vec<Job> {
+        waiting::job(slots).into_iter().collect()
     }
 }
 
@@ -70,18 +77,21 @@ pub(crate) fn library_configured(ctx: &Ctx) -> bool {
         .any(|s| s.kind.family() == KindFamily::Library && ctx.supports(s.kind))
 }
 
-/// What diagnose says about requests: approved requests waiting for a library backend.
+/// What diagnose says about requests: approved requests not handed to a library yet, whether
+/// or not a library is configured now.
 async fn notes(ctx: &Ctx) -> Result<Vec<String>, ToolError> {
-    if library_configured(ctx) {
+    let waiting = waiting::count(ctx.store()).await?;
+    let plural = if waiting == 1 { "" } else { "s" };
+    if !library_configured(ctx) {
+        return Ok(vec![format!(
+            "{NO_LIBRARY} ({waiting} approved request{plural} waiting)"
+        )]);
+    }
+    if waiting == 0 {
         return Ok(Vec::new());
     }
-    let waiting = ctx
-        .store()
-        .count_requests(store::RequestStatus::Approved)
-        .await?;
     Ok(vec![format!(
-        "{NO_LIBRARY} ({waiting} approved request{} waiting)",
-        if waiting == 1 { "" } else { "s" }
+        "{waiting} approved request{plural} not handed to a library yet: the background job requests.follow hands each over within a minute once a library instance serves its media type"
     )])
 }
 

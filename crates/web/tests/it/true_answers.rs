@@ -8,7 +8,7 @@ use serde_json::json;
 use store::ContentLimits;
 use test_support::arr::{ArrKind, FakeArr, Resource};
 
-use crate::support::{builtin, instance, outcome, server_with_instances};
+use crate::support::{Server, builtin, instance, outcome, server_with_instances};
 
 fn arr(id: &str, kind: InstanceKind, fake: &FakeArr) -> tools::InstanceSpec {
     instance(id, kind, Some(&fake.url()), Some(fake.api_key()))
@@ -174,7 +174,7 @@ async fn hung_service() -> String {
 
 #[tokio::test]
 async fn a_merged_read_answers_without_the_instance_that_did_not_answer_in_its_timeout() {
-    use std::{sync::Arc, time::Duration};
+    use std::time::Duration;
 
     let radarr = FakeArr::start(ArrKind::Radarr).await;
     let heat = radarr.insert(
@@ -192,20 +192,7 @@ async fn a_merged_read_answers_without_the_instance_that_did_not_answer_in_its_t
     ])
     .unwrap()
     .with_timeouts([("radarr-4k".to_string(), Duration::from_secs(1))]);
-    let app = tools::app(
-        store,
-        Arc::new(tools::Settings::new(false, None)),
-        Arc::new(instances),
-    );
-    let metrics = Arc::new(web::Metrics::default());
-    let host = Arc::new(web::Host::new(app, metrics.clone()));
-    let w = web::Web::new(web::EdgeConfig::default(), metrics);
-    w.set_ready(host.clone());
-    let s = crate::support::Server {
-        router: web::router(w),
-        host,
-        owner_key: issued.secret.expose().to_string(),
-    };
+    let s = server_over(store, instances, issued.secret.expose());
     // The hung instance's own limit is 1 s: the answer comes well before the 15 s default.
     let r = tokio::time::timeout(
         Duration::from_secs(10),
@@ -224,5 +211,99 @@ async fn a_merged_read_answers_without_the_instance_that_did_not_answer_in_its_t
     assert!(
         warnings.contains("radarr-4k") && warnings.contains("did not answer in time"),
         "{warnings}"
+    );
+}
+
+/// A Marquee over `store` (shared by several servers in one test) with `instances`; its
+/// background jobs are not started: a test runs them with `App::run_job`.
+fn server_over(store: store::Store, instances: tools::Instances, owner_key: &str) -> Server {
+    use std::sync::Arc;
+    let app = tools::app(
+        store,
+        Arc::new(tools::Settings::new(false, None)),
+        Arc::new(instances),
+    );
+    let metrics = Arc::new(web::Metrics::default());
+    let host = Arc::new(web::Host::new(app, metrics.clone()));
+    let w = web::Web::new(web::EdgeConfig::default(), metrics);
+    w.set_ready(host.clone());
+    Server {
+        router: web::router(w),
+        host,
+        owner_key: owner_key.to_string(),
+    }
+}
+
+fn notes_of(diagnosed: &serde_json::Value) -> String {
+    diagnosed["structuredContent"]["data"]["notes"].to_string()
+}
+
+#[tokio::test]
+async fn a_request_approved_before_any_library_is_handed_over_and_followed_in_the_background() {
+    let store = store::Store::open_in_memory().await.unwrap();
+    let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let owner = issued.secret.expose().to_string();
+    // No library yet: the approval waits, and diagnose counts it.
+    let before = server_over(
+        store.clone(),
+        tools::Instances::new(vec![builtin()]).unwrap(),
+        &owner,
+    );
+    let ana = before.key_for("ana", Role::User, "requester").await;
+    let heat = json!({"media_source": "builtin", "media_id": "tt0113277", "media_type": "movie"});
+    let (err, summary, data) = outcome(&before.call(&ana, "request_media", heat).await);
+    assert!(!err, "{summary}");
+    let id = data["request"]["request_id"].as_i64().unwrap();
+    let (err, summary, _) = outcome(
+        &before
+            .call(
+                &owner,
+                "decide_request",
+                json!({"request_id": id, "decision": "approve"}),
+            )
+            .await,
+    );
+    assert!(!err && summary.contains("It waits"), "{summary}");
+    let notes = notes_of(&before.call(&owner, "diagnose", json!({})).await);
+    assert!(notes.contains("(1 approved request waiting)"), "{notes}");
+    // A Radarr is configured (the server restarted with it): the request still counts as
+    // waiting until the background pass hands it over.
+    let radarr = FakeArr::start(ArrKind::Radarr).await;
+    radarr.seed_lookup(
+        Resource::Movie,
+        json!({"title": "Heat", "year": 1995, "tmdbId": 949, "imdbId": "tt0113277"}),
+        vec![],
+    );
+    let after = server_over(
+        store.clone(),
+        tools::Instances::new(vec![
+            builtin(),
+            arr("radarr", InstanceKind::Radarr, &radarr),
+        ])
+        .unwrap(),
+        &owner,
+    );
+    let notes = notes_of(&after.call(&owner, "diagnose", json!({})).await);
+    assert!(
+        notes.contains("1 approved request not handed to a library yet"),
+        "{notes}"
+    );
+    assert!(after.host.app.run_job("requests.follow").await);
+    let movies = radarr.all(Resource::Movie);
+    assert_eq!(movies.len(), 1, "handed over: {movies:?}");
+    assert_eq!(movies[0]["imdbId"], "tt0113277");
+    let link = store.library_link(id).await.unwrap().unwrap();
+    assert_eq!(link.instance_id, "radarr");
+    assert!(link.item_id.is_some() && link.failure.is_none(), "{link:?}");
+    let notes = notes_of(&after.call(&owner, "diagnose", json!({})).await);
+    assert!(!notes.contains("not handed"), "{notes}");
+    // Followed without anyone asking: once the file is on disk, the request is available.
+    radarr.advance(std::time::Duration::from_secs(6 * 3600));
+    assert!(after.host.app.run_job("requests.follow").await);
+    let request = store.request(id).await.unwrap().unwrap();
+    assert_eq!(
+        request.status,
+        store::RequestStatus::Available,
+        "{request:?}"
     );
 }
