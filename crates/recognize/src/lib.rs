@@ -78,6 +78,8 @@ pub struct Recognition {
     pub website: Option<String>,
     /// ISO 3166 code of a country written in the name (`US`, `GB`).
     pub country: Option<&'static str>,
+    /// Absolute episode numbers written beside the season's (`s16e03 313`).
+    pub absolute_episode: Vec<u32>,
 }
 
 /// Folder names that say nothing about a title.
@@ -148,7 +150,20 @@ pub fn recognize(name: &str) -> Recognition {
         main = parent;
     }
     let after_marker = main.title_after_marker;
+    let subtitle_file = container
+        .as_deref()
+        .is_some_and(|c| matches!(c, "srt" | "sub" | "ass" | "ssa" | "idx" | "vtt"));
     let mut r = from_segment(main, container);
+    // A subtitle file's language tag is its subtitles' language.
+    if subtitle_file && r.subtitle_language.is_empty() {
+        r.subtitle_language = std::mem::take(&mut r.language);
+    }
+    if r.uuid.is_none() {
+        r.uuid = std::iter::once(stem)
+            .chain(folders.iter().copied())
+            .find(|p| looks_like_uuid(p))
+            .map(str::to_owned);
+    }
     // A file titled after its marker (`S02E06 - Name.mp4`), or with no marker at all in a
     // season folder: its words are the episode's title, the show's is the folder's.
     let season_folder = folder_segs.iter().any(|f| !f.season.is_empty());
@@ -216,6 +231,13 @@ fn split_extension(file: &str) -> (&str, Option<String>) {
         }
     }
     (file, None)
+}
+
+/// 32 hexadecimal digits, bare or as 8-4-4-4-12.
+fn looks_like_uuid(text: &str) -> bool {
+    let hex: String = text.chars().filter(|c| *c != '-').collect();
+    let dashes = text.len() - hex.len();
+    hex.len() == 32 && (dashes == 0 || dashes == 4) && hex.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// A file name that is a hash or a number string rather than words.
@@ -296,6 +318,7 @@ fn from_segment(s: Segment, container: Option<String>) -> Recognition {
         uuid: s.uuid,
         website: s.website,
         country: s.country,
+        absolute_episode: s.absolute_episode,
     }
 }
 

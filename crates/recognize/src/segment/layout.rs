@@ -360,6 +360,7 @@ impl Reader<'_> {
             && group_dash(&self.toks[c + 1])
             && title_end.is_some_and(|t| c + 1 > t)
             && (self.claim[c] != Claim::Noise || self.toks[c].group == 0)
+            && self.claim[c] != Claim::Episode
         {
             group = Some((c + 1, end));
         }

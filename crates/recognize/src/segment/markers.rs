@@ -130,6 +130,45 @@ impl Reader<'_> {
         }
     }
 
+    /// Absolute episode numbers written beside a season marker: `s16e03-04 313-314`.
+    pub(super) fn absolute(&mut self) {
+        if self.out.episode.is_empty() {
+            return;
+        }
+        let n = self.n();
+        let mut i = 0;
+        while i < n {
+            let beside = |j: usize| self.claim.get(j) == Some(&Claim::Episode);
+            let t = &self.toks[i];
+            let Some(a) = t.number().filter(|_| t.lower.len() >= 3 && self.free(i)) else {
+                i += 1;
+                continue;
+            };
+            let mut last = i;
+            let mut values = vec![a];
+            if i + 1 < n
+                && self.free(i + 1)
+                && self.toks[i + 1].sep == "-"
+                && let Some(b) = self.toks[i + 1].number().filter(|b| *b > a && b - a < 100)
+            {
+                values = (a..=b).collect();
+                last = i + 1;
+            }
+            let year_like = (1900..2040).contains(&a) && t.lower.len() == 4;
+            let range = last > i;
+            if !year_like
+                && (range || (i > 0 && beside(i - 1)))
+                && ((i > 0 && beside(i - 1)) || beside(last + 1))
+            {
+                for j in i..=last {
+                    self.claim[j] = Claim::Noise;
+                }
+                self.out.absolute_episode = values;
+            }
+            i = last + 1;
+        }
+    }
+
     /// `Season 2`, `Saison VII`, `Seasons 1 & 2`, `Season 1-3`, `2 сезон`, `Temporada1`.
     pub(super) fn season_words(&mut self) {
         let n = self.n();

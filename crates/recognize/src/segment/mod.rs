@@ -70,6 +70,7 @@ pub(crate) struct Segment {
     pub uuid: Option<String>,
     pub website: Option<String>,
     pub country: Option<&'static str>,
+    pub absolute_episode: Vec<u32>,
 }
 
 const SUB_WORDS: &[&str] = &[
@@ -140,6 +141,7 @@ pub(crate) fn read(text: &str) -> Segment {
     r.screen_sizes();
     r.channels();
     r.markers();
+    r.absolute();
     r.season_words();
     r.episode_words();
     r.of_counts();

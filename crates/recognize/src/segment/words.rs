@@ -436,6 +436,18 @@ impl Reader<'_> {
             };
         }
         let any_language = self.claim.iter().any(|c| matches!(c, Claim::Language(_)));
+        // `Subbed`, `Subtitles` with no language beside: subtitles of a language not said.
+        let any_subtitle = self.claim.iter().any(|c| matches!(c, Claim::Subtitle(_)));
+        if !any_subtitle
+            && let Some(i) = (1..n).find(|&i| {
+                matches!(
+                    self.lower(i),
+                    "subbed" | "subtitles" | "subs" | "legendado" | "legendas" | "subtitulado"
+                ) && matches!(self.claim[i], Claim::Free | Claim::Noise)
+            })
+        {
+            self.claim[i] = Claim::Subtitle("und");
+        }
         for i in 1..n {
             // `German.DL`: German and another language (dual language).
             if self.free(i) && self.raw(i) == "DL" && any_language {
