@@ -85,10 +85,34 @@ async fn carry_on(
                 return Ok(());
             }
             let allowed = carried_out(&source.id)?;
+            // Audited as the approval's own write: entered before the service is touched, in
+            // the approver's name (the requester's when the approver is gone).
+            let person = match &request.decided_by {
+                Some(name) => store.person_by_name(name).await?.map(|p| p.id),
+                None => None,
+            }
+            .unwrap_or(request.person);
+            let entry = store
+                .audit_begin(&store::NewAudit {
+                    person,
+                    key_id: None,
+                    tool: "requests.follow".into(),
+                    instance: Some(source.id.clone()),
+                    args_digest: format!("request {}", request.id),
+                })
+                .await?;
             store
                 .plan_arrival(request.id, &source.id, None, None)
                 .await?;
             let said = arrive::hand_over_approved(store, source, &allowed, request).await?;
+            let link = store.library_link(request.id).await?;
+            let (status, message) = match link.and_then(|l| l.failure) {
+                None => (store::AuditStatus::Applied, None),
+                Some(why) => (store::AuditStatus::Failed, Some(why)),
+            };
+            store
+                .audit_finish(entry, status, message.as_deref())
+                .await?;
             tracing::info!(
                 request = request.id,
                 instance = %source.id,

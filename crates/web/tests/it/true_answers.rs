@@ -297,6 +297,23 @@ async fn a_request_approved_before_any_library_is_handed_over_and_followed_in_th
     assert!(link.item_id.is_some() && link.failure.is_none(), "{link:?}");
     let notes = notes_of(&after.call(&owner, "diagnose", json!({})).await);
     assert!(!notes.contains("not handed"), "{notes}");
+    // The write is audited, in the approver's name.
+    let audit = store
+        .audit_page(&store::AuditQuery::default())
+        .await
+        .unwrap();
+    let entry = audit
+        .iter()
+        .find(|e| e.tool == "requests.follow")
+        .expect("the hand-over is audited");
+    assert_eq!(
+        (
+            entry.person.as_str(),
+            entry.instance.as_deref(),
+            entry.status
+        ),
+        ("owner", Some("radarr"), store::AuditStatus::Applied)
+    );
     // Followed without anyone asking: once the file is on disk, the request is available.
     radarr.advance(std::time::Duration::from_secs(6 * 3600));
     assert!(after.host.app.run_job("requests.follow").await);
