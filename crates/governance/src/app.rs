@@ -66,6 +66,8 @@ pub struct App {
 pub struct ToolView {
     pub meta: Meta,
     pub input_schema: Map<String, Value>,
+    /// The schema of its successful answers' structured content.
+    pub output_schema: Map<String, Value>,
     /// The MCP Apps view its results can be shown in.
     pub view: Option<&'static View>,
 }
@@ -253,6 +255,7 @@ impl App {
             .map(|t| ToolView {
                 meta: t.meta(),
                 input_schema: t.input_schema(),
+                output_schema: t.output_schema(),
                 view: t.view(),
             })
             .collect()

@@ -2,6 +2,7 @@
 //! `{summary, data, warnings, next_action, observed_at}` output every tool answers with.
 
 pub mod bounds;
+pub mod conform;
 pub(crate) mod wire;
 
 use std::{
@@ -14,7 +15,7 @@ use std::{
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::{AllowanceKind, Capability, KindFamily};
 use policy::{Effect, PlannedFor};
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 use serde::{Serialize, Serializer, de::DeserializeOwned};
 use serde_json::{
     Map, Value, json,
@@ -98,6 +99,9 @@ pub trait Tool: Send + Sync + 'static {
     const META: Meta;
     /// The MCP Apps view its results can be shown in, when it has one.
     const VIEW: Option<&'static View> = None;
+    /// The schema of the answer's `data`, generated from the type the answer is written from
+    /// (`Some(data_of::<T>)`); `None` declares it as any JSON value.
+    const DATA: Option<DataSchema> = None;
     /// Long enough (several backends, an operation) to stream progress and log messages.
     const LONG: bool = false;
     /// May ask the person to choose when a call is ambiguous (see `ask.rs`); over HTTP such a
@@ -326,7 +330,56 @@ pub fn input_schema<I: JsonSchema>() -> Map<String, Value> {
     map
 }
 
-/// The output schema every tool shares.
+/// How a tool's `data` schema is generated: from the type its answer is written from.
+pub type DataSchema = fn(&mut SchemaGenerator) -> Schema;
+
+/// The [`DataSchema`] of answers written from `D`.
+pub fn data_of<D: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<D>()
+}
+
+/// The `data` of a call that stored a plan for the owner's approval instead of acting (see
+/// `plan::planned_answer`): what a planned tool may answer beside its own data.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct PlannedData {
+    change_id: String,
+    status: String,
+    /// The authority the caller lacks; `null` when the caller may apply the plan at once.
+    missing_authority: Option<String>,
+    review_url: String,
+    content_hash: String,
+    grant_revision: i64,
+    /// The plan as stored, as the tool wrote it.
+    plan: Value,
+}
+
+/// The output schema of a tool: the envelope, with `data` as `data` generates it (any JSON
+/// value without one) or, for a tool that can store a plan, that or a planned answer.
+pub fn output_schema_of(data: Option<DataSchema>, planned: bool) -> Map<String, Value> {
+    let mut generator = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let mut data = match data {
+        Some(f) => f(&mut generator).to_value(),
+        None => json!({}),
+    };
+    if planned {
+        let plan = generator.subschema_for::<PlannedData>().to_value();
+        data = json!({ "anyOf": [data, plan] });
+    }
+    let mut envelope = output_schema();
+    if let Some(Value::Object(props)) = envelope.get_mut("properties") {
+        props.insert("data".into(), data);
+    }
+    let defs = generator.take_definitions(true);
+    if !defs.is_empty() {
+        envelope.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
+    }
+    envelope
+}
+
+/// The envelope every tool answers with, `data` left open.
 pub fn output_schema() -> Map<String, Value> {
     let v = json!({
         "type": "object",
@@ -355,6 +408,10 @@ pub type Prepared<'a> =
 pub trait DynTool: Send + Sync {
     fn meta(&self) -> Meta;
     fn input_schema(&self) -> Map<String, Value>;
+    /// The schema of a successful answer's structured content.
+    fn output_schema(&self) -> Map<String, Value> {
+        output_schema()
+    }
     fn view(&self) -> Option<&'static View>;
     fn long(&self) -> bool;
     fn asks(&self) -> bool;
@@ -369,6 +426,11 @@ impl<T: Tool> DynTool for T {
 
     fn input_schema(&self) -> Map<String, Value> {
         bounds::schema_of::<T::Input>().as_ref().clone()
+    }
+
+    fn output_schema(&self) -> Map<String, Value> {
+        let planned = T::META.plan.is_some();
+        output_schema_of(T::DATA, planned)
     }
 
     fn view(&self) -> Option<&'static View> {

@@ -85,7 +85,7 @@ fn definition(view: &ToolView) -> Tool {
     let m = view.meta;
     let tool = Tool::new(m.name, m.description, Arc::new(view.input_schema.clone()))
         .with_title(m.title)
-        .with_raw_output_schema(Arc::new(tools::contract::output_schema()))
+        .with_raw_output_schema(Arc::new(view.output_schema.clone()))
         .with_annotations(annotations(&m));
     match view.view {
         // MCP Apps (SEP-1865): `_meta.ui.resourceUri`, and the flat key hosts read before it.

@@ -80,6 +80,9 @@ pub struct Input {
 
 impl Tool for BrowseTitles {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> = Some(
+        governance::contract::data_of::<super::render::ListData<'static, render::TitleRow<'static>>>,
+    );
     const META: Meta = Meta {
         name: "browse_titles",
         title: "Browse titles",

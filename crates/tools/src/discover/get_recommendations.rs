@@ -37,6 +37,9 @@ pub struct Input {
 
 impl Tool for GetRecommendations {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> = Some(
+        governance::contract::data_of::<super::render::ListData<'static, render::TitleRow<'static>>>,
+    );
     const META: Meta = Meta {
         name: "get_recommendations",
         title: "Recommendations",

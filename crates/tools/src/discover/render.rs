@@ -57,7 +57,7 @@ pub(crate) fn rating_fields(c: &Certification) -> (Value, Value) {
 
 /// A title in a list answer, written straight to JSON: empty fields are left out, so rows
 /// stay short in the model's context.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct TitleRow<'a> {
     media_source: MediaSource,
     media_id: &'a str,
@@ -83,6 +83,7 @@ pub(crate) struct TitleRow<'a> {
     poster_url: Option<&'a str>,
     /// The builtin catalogue's imdb id repeats its own id: only other ids are worth the space.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<serde_json::Value>")]
     external_ids: Vec<&'a MediaId>,
     /// A library instance the caller may read holds it; `null` when the instances that hold
     /// its media type could not be read (or none is configured); left out when the caller
@@ -169,7 +170,7 @@ pub(crate) fn hidden_sentence(hidden: u32) -> String {
 }
 
 /// The data of a list answer.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct ListData<'a, R> {
     instance_id: &'a str,
     page: u32,

@@ -38,6 +38,9 @@ pub struct Input {
 
 impl Tool for SearchTitles {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> = Some(
+        governance::contract::data_of::<super::render::ListData<'static, render::TitleRow<'static>>>,
+    );
     const META: Meta = Meta {
         name: "search_titles",
         title: "Search titles",

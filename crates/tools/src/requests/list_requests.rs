@@ -60,6 +60,8 @@ pub struct Input {
 
 impl Tool for ListRequests {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Page<'static>>);
     const META: Meta = Meta {
         name: "list_requests",
         title: "List requests",
@@ -89,7 +91,7 @@ impl Tool for ListRequests {
 }
 
 /// A page as answered, keys in sorted order (as a JSON tree of it has them).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Page<'a> {
     next_before_id: Option<i64>,
     requests: Vec<RequestRow<'a>>,

@@ -11,7 +11,7 @@ use crate::discover::render::media_type_str;
 
 /// A request as shown. Fields are in the order a JSON tree of it has its keys (sorted), so
 /// the text is the same whichever way it is written; absent fields are left out, not null.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct RequestRow<'a> {
     created_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -29,6 +29,8 @@ pub(crate) struct RequestRow<'a> {
     requested_by: Option<&'a str>,
     #[serde(skip_serializing_if = "<[u32]>::is_empty")]
     seasons: &'a [u32],
+    /// pending, approved, rejected, ... as the store names them.
+    #[schemars(with = "String")]
     status: RequestStatus,
     title: &'a str,
     units: u32,

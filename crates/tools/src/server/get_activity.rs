@@ -40,6 +40,8 @@ fn time(ms: i64) -> String {
 
 impl Tool for GetActivity {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Page<'static>>);
     const META: Meta = Meta {
         name: "get_activity",
         title: "Show activity",
@@ -72,14 +74,14 @@ impl Tool for GetActivity {
 }
 
 /// A page as answered; fields in sorted order, as a JSON tree of it has its keys.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Page<'a> {
     entries: Vec<Entry<'a>>,
     next_before_id: Option<i64>,
 }
 
 /// An audit entry as shown (sorted fields, as above).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Entry<'a> {
     args_digest: &'a str,
     at: String,

@@ -34,7 +34,7 @@ pub struct Input {}
 
 /// The answer's data, written straight from the authority (keys in sorted order, as a JSON
 /// tree of it would have them).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Data<'a> {
     /// `null` when nothing is limited.
     content_limits: Option<Limits<'a>>,
@@ -46,11 +46,14 @@ struct Data<'a> {
     request_quotas: Option<Value>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Grant<'a> {
     allowances: Vec<Value>,
+    #[schemars(with = "Vec<String>")]
     capabilities: &'a BTreeSet<Capability>,
     expires_at: Option<i64>,
+    /// "all", or the instance ids the grant is scoped to.
+    #[schemars(with = "Value")]
     instances: Instances<'a>,
     name: &'a str,
     revision: i64,
@@ -58,7 +61,7 @@ struct Grant<'a> {
 }
 
 /// The person's content limits, keys in sorted order (as a JSON tree of them had them).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Limits<'a> {
     block_unrated: bool,
     blocked_genres: &'a [String],
@@ -79,7 +82,7 @@ impl<'a> Limits<'a> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Person<'a> {
     name: &'a str,
     role: Role,
@@ -99,6 +102,8 @@ impl Serialize for Instances<'_> {
 
 impl Tool for Whoami {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Data<'static>>);
     const META: Meta = Meta {
         name: "whoami",
         title: "Who am I",

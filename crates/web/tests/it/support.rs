@@ -66,7 +66,24 @@ impl Server {
     pub async fn call(&self, key: &str, tool: &str, arguments: Value) -> Value {
         let (status, body) = self.rpc(key, serde_json::json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":tool,"arguments":arguments}})).await;
         assert_eq!(status, 200, "{body}");
-        body["result"].clone()
+        let result = body["result"].clone();
+        self.conforms(tool, &result);
+        result
+    }
+
+    /// Every successful answer's structured content conforms to the output schema its tool
+    /// declares in `tools/list` (checked on every call the tests make through [`Server::call`]).
+    pub fn conforms(&self, tool: &str, result: &Value) {
+        if result["isError"] != Value::Bool(false) {
+            return;
+        }
+        let Some(def) = self.host.definition(tool) else {
+            return;
+        };
+        let schema = serde_json::to_value(def).unwrap()["outputSchema"].clone();
+        if let Err(e) = tools::contract::conform::conforms(&schema, &result["structuredContent"]) {
+            panic!("{tool}'s answer does not conform to its outputSchema: {e}\n{result}");
+        }
     }
 }
 
