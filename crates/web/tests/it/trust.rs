@@ -222,3 +222,79 @@ async fn registration_is_throttled_per_address() {
     let listed = s.host.app.store().oauth_clients().await.unwrap();
     assert_eq!(listed.len() as u32, web::REGISTRATIONS + 1);
 }
+
+/// A form POST to `/token` from `peer`.
+fn token_request(pairs: &[(&str, &str)], peer: &str) -> Request<Body> {
+    let body: String = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    let request = Request::post("/token")
+        .header(header::HOST, "127.0.0.1:8765")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(body))
+        .unwrap();
+    from(request, peer, None)
+}
+
+#[tokio::test]
+async fn a_valid_code_goes_through_from_an_address_blocked_for_failed_ones() {
+    // RFC 7636 appendix B's verifier and its S256 challenge.
+    const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+    const REDIRECT: &str = "http://127.0.0.1:5000/callback";
+    const RESOURCE: &str = "http://127.0.0.1:8765/mcp";
+    let s = server().await;
+    let settings = s.host.app.settings();
+    settings.set_public_url("http://127.0.0.1:8765");
+    settings.set_oauth(Some(TokenLifetimes {
+        access_ms: 600_000,
+        refresh_ms: 86_400_000,
+    }));
+    let store = s.host.app.store();
+    let client = store
+        .register_client(&store::NewClient {
+            name: "Connector".into(),
+            redirect_uris: vec![REDIRECT.into()],
+            grant_types: vec!["authorization_code".into()],
+        })
+        .await
+        .unwrap();
+    let owner = store.person_by_name("owner").await.unwrap().unwrap();
+    let code = store
+        .create_code(&store::NewCode {
+            client: &client,
+            person: owner.id,
+            grant: "reader",
+            redirect_uri: REDIRECT,
+            code_challenge: CHALLENGE,
+            resource: RESOURCE,
+        })
+        .await
+        .unwrap();
+    let exchange = |code: &str| {
+        token_request(
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("redirect_uri", REDIRECT),
+                ("client_id", &client.client_id),
+                ("code_verifier", VERIFIER),
+                ("resource", RESOURCE),
+            ],
+            "203.0.113.5",
+        )
+    };
+    let mut statuses = Vec::new();
+    for i in 0..10 {
+        statuses.push(status(&s.router, exchange(&format!("mqc_stale{i}"))).await);
+    }
+    assert_eq!(statuses[9], 429, "failed codes are throttled: {statuses:?}");
+    assert_eq!(
+        status(&s.router, exchange("mqc_another")).await,
+        429,
+        "and keep failing with 429"
+    );
+    let (resp, body) = crate::support::send(&s.router, exchange(code.expose())).await;
+    assert_eq!(resp.status(), 200, "{}", parse(&body));
+    assert!(parse(&body)["access_token"].is_string());
+}
