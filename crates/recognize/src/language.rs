@@ -2,6 +2,8 @@
 //! with a region tag where one is meant (`pt-BR`, `zh-Hans`); `mul` for several and `und` for
 //! unknown, as in BCP 47.
 
+use std::{collections::HashMap, sync::OnceLock};
+
 /// (code, names and spellings that mean it, lowercase).
 const LANGUAGES: &[(&str, &[&str])] = &[
     (
@@ -142,17 +144,28 @@ const SHORT: &[(&str, &str)] = &[
 /// The code a word names: a language name or three-letter code; with `short`, also the
 /// two-letter codes that are ordinary words too.
 pub fn code(word: &str, short: bool) -> Option<&'static str> {
-    let lower = word.trim().to_lowercase();
-    let lower = lower.as_str();
-    for (code, names) in LANGUAGES {
-        if names.contains(&lower) {
-            return Some(code);
-        }
+    static NAMES: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        LANGUAGES
+            .iter()
+            .flat_map(|(code, names)| names.iter().map(move |n| (*n, *code)))
+            .collect()
+    });
+    let trimmed = word.trim();
+    let lower;
+    let key = if trimmed.bytes().any(|b| b.is_ascii_uppercase()) || !trimmed.is_ascii() {
+        lower = trimmed.to_lowercase();
+        lower.as_str()
+    } else {
+        trimmed
+    };
+    if let Some(code) = names.get(key) {
+        return Some(code);
     }
     if !short {
         return None;
     }
-    SHORT.iter().find(|(w, _)| *w == lower).map(|(_, c)| *c)
+    SHORT.iter().find(|(w, _)| *w == key).map(|(_, c)| *c)
 }
 
 /// Any language spelling: a name, a code with or without a region (`pt-BR`, `pt_br`,
