@@ -263,7 +263,13 @@ async fn diagnose_and_list_instances_report_honestly() {
         "{why}"
     );
     // Each healthy one was asked: the services answered their own status.
-    for (i, said) in [(1, "Radarr"), (2, "Sonarr"), (4, "Readarr"), (5, "TMDB"), (6, "MusicBrainz")] {
+    for (i, said) in [
+        (1, "Radarr"),
+        (2, "Sonarr"),
+        (4, "Readarr"),
+        (5, "TMDB"),
+        (6, "MusicBrainz"),
+    ] {
         let detail = checked[i]["detail"].as_str().unwrap();
         assert!(detail.contains(said), "{detail}");
     }
