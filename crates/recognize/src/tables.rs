@@ -142,7 +142,7 @@ const TABLE: &[(&[&str], Says)] = &[
     (&["divx", "dvdivx"], &[(VideoCodec, "DivX")]),
     (&["x264", "h264", "avc", "avchd"], &[(VideoCodec, "H.264")]),
     (&["x265", "h265", "hevc"], &[(VideoCodec, "H.265")]),
-    (&["mpeg2"], &[(VideoCodec, "MPEG-2")]),
+    (&["mpeg2", "mpg2", "h262"], &[(VideoCodec, "MPEG-2")]),
     (&["vc1", "wvc1"], &[(VideoCodec, "VC-1")]),
     (&["h263"], &[(VideoCodec, "H.263")]),
     (&["vp7"], &[(VideoCodec, "VP7")]),

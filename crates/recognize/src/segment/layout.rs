@@ -166,18 +166,6 @@ impl Reader<'_> {
             self.out.year = self.year_at(k);
             self.claim[k] = Claim::Year;
         }
-        // `Show 313-315 s16e03-05`: absolute numbers before the marker are not title.
-        if year_idx.is_none_or(|y| y >= title_end)
-            && title_end < n
-            && self.claim[title_end] == Claim::Episode
-        {
-            while title_end > start + 1
-                && self.toks[title_end - 1].is_digits()
-                && self.toks[title_end - 1].lower.len() >= 3
-            {
-                title_end -= 1;
-            }
-        }
         if title_end < n
             && title_end > start + 1
             && self.claim[title_end].weak()
@@ -396,6 +384,25 @@ impl Reader<'_> {
                 self.out.release_group = Some(text.to_owned());
             }
             for c in &mut self.claim[a..b] {
+                *c = Claim::Noise;
+            }
+        } else if let Some(by) = (0..end).rev().find(|&j| {
+            matches!(self.lower(j), "by" | "par")
+                && self.free(j)
+                && j + 1 < end
+                && end - j <= 3
+                && (0..j).any(|k| matches!(self.claim[k], Claim::Known(s) if s.iter().any(|(p, _)| p.strong())))
+                && (j + 1..end).all(|k| self.free(k))
+        }) {
+            // `DLMux by UBi`, `DVDrip.Spanish.DivX.by.Artik[SEDG]`
+            let stop = if end < n && self.toks[end].sep.ends_with('[') && end + 1 == n {
+                self.text.len()
+            } else {
+                self.toks[end - 1].end
+            };
+            let text = &self.text[self.toks[by + 1].start..stop];
+            self.out.release_group = Some(text.trim_end_matches(['.', ' ']).to_owned());
+            for c in &mut self.claim[by..end] {
                 *c = Claim::Noise;
             }
         } else if let Some((a, b)) = leading {

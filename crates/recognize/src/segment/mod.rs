@@ -197,6 +197,26 @@ impl Reader<'_> {
     /// Gathers the claimed properties.
     fn collect(&mut self) {
         let mut last: Option<Says> = None;
+        // Each proper, repack or real is counted (`PROPER.REPACK` is two).
+        let propers = self
+            .claim
+            .iter()
+            .zip(&self.toks)
+            .filter(|(c, t)| {
+                matches!(c, Claim::Known(s) if s.contains(&(Prop::Other, "Proper")))
+                    && matches!(t.lower.as_str(), "proper" | "repack" | "rerip")
+            })
+            .count();
+        if propers > 0 {
+            // `real` outside the title (whose words are no longer free here).
+            let real = self
+                .toks
+                .iter()
+                .zip(&self.claim)
+                .filter(|(t, c)| t.lower == "real" && **c == Claim::Free)
+                .count();
+            self.out.proper_count = (propers + real) as u32;
+        }
         for (i, c) in self.claim.iter().enumerate() {
             match *c {
                 Claim::Known(says) => {
@@ -211,9 +231,7 @@ impl Reader<'_> {
                         if p.strong() {
                             self.out.strength += 1;
                         }
-                        if v == "Proper" {
-                            self.out.proper_count += 1;
-                        }
+
                         if !self.out.props.contains(&(p, v)) {
                             self.out.props.push((p, v));
                         }
