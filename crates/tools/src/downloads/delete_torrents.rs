@@ -42,6 +42,8 @@ pub struct Input {
 
 impl Tool for DeleteTorrents {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::outcome::Outcomes>);
     const META: Meta = Meta {
         name: "delete_torrents",
         title: "Delete torrents",

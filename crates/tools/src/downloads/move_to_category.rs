@@ -30,6 +30,8 @@ pub struct Input {
 
 impl Tool for MoveToCategory {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::outcome::Outcomes>);
     const META: Meta = Meta {
         name: "move_to_category",
         title: "Move torrents to a category",

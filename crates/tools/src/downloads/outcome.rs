@@ -3,15 +3,16 @@
 
 use adapters_downloads::{Error, ErrorClass};
 use domain::InfoHash;
+use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::json;
 
 use governance::contract::Output;
 
 /// What happened to one torrent on one instance.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub(crate) struct TorrentResult {
     /// `None` only for a URL add whose hash the client did not say.
+    #[schemars(with = "Option<String>")]
     pub info_hash: Option<InfoHash>,
     /// `None` when the torrent was found on no instance.
     pub instance_id: Option<String>,
@@ -72,6 +73,15 @@ impl TorrentResult {
     }
 }
 
+/// The data of a write's answer: how many torrents it changed, how many failed, and each
+/// torrent's outcome.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct Outcomes {
+    ok: usize,
+    failed: usize,
+    results: Vec<TorrentResult>,
+}
+
 /// The answer of a write: counts, rows, and a summary built from `verb` ("paused", …).
 pub(crate) fn output(verb: &str, results: Vec<TorrentResult>) -> Output {
     let ok = results.iter().filter(|r| r.ok).count();
@@ -83,7 +93,12 @@ pub(crate) fn output(verb: &str, results: Vec<TorrentResult>) -> Output {
         (0, _) => format!("Nothing {verb}: all {failed} torrents failed (see results)."),
         _ => format!("{ok} {} {verb}; {failed} failed (see results).", noun(ok)),
     };
-    let data = json!({ "ok": ok, "failed": failed, "results": results });
+    let data = serde_json::to_value(Outcomes {
+        ok,
+        failed,
+        results,
+    })
+    .unwrap_or_default();
     let out = Output::new(summary, data);
     if failed > 0 {
         out.next("find_torrents to check the torrents' current state")
@@ -94,6 +109,8 @@ pub(crate) fn output(verb: &str, results: Vec<TorrentResult>) -> Output {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn h(n: u8) -> Option<InfoHash> {

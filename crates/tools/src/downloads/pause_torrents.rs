@@ -10,6 +10,8 @@ pub struct PauseTorrents;
 
 impl Tool for PauseTorrents {
     type Input = HashesInput;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::outcome::Outcomes>);
     const META: Meta = Meta {
         name: "pause_torrents",
         title: "Pause torrents",

@@ -10,6 +10,8 @@ pub struct ReannounceTorrents;
 
 impl Tool for ReannounceTorrents {
     type Input = HashesInput;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::outcome::Outcomes>);
     const META: Meta = Meta {
         name: "reannounce_torrents",
         title: "Reannounce torrents",

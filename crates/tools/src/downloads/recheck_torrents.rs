@@ -10,6 +10,8 @@ pub struct RecheckTorrents;
 
 impl Tool for RecheckTorrents {
     type Input = HashesInput;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::outcome::Outcomes>);
     const META: Meta = Meta {
         name: "recheck_torrents",
         title: "Recheck torrents",

@@ -10,6 +10,8 @@ pub struct ResumeTorrents;
 
 impl Tool for ResumeTorrents {
     type Input = HashesInput;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::outcome::Outcomes>);
     const META: Meta = Meta {
         name: "resume_torrents",
         title: "Resume torrents",

@@ -28,6 +28,8 @@ pub struct Input {
 
 impl Tool for SetCategory {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::outcome::Outcomes>);
     const META: Meta = Meta {
         name: "set_category",
         title: "Set torrent category",

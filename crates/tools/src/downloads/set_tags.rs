@@ -29,6 +29,8 @@ pub struct Input {
 
 impl Tool for SetTags {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::outcome::Outcomes>);
     const META: Meta = Meta {
         name: "set_tags",
         title: "Set torrent tags",

@@ -39,6 +39,7 @@ async fn ok(s: &Server, tool: &str, args: Value) -> Value {
     let r = body["result"].clone();
     assert!(body.get("error").is_none(), "{tool}: {body}");
     assert_eq!(r["isError"], false, "{tool} {args}: {r}");
+    s.conforms(tool, &r);
     r["structuredContent"].clone()
 }
 

@@ -12,11 +12,19 @@ use crate::support;
 /// The tools whose `data` schema is generated from their answer's type.
 const TYPED: &[&str] = &[
     "browse_titles",
+    "delete_torrents",
     "get_activity",
     "get_recommendations",
     "get_trending",
     "list_requests",
+    "move_to_category",
+    "pause_torrents",
+    "reannounce_torrents",
+    "recheck_torrents",
+    "resume_torrents",
     "search_titles",
+    "set_category",
+    "set_tags",
     "whoami",
 ];
 
