@@ -80,6 +80,8 @@ pub struct Recognition {
     pub country: Option<&'static str>,
     /// Absolute episode numbers written beside the season's (`s16e03 313`).
     pub absolute_episode: Vec<u32>,
+    /// `Pilot`, `Unaired`, `Final`.
+    pub episode_details: Vec<&'static str>,
 }
 
 /// Folder names that say nothing about a title.
@@ -319,6 +321,7 @@ fn from_segment(s: Segment, container: Option<String>) -> Recognition {
         website: s.website,
         country: s.country,
         absolute_episode: s.absolute_episode,
+        episode_details: all(Prop::EpisodeDetails),
     }
 }
 

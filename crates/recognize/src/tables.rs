@@ -19,6 +19,7 @@ pub enum Prop {
     Edition,
     Other,
     StreamingService,
+    EpisodeDetails,
 }
 
 impl Prop {
@@ -396,6 +397,9 @@ const TABLE: &[(&[&str], Says)] = &[
     (&["linedubbed"], &[(Other, "Line Dubbed")]),
     (&["micdubbed"], &[(Other, "Mic Dubbed")]),
     (&["lq"], &[(Other, "Low Quality")]),
+    // What an episode is.
+    (&["pilot"], &[(EpisodeDetails, "Pilot")]),
+    (&["unaired"], &[(EpisodeDetails, "Unaired")]),
     // Streaming services.
     (
         &["amzn", "amazon", "amazonhd"],

@@ -218,6 +218,7 @@ fn ours(r: &Recognition, key: &str) -> Option<Vec<String>> {
         "uuid" => one(r.uuid.clone()),
         "website" => one(r.website.clone()),
         "country" => one(r.country.map(str::to_owned)),
+        "episode_details" => list(&r.episode_details),
         "absolute_episode" => r.absolute_episode.iter().map(u32::to_string).collect(),
         _ => return None,
     })

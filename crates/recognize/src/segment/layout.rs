@@ -423,10 +423,11 @@ impl Reader<'_> {
         if self.out.season.is_empty() && self.out.episode.is_empty() && self.out.date.is_none() {
             return;
         }
-        let Some(m) = (0..n)
-            .rev()
-            .find(|&j| matches!(self.claim[j], Claim::Episode | Claim::Date))
-        else {
+        let last_of = |claim: Claim| (0..n).rev().find(|&j| self.claim[j] == claim);
+        let (Some(m), other) = (
+            last_of(Claim::Episode).or(last_of(Claim::Date)),
+            last_of(Claim::Date),
+        ) else {
             return;
         };
         let run = |from: usize| {
@@ -442,6 +443,12 @@ impl Reader<'_> {
         };
         let mut from = m + 1;
         let mut to = run(from);
+        if to == from
+            && let Some(d) = other.filter(|d| *d > m)
+        {
+            from = d + 1;
+            to = run(from);
+        }
         if to == from
             && let Some(t) = title_end
             && t < n

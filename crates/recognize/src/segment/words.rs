@@ -206,6 +206,7 @@ impl Reader<'_> {
         static SE: [(Prop, &str); 1] = [(Prop::Edition, "Special")];
         static OM: [(Prop, &str); 1] = [(Prop::Other, "Open Matte")];
         static CONVERT: [(Prop, &str); 1] = [(Prop::Other, "Converted")];
+        static FINAL: [(Prop, &str); 1] = [(Prop::EpisodeDetails, "Final")];
         let n = self.n();
         for i in 1..n {
             if !self.free(i) {
@@ -216,6 +217,9 @@ impl Reader<'_> {
                 "SE" => Some(&SE),
                 "OM" => Some(&OM),
                 "CONVERT" => Some(&CONVERT),
+                "FINAL" | "Final" if self.claim.iter().any(|c| *c == Claim::Episode) => {
+                    Some(&FINAL)
+                }
                 _ => None,
             };
             if let Some(says) = says {
