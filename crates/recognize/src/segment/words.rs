@@ -217,9 +217,7 @@ impl Reader<'_> {
                 "SE" => Some(&SE),
                 "OM" => Some(&OM),
                 "CONVERT" => Some(&CONVERT),
-                "FINAL" | "Final" if self.claim.iter().any(|c| *c == Claim::Episode) => {
-                    Some(&FINAL)
-                }
+                "FINAL" | "Final" if self.claim.contains(&Claim::Episode) => Some(&FINAL),
                 _ => None,
             };
             if let Some(says) = says {
