@@ -242,6 +242,52 @@ impl Outbound {
     }
 }
 
+impl Outbound {
+    /// A URL another program will contact on a caller's word (a tracker or web seed that a
+    /// caller's torrent or magnet names), judged by the same rule: no userinfo, and no inward
+    /// address written in it or resolved from its name, unless the owner allows the host. Any
+    /// scheme (`udp://` trackers too). The other program resolves the name again itself, so
+    /// this cannot hold against DNS rebinding; what can be refused before it is told, is. A
+    /// URL without a host, or a name that does not resolve, reaches nothing and passes.
+    pub async fn check_contact(&self, raw: &str) -> Result<(), Refused> {
+        let Ok(url) = Url::parse(raw) else {
+            return Ok(());
+        };
+        let host = match url.host() {
+            Some(url::Host::Domain(d)) => d.to_string(),
+            Some(url::Host::Ipv4(ip)) => ip.to_string(),
+            Some(url::Host::Ipv6(ip)) => ip.to_string(),
+            None => return Ok(()),
+        };
+        if self.allows(&host) {
+            return Ok(());
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(refused("userinfo in a contact URL"));
+        }
+        let bare = normal_host(&host);
+        if let Ok(ip) = bare.parse::<IpAddr>() {
+            return match forbidden(ip) {
+                Some(class) => Err(refused(format!("contact {ip} is {class:?}"))),
+                None => Ok(()),
+            };
+        }
+        let resolving = tokio::net::lookup_host((bare.as_str(), url.port().unwrap_or(0)));
+        let Ok(Ok(addrs)) = tokio::time::timeout(Duration::from_secs(5), resolving).await else {
+            return Ok(());
+        };
+        for a in addrs {
+            if let Some(class) = forbidden(a.ip()) {
+                return Err(refused(format!(
+                    "contact {bare} resolves to {}, {class:?}",
+                    a.ip()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What a fetch brought back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fetched {
@@ -416,5 +462,35 @@ mod tests {
         assert!(check("http://tracker.lan/x.torrent").is_ok());
         assert!(check("http://[::1]:8000/x.torrent").is_ok());
         assert!(check("http://127.0.0.2/x.torrent").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_contact_url_of_any_scheme_is_judged_by_its_written_or_resolved_address() {
+        let rule = Outbound::default();
+        for bad in [
+            "udp://127.0.0.1:6969/announce",
+            "udp://10.0.0.1:6969/announce",
+            "http://169.254.169.254/latest/meta-data/",
+            "http://[fd00:ec2::254]/",
+            "wss://[::1]:8443/x",
+            "http://user:pw@tracker.example/announce",
+            // Numeric forms the other program's resolver reads as loopback; resolved here
+            // without any query leaving the machine.
+            "udp://2130706433:80/announce",
+            "http://localhost:9091/transmission/rpc",
+        ] {
+            let e = rule.check_contact(bad).await.unwrap_err();
+            assert_eq!(e.to_string(), REFUSAL, "{bad}");
+        }
+        for fine in ["udp://8.8.8.8:6969/announce", "not a url", "magnet:?xt=x"] {
+            assert!(rule.check_contact(fine).await.is_ok(), "{fine}");
+        }
+        let allowed = Outbound::new(&["127.0.0.1".into()]);
+        assert!(
+            allowed
+                .check_contact("udp://127.0.0.1:6969/a")
+                .await
+                .is_ok()
+        );
     }
 }

@@ -22,7 +22,10 @@ pub use catalogue::{
 };
 pub use client::{ClientConfig, DownloadClient, Writer};
 pub use error::{Error, ErrorClass, Result};
-pub use metainfo::{info_hash_of_magnet, info_hash_of_torrent, redact_url};
+pub use metainfo::{
+    contact_urls_of_magnet, contact_urls_of_torrent, info_hash_of_magnet, info_hash_of_torrent,
+    redact_url,
+};
 pub use model::{
     AddOutcome, AddSource, AddStatus, AddTorrent, BulkOutcome, Categories, Category, CategoryModel,
     ClientVersion, FilePriority, Torrent, TorrentDetail, TorrentFile, TorrentState, TrackerEntry,

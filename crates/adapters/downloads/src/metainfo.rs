@@ -33,6 +33,74 @@ pub fn info_hash_of_torrent(bytes: &[u8]) -> Result<InfoHash> {
     Ok(InfoHash::from_bytes(digest))
 }
 
+/// The URLs a .torrent file makes its client contact: its trackers (`announce`,
+/// `announce-list`) and web seeds (`url-list`, `httpseeds`). Entries that are not text are
+/// skipped; a file that is not a torrent has none.
+pub fn contact_urls_of_torrent(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    if bytes.first() != Some(&b'd') {
+        return out;
+    }
+    let mut i = 1;
+    while bytes.get(i).is_some_and(|&b| b != b'e') {
+        let Some(key_end) = skip(bytes, i, 0) else {
+            break;
+        };
+        let Some(value_end) = skip(bytes, key_end, 0) else {
+            break;
+        };
+        let key = string_value(&bytes[i..key_end]).unwrap_or_default();
+        if matches!(
+            key,
+            b"announce" | b"announce-list" | b"url-list" | b"httpseeds"
+        ) {
+            strings_in(&bytes[key_end..value_end], 0, &mut out);
+        }
+        i = value_end;
+    }
+    out
+}
+
+/// Every string inside one bencoded value, as text.
+fn strings_in(b: &[u8], depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match b.first() {
+        Some(c) if c.is_ascii_digit() => {
+            if let Some(text) = string_value(b).and_then(|v| std::str::from_utf8(v).ok()) {
+                out.push(text.to_string());
+            }
+        }
+        Some(b'l') => {
+            let mut j = 1;
+            while b.get(j).is_some_and(|&c| c != b'e') {
+                let Some(end) = skip(b, j, depth + 1) else {
+                    return;
+                };
+                strings_in(&b[j..end], depth + 1, out);
+                j = end;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The URLs a magnet link makes its client contact: trackers (`tr`), web seeds (`ws`) and
+/// sources of the .torrent (`xs`, `as`), decoded.
+pub fn contact_urls_of_magnet(uri: &str) -> Vec<String> {
+    let Some(query) = uri.strip_prefix("magnet:?") else {
+        return Vec::new();
+    };
+    url::form_urlencoded::parse(query.as_bytes())
+        .filter(|(k, _)| {
+            let k = k.split('.').next().unwrap_or_default();
+            matches!(k, "tr" | "ws" | "xs" | "as")
+        })
+        .map(|(_, v)| v.into_owned())
+        .collect()
+}
+
 /// The payload of a bencoded string token (`4:spam` -> `spam`).
 fn string_value(token: &[u8]) -> Option<&[u8]> {
     let colon = token.iter().position(|&b| b == b':')?;
@@ -258,5 +326,45 @@ mod tests {
         let mut u = url::Url::parse("http://bob:s%40cret@h:1/x").unwrap();
         assert_eq!(take_userinfo(&mut u), Some(("bob".into(), "s@cret".into())));
         assert_eq!(u.as_str(), "http://h:1/x");
+    }
+
+    #[test]
+    fn a_torrents_trackers_and_web_seeds_are_the_urls_its_client_contacts() {
+        let mut v = b"d8:announce22:http://t.example/annou13:announce-listll21:udp://10.0.0.1:6969/ael19:http://[::1]:80/annee4:info".to_vec();
+        v.extend_from_slice(b"d6:lengthi3e4:name1:a12:piece lengthi16384e6:pieces20:");
+        v.extend_from_slice(&[7u8; 20]);
+        v.extend_from_slice(b"e8:url-listl24:http://169.254.169.254/xee");
+        assert_eq!(
+            contact_urls_of_torrent(&v),
+            [
+                "http://t.example/annou",
+                "udp://10.0.0.1:6969/a",
+                "http://[::1]:80/ann",
+                "http://169.254.169.254/x"
+            ]
+        );
+        assert!(contact_urls_of_torrent(b"not a torrent").is_empty());
+        assert_eq!(
+            contact_urls_of_torrent(&sample()),
+            ["http://t.example/annou"]
+        );
+    }
+
+    #[test]
+    fn a_magnets_trackers_seeds_and_sources_are_decoded() {
+        let m = "magnet:?xt=urn:btih:0123456789abcdef0123456789abcdef01234567&dn=x\
+                 &tr=http%3A%2F%2F127.0.0.1%3A9091%2Fannounce&tr.1=udp://t.example:1\
+                 &ws=http://192.168.1.2/f&xs=http://h.example/x.torrent&as=http://a/b";
+        assert_eq!(
+            contact_urls_of_magnet(m),
+            [
+                "http://127.0.0.1:9091/announce",
+                "udp://t.example:1",
+                "http://192.168.1.2/f",
+                "http://h.example/x.torrent",
+                "http://a/b"
+            ]
+        );
+        assert!(contact_urls_of_magnet("http://not-a-magnet").is_empty());
     }
 }

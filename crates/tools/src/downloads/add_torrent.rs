@@ -131,8 +131,20 @@ impl Tool for AddTorrent {
 
 /// Classifies and checks the source before anything is sent: a magnet must name a btih hash,
 /// a URL is fetched here under the outbound rule (the client gets the bytes), a file must be a
-/// valid .torrent inside the torrent folders.
+/// valid .torrent inside the torrent folders; the trackers and web seeds any of them names are
+/// held to the outbound rule.
 async fn read_source(
+    folders: &[std::path::PathBuf],
+    outbound: &httpx::outbound::Outbound,
+    show_folders: bool,
+    raw: &str,
+) -> Result<(AddSource, Option<InfoHash>), ToolError> {
+    let read = classify_source(folders, outbound, show_folders, raw).await?;
+    add_torrent_url::check_contacts(outbound, &read.0).await?;
+    Ok(read)
+}
+
+async fn classify_source(
     folders: &[std::path::PathBuf],
     outbound: &httpx::outbound::Outbound,
     show_folders: bool,

@@ -2,10 +2,15 @@
 //! rule (`httpx::outbound`: public addresses only, unless the owner allows the host; every
 //! redirect checked), at most 10 MiB, and hands the client the bytes, so the torrent client
 //! is never sent to an address a caller chose. A redirect to a magnet link is followed as one.
+//! The trackers and web seeds a torrent or magnet names (which the client contacts) are held
+//! to the same rule, whatever the source.
 
 use std::time::Duration;
 
-use adapters_downloads::{AddSource, info_hash_of_magnet, info_hash_of_torrent};
+use adapters_downloads::{
+    AddSource, contact_urls_of_magnet, contact_urls_of_torrent, info_hash_of_magnet,
+    info_hash_of_torrent,
+};
 use domain::InfoHash;
 use httpx::{
     Timeouts,
@@ -55,4 +60,34 @@ pub(super) async fn fetch(
             "the .torrent could not be fetched from that URL ({e}); nothing was added"
         ))),
     }
+}
+
+/// The most trackers and web seeds one torrent may name.
+const MAX_CONTACTS: usize = 200;
+
+/// Refuses a torrent or magnet that would send the client to an address on this machine or its
+/// networks (a tracker, a web seed, a source), unless the owner allows the host: the same
+/// sentence as a refused URL.
+pub(super) async fn check_contacts(rule: &Outbound, source: &AddSource) -> Result<(), ToolError> {
+    let mut urls = match source {
+        AddSource::File(bytes) => contact_urls_of_torrent(bytes),
+        AddSource::Url(magnet) => contact_urls_of_magnet(magnet),
+    };
+    urls.sort();
+    urls.dedup();
+    if urls.len() > MAX_CONTACTS {
+        return Err(ToolError::invalid(format!(
+            "the torrent names more than {MAX_CONTACTS} trackers and web seeds; nothing was added"
+        )));
+    }
+    let checks = urls.iter().map(|u| rule.check_contact(u));
+    for checked in futures::future::join_all(checks).await {
+        if let Err(refused) = checked {
+            tracing::info!(why = %refused.why, "a torrent's tracker or web seed was refused");
+            return Err(ToolError::invalid(format!(
+                "the torrent names a tracker or web seed that {refused}; nothing was added"
+            )));
+        }
+    }
+    Ok(())
 }

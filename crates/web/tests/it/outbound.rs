@@ -173,6 +173,48 @@ async fn an_answer_that_is_no_torrent_is_refused_and_nothing_is_added() {
     assert!(w.traw.snapshot().await.is_empty());
 }
 
+#[tokio::test]
+async fn a_torrent_or_magnet_naming_a_loopback_tracker_is_refused_before_the_client_is_told() {
+    let w = world().await;
+    w.s.host.app.settings().set_outbound_hosts(Vec::new());
+    let folder = w.tr.dir.path().join("fixtures");
+    let f = Fixture::new(
+        &folder,
+        "tracked.mkv",
+        20_000,
+        Some("http://127.0.0.2:9/announce"),
+    );
+    w.s.host
+        .app
+        .settings()
+        .set_torrent_folders(vec![folder.clone()]);
+    let magnet = format!("{}&tr=udp%3A%2F%2F127.0.0.1%3A6969%2Fannounce", f.magnet());
+    for source in [f.torrent.to_str().unwrap().to_string(), magnet] {
+        let r = add(&w.s, &source).await;
+        assert_eq!(r["isError"], true, "{r}");
+        assert_eq!(
+            r["content"][0]["text"],
+            format!(
+                "the torrent names a tracker or web seed that {}; nothing was added",
+                httpx::outbound::REFUSAL
+            )
+            .as_str(),
+            "{source}: {r}"
+        );
+    }
+    assert!(
+        w.traw.snapshot().await.is_empty(),
+        "the daemon was told nothing"
+    );
+    // The owner allows the tracker's host: the same file is added.
+    w.s.host
+        .app
+        .settings()
+        .set_outbound_hosts(vec!["127.0.0.2".into()]);
+    let r = add(&w.s, f.torrent.to_str().unwrap()).await;
+    assert_eq!(r["isError"], false, "{r}");
+}
+
 // A folder a caller passes to a library service is confined to the service's own folders.
 
 mod folders {
