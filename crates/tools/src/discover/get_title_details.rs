@@ -35,6 +35,8 @@ pub struct Input {
 
 impl Tool for GetTitleDetails {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<DetailsData<'static>>);
     const META: Meta = Meta {
         name: "get_title_details",
         title: "Title details",

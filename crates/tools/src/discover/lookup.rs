@@ -96,7 +96,7 @@ pub(crate) fn label(d: &TitleDetails) -> String {
 /// straight to JSON. The keys come in the order a JSON tree of them writes (alphabetical) and
 /// absent values are left out, as when this was a tree; `content_limits_applied` says whether
 /// the caller's limits were checked.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct DetailsData<'a> {
     cast: &'a [String],
     certifications: Vec<RatingData<'a>>,
@@ -139,20 +139,20 @@ pub(crate) struct DetailsData<'a> {
     year: Option<i32>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct RatingData<'a> {
     rating: &'a str,
     region: &'a str,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ReleaseData<'a> {
     date: &'a str,
     kind: Option<&'a str>,
     region: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct IdData<'a> {
     media_id: &'a str,
     media_source: MediaSource,

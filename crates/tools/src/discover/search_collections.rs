@@ -28,6 +28,8 @@ pub struct Input {
 
 impl Tool for SearchCollections {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<render::ListData<'static, serde_json::Value>>);
     const META: Meta = Meta {
         name: "search_collections",
         title: "Search collections",

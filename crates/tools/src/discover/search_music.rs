@@ -53,6 +53,8 @@ pub struct Input {
 
 impl Tool for SearchMusic {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<render::ListData<'static, serde_json::Value>>);
     const META: Meta = Meta {
         name: "search_music",
         title: "Search music",
