@@ -82,6 +82,8 @@ pub struct Recognition {
     pub absolute_episode: Vec<u32>,
     /// `Pilot`, `Unaired`, `Final`.
     pub episode_details: Vec<&'static str>,
+    /// Other names written after the title (`Show - Other Name - 02`).
+    pub alternative_title: Vec<String>,
 }
 
 /// Folder names that say nothing about a title.
@@ -322,6 +324,7 @@ fn from_segment(s: Segment, container: Option<String>) -> Recognition {
         country: s.country,
         absolute_episode: s.absolute_episode,
         episode_details: all(Prop::EpisodeDetails),
+        alternative_title: s.alternative_title,
     }
 }
 

@@ -219,6 +219,7 @@ fn ours(r: &Recognition, key: &str) -> Option<Vec<String>> {
         "website" => one(r.website.clone()),
         "country" => one(r.country.map(str::to_owned)),
         "episode_details" => list(&r.episode_details),
+        "alternative_title" => r.alternative_title.clone(),
         "absolute_episode" => r.absolute_episode.iter().map(u32::to_string).collect(),
         _ => return None,
     })
@@ -229,7 +230,7 @@ fn normal(key: &str, v: &str) -> String {
         "language" | "subtitle_language" => normalize_language(v)
             .unwrap_or_else(|| v.to_owned())
             .to_lowercase(),
-        "title" | "episode_title" | "release_group" => words(v),
+        "title" | "episode_title" | "alternative_title" | "release_group" => words(v),
         _ => v.to_lowercase(),
     }
 }

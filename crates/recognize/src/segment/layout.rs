@@ -189,6 +189,37 @@ impl Reader<'_> {
                 self.claim[j] = Claim::Noise;
             }
         }
+        // `Show - Other Name - 02`: other names, each after a dash, before anything known.
+        let marker_first = (0..start).any(|j| self.claim[j] == Claim::Episode);
+        let mut j = title_end;
+        while !marker_first
+            && title_end > start
+            && j < n
+            && self.free(j)
+            && self.toks[j].part_break()
+            && self.toks[j].group == 0
+        {
+            let mut to = j + 1;
+            while to < n && self.free(to) && self.toks[to].group == 0 && !self.toks[to].part_break()
+            {
+                to += 1;
+            }
+            let stops_at_known = to == n || !self.free(to) || self.toks[to].group != 0;
+            if to == n && self.out.season.is_empty() && self.out.episode.is_empty() {
+                break;
+            }
+            let alt = self.render(j, to);
+            if !alt.is_empty() {
+                self.out.alternative_title.push(alt);
+            }
+            for c in &mut self.claim[j..to] {
+                *c = Claim::Noise;
+            }
+            if stops_at_known {
+                break;
+            }
+            j = to;
+        }
         self.group_and_episode_title(leading_group, Some(title_end));
     }
 

@@ -71,6 +71,7 @@ pub(crate) struct Segment {
     pub website: Option<String>,
     pub country: Option<&'static str>,
     pub absolute_episode: Vec<u32>,
+    pub alternative_title: Vec<String>,
 }
 
 const SUB_WORDS: &[&str] = &[
