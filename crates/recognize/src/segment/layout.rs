@@ -157,7 +157,12 @@ impl Reader<'_> {
         }
         if year_idx.is_none() {
             // A year in brackets or after the markers.
-            year_idx = (end..n).find(|&k| self.year_at(k).is_some() && k > start);
+            // Not a number opening an episode's title (`S07E22 - 2000 Light Years`).
+            year_idx = (end..n).find(|&k| {
+                self.year_at(k).is_some()
+                    && k > start
+                    && !(self.toks[k].part_break() && k + 1 < n && self.free(k + 1))
+            });
             if year_idx.is_none() && start + 1 == end && self.year_at(start).is_some() && end < n {
                 // Only a year before the markers: it is the title (`1983.S01E01`, `2012.720p`).
             }
@@ -351,7 +356,7 @@ impl Reader<'_> {
         // `-sample`, `-Obfuscated`, `-xpost` after the group; a language tag after it (`.eng`).
         while end > 1
             && (((self.toks[end - 1].dash_before() || self.toks[end - 1].sep == ".")
-                && matches!(self.claim[end - 1], Claim::Known(s) if s.iter().all(|(p, _)| *p == Prop::Other)))
+                && matches!(self.claim[end - 1], Claim::Known(s) if !s.is_empty() && s.iter().all(|(p, _)| *p == Prop::Other)))
                 || (end == n
                     && matches!(self.claim[end - 1], Claim::Language(_) | Claim::Subtitle(_))))
         {
@@ -463,8 +468,9 @@ impl Reader<'_> {
         };
         let run = |from: usize| {
             let mut to = from;
+            let details = |j: usize| matches!(self.claim[j], Claim::Known(s) if !s.is_empty() && s.iter().all(|(p, _)| *p == Prop::EpisodeDetails));
             while to < n
-                && self.free(to)
+                && (self.free(to) || details(to))
                 && self.toks[to].group == 0
                 && (to == from || !self.toks[to].part_break())
             {
@@ -473,6 +479,17 @@ impl Reader<'_> {
             to
         };
         let mut from = m + 1;
+        // `S00E01.REPACK.Grant.OBrien`: tags between the marker and the title.
+        let mut skip = from;
+        while skip < n
+            && matches!(self.claim[skip], Claim::Known(s) if !s.is_empty() && s.iter().all(|(p, _)| *p == Prop::Other))
+        {
+            skip += 1;
+        }
+        // Only when words follow the tags, before anything strong.
+        if skip > from && run(skip) > skip + 1 {
+            from = skip;
+        }
         let mut to = run(from);
         if to == from
             && let Some(d) = other.filter(|d| *d > m)

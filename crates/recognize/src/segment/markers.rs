@@ -296,9 +296,7 @@ impl Reader<'_> {
                 })
                 .flatten();
             if had_markers && next.is_some() {
-                // `S02E31 - Episode 55`: an absolute number beside the marker.
-                self.claim[i] = Claim::Noise;
-                self.claim[i + 1] = Claim::Noise;
+                // `S02E31 - Episode 55`: words of the episode's title, not another marker.
                 continue;
             }
             if let Some(e) = next {
@@ -357,8 +355,6 @@ impl Reader<'_> {
                     self.claim[i + 1] = Claim::Episode;
                     self.claim[i + 2] = Claim::Episode;
                 }
-            } else if l == "episode" && self.out.episode.is_empty() {
-                self.claim[i] = Claim::Episode;
             }
         }
     }
