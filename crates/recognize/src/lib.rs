@@ -84,6 +84,8 @@ pub struct Recognition {
     pub episode_details: Vec<&'static str>,
     /// Other names written after the title (`Show - Other Name - 02`).
     pub alternative_title: Vec<String>,
+    /// The CRC-32 checksum written in the name (`[1C98686A]`).
+    pub crc32: Option<String>,
 }
 
 /// Folder names that say nothing about a title.
@@ -325,6 +327,7 @@ fn from_segment(s: Segment, container: Option<String>) -> Recognition {
         absolute_episode: s.absolute_episode,
         episode_details: all(Prop::EpisodeDetails),
         alternative_title: s.alternative_title,
+        crc32: s.crc32,
     }
 }
 

@@ -142,7 +142,14 @@ const TABLE: &[(&[&str], Says)] = &[
     (&["xvid"], &[(VideoCodec, "Xvid")]),
     (&["divx", "dvdivx"], &[(VideoCodec, "DivX")]),
     (&["x264", "h264", "avc", "avchd"], &[(VideoCodec, "H.264")]),
-    (&["x265", "h265", "hevc"], &[(VideoCodec, "H.265")]),
+    (&["x265", "h265"], &[(VideoCodec, "H.265")]),
+    (
+        &["hevc"],
+        &[
+            (VideoCodec, "H.265"),
+            (VideoProfile, "High Efficiency Video Coding"),
+        ],
+    ),
     (&["mpeg2", "mpg2", "h262"], &[(VideoCodec, "MPEG-2")]),
     (&["vc1", "wvc1"], &[(VideoCodec, "VC-1")]),
     (&["h263"], &[(VideoCodec, "H.263")]),

@@ -72,6 +72,8 @@ pub(crate) struct Segment {
     pub country: Option<&'static str>,
     pub absolute_episode: Vec<u32>,
     pub alternative_title: Vec<String>,
+    /// `[1C98686A]`: the checksum a release wrote in its name.
+    pub crc32: Option<String>,
 }
 
 const SUB_WORDS: &[&str] = &[

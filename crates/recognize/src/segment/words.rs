@@ -49,6 +49,9 @@ impl Reader<'_> {
                     self.claim[i - 1] = Claim::Noise;
                 }
                 let l = self.lower(i).to_owned();
+                if hex && self.toks[i].group != 0 && has_digit {
+                    self.out.crc32 = Some(self.raw(i).to_owned());
+                }
                 if version {
                     self.out.version = l[1..].parse().ok();
                 }
