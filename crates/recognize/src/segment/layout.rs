@@ -90,7 +90,7 @@ impl Reader<'_> {
                 self.claim[j] = Claim::Episode;
                 j += 1;
             }
-            let sep = &self.toks[j].sep;
+            let sep = self.toks.get(j).map_or("", |t| t.sep.as_str());
             let spaced = sep == " " && leading_group.is_some();
             if j < n
                 && (sep.contains('-') || sep.starts_with('.') || spaced)
@@ -353,6 +353,18 @@ impl Reader<'_> {
         {
             end -= 1;
         }
+        // `-NL`, `-AR`: a group named like a language code, last after a dash; `x264-UHDTV`:
+        // one named like a source, straight after the codec.
+        if end > 1
+            && self.toks[end - 1].sep == "-"
+            && ((matches!(self.claim[end - 1], Claim::Language(_))
+                && self.toks[end - 1].lower.len() == 2
+                && self.claim[end - 2] != Claim::Free)
+                || (matches!(self.claim[end - 1], Claim::Known(s) if s.iter().any(|(p, _)| *p == Prop::Source))
+                    && matches!(self.claim[end - 2], Claim::Known(s) if s.iter().any(|(p, _)| *p == Prop::VideoCodec))))
+        {
+            self.claim[end - 1] = Claim::Free;
+        }
         // `-sample`, `-Obfuscated`, `-xpost` after the group; a language tag after it (`.eng`).
         while end > 1
             && (((self.toks[end - 1].dash_before() || self.toks[end - 1].sep == ".")
@@ -361,15 +373,6 @@ impl Reader<'_> {
                     && matches!(self.claim[end - 1], Claim::Language(_) | Claim::Subtitle(_))))
         {
             end -= 1;
-        }
-        // `-NL`, `-AR`: a group named like a language code, last after a dash.
-        if end > 1
-            && matches!(self.claim[end - 1], Claim::Language(_))
-            && self.toks[end - 1].lower.len() == 2
-            && self.toks[end - 1].sep == "-"
-            && self.claim[end - 2] != Claim::Free
-        {
-            self.claim[end - 1] = Claim::Free;
         }
         let last_claimed = (0..end).rev().find(|&j| self.claim[j] != Claim::Free);
         let mut group = None;
@@ -411,6 +414,10 @@ impl Reader<'_> {
             }
             let text = &self.text[self.toks[a].start..stop];
             let text = text.trim_start_matches(['[', '(', '-', '.', ' ']);
+            let text = text
+                .strip_prefix("by ")
+                .or_else(|| text.strip_prefix("By "))
+                .unwrap_or(text);
             let text = if text.ends_with(']') && text.contains('[') {
                 text
             } else {
