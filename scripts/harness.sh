@@ -46,9 +46,10 @@ step() {
   fi
   grep -E '^test .*FAILED|^failures:|panicked at' "$dir/$name" | head -20
 }
-# Fuzz targets print their line with --nocapture; the fault tests wait on timeouts, so they run
-# side by side (the default thread count).
-step fuzz --test fuzz -- --nocapture
+# Fuzz targets print their line with --nocapture and run one at a time: the panic hook counts
+# panics process-wide, so a target's count is its own only while it runs alone. The fault tests
+# wait on timeouts, so they run side by side (the default thread count).
+step fuzz --test fuzz -- --nocapture --test-threads=1
 grep -E '^harness: ' "$dir/fuzz"
 step faults --test faults
 

@@ -39,9 +39,12 @@ pub async fn marquee(more: Vec<InstanceSpec>) -> Marquee {
         default: false,
     }];
     instances.extend(more);
+    // No per-person call rate: a fuzzer is not a household, and the rate has tests of its own.
+    let settings = Settings::new(false, None);
+    settings.call_rate.set_per_minute(0);
     let app = tools::app(
         store,
-        Arc::new(Settings::new(false, None)),
+        Arc::new(settings),
         Arc::new(Instances::new(instances).unwrap()),
     );
     let metrics = Arc::new(Metrics::default());
