@@ -367,7 +367,12 @@ impl Reader<'_> {
         }
         // `-sample`, `-Obfuscated`, `-xpost` after the group; a language tag after it (`.eng`).
         while end > 1
-            && (((self.toks[end - 1].dash_before() || self.toks[end - 1].sep == ".")
+            && (((self.toks[end - 1].dash_before()
+                || (self.toks[end - 1].sep == "."
+                    && matches!(
+                        self.lower(end - 1),
+                        "sample" | "proof" | "obfuscated" | "xpost"
+                    )))
                 && matches!(self.claim[end - 1], Claim::Known(s) if !s.is_empty() && s.iter().all(|(p, _)| *p == Prop::Other)))
                 || (end == n
                     && matches!(self.claim[end - 1], Claim::Language(_) | Claim::Subtitle(_))))

@@ -197,7 +197,9 @@ impl Reader<'_> {
                 .flatten();
             let after_taken = (i + 2..(i + 4).min(n)).any(|j| {
                 EPISODE_WORDS.contains(&self.lower(j)) && NUMBER_FIRST.contains(&self.lower(j))
-            }) && !EPISODE_WORDS.contains(&self.lower(i + 2));
+            }) && !(EPISODE_WORDS.contains(&self.lower(i + 2))
+                && i + 3 < n
+                && self.toks[i + 3].number().is_some());
             let before_first = before.is_some() && (after.is_none() || after_taken);
             if let Some(s) = after.filter(|s| *s < 1900 && !before_first) {
                 self.claim[i] = Claim::Episode;
@@ -207,6 +209,15 @@ impl Reader<'_> {
                 // 2of5
                 if let Some((_, rest)) = self.lower(i + 1).split_once("of") {
                     self.out.season_count = rest.parse().ok();
+                }
+                // `Temporada 1 de 5`, `Stagione 1 di 5`
+                if i + 3 < n
+                    && matches!(self.lower(i + 2), "de" | "di" | "of" | "von" | "van" | "из")
+                    && let Some(count) = self.toks[i + 3].number()
+                {
+                    self.out.season_count = Some(count);
+                    self.claim[i + 2] = Claim::Episode;
+                    self.claim[i + 3] = Claim::Episode;
                 }
                 self.season_list(i + 2, s);
             } else if let Some((j, s)) = before {
@@ -320,7 +331,11 @@ impl Reader<'_> {
                     }
                 } else {
                     self.add_episodes(&[e]);
-                    if j < n && self.lower(j).starts_with('v') && self.lower(j).len() <= 3 {
+                    if j < n
+                        && self.lower(j).len() > 1
+                        && self.lower(j).starts_with('v')
+                        && self.lower(j)[1..].bytes().all(|b| b.is_ascii_digit())
+                    {
                         self.claim[j] = Claim::Noise;
                         j += 1;
                     }
