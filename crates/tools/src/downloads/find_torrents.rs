@@ -121,6 +121,8 @@ pub enum Sort {
 
 impl Tool for FindTorrents {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Data>);
     const META: Meta = Meta {
         name: "find_torrents",
         title: "Find torrents",
@@ -190,12 +192,14 @@ impl Tool for FindTorrents {
 }
 
 /// `data`: the page and each instance's freshness, then the rows as they were written.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Data {
     total: usize,
     offset: usize,
     next_offset: Option<usize>,
     instances: Vec<serde_json::Value>,
+    /// The torrents of the page, as the catalogue holds them.
+    #[schemars(with = "Vec<serde_json::Value>")]
     rows: Rows,
 }
 

@@ -43,17 +43,23 @@ pub struct Input {
     pub offset: Option<u32>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Data<'a> {
     instance_id: &'a str,
+    /// radarr, sonarr, lidarr or readarr.
+    #[schemars(with = "String")]
     kind: domain::InstanceKind,
     total: usize,
+    /// The titles of the page, as the service holds them.
+    #[schemars(with = "Vec<serde_json::Value>")]
     items: &'a [LibraryItem],
     next_offset: Option<usize>,
 }
 
 impl Tool for GetLibrary {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Data<'static>>);
     const META: Meta = Meta {
         name: "get_library",
         title: "Library contents",

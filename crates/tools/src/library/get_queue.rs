@@ -42,19 +42,22 @@ struct Row<'a> {
     item: &'a QueueItem,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Data<'a> {
     instances: Vec<InstanceCount<'a>>,
     unreadable: serde_json::Value,
     total: usize,
     by_status: BTreeMap<&'a str, usize>,
+    /// The queue items of the page, each with its instance_id.
+    #[schemars(with = "Vec<serde_json::Value>")]
     items: Vec<Row<'a>>,
     next_offset: Option<usize>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct InstanceCount<'a> {
     instance_id: &'a str,
+    #[schemars(with = "String")]
     kind: domain::InstanceKind,
     items: usize,
 }
@@ -67,6 +70,8 @@ fn in_trouble(q: &QueueItem) -> bool {
 
 impl Tool for GetQueue {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Data<'static>>);
     const META: Meta = Meta {
         name: "get_queue",
         title: "Library queue",

@@ -13,7 +13,10 @@ use crate::support;
 const TYPED: &[&str] = &[
     "browse_titles",
     "delete_torrents",
+    "find_torrents",
     "get_activity",
+    "get_library",
+    "get_queue",
     "get_recommendations",
     "get_title_details",
     "get_trending",
