@@ -86,6 +86,8 @@ pub struct Recognition {
     pub alternative_title: Vec<String>,
     /// The CRC-32 checksum written in the name (`[1C98686A]`).
     pub crc32: Option<String>,
+    /// Discs of a season (`S07D1`).
+    pub disc: Vec<u32>,
 }
 
 /// Folder names that say nothing about a title.
@@ -328,6 +330,7 @@ fn from_segment(s: Segment, container: Option<String>) -> Recognition {
         episode_details: all(Prop::EpisodeDetails),
         alternative_title: s.alternative_title,
         crc32: s.crc32,
+        disc: s.disc,
     }
 }
 

@@ -221,6 +221,7 @@ fn ours(r: &Recognition, key: &str) -> Option<Vec<String>> {
         "episode_details" => list(&r.episode_details),
         "alternative_title" => r.alternative_title.clone(),
         "crc32" => one(r.crc32.clone()),
+        "disc" => r.disc.iter().map(u32::to_string).collect(),
         "absolute_episode" => r.absolute_episode.iter().map(u32::to_string).collect(),
         _ => return None,
     })

@@ -38,6 +38,30 @@ impl Reader<'_> {
             // `E05` at the very start of a lone word is rarely an episode of nothing: keep it.
             self.claim[i] = Claim::Episode;
             self.out.episodic = true;
+            // S07D1-3&5: discs of the season.
+            if let Some(d) = self
+                .lower(i)
+                .split_once('d')
+                .filter(|(s, _)| s.starts_with('s'))
+                .and_then(|(_, d)| d.parse::<u32>().ok())
+            {
+                let mut discs = vec![d];
+                let mut j = i + 1;
+                while j < n && self.free(j) {
+                    let Some(b) = self.toks[j].number() else {
+                        break;
+                    };
+                    let last = discs.last().copied().unwrap_or(d);
+                    match self.toks[j].sep.as_str() {
+                        "-" if b > last && b - last < 20 => discs.extend(last + 1..=b),
+                        "&" | "+" => discs.push(b),
+                        _ => break,
+                    }
+                    self.claim[j] = Claim::Episode;
+                    j += 1;
+                }
+                self.out.disc = discs;
+            }
             let season_only = m.episodes.is_empty();
             let mut last_season = m.season;
             let mut last_ep = m.episodes.last().copied();

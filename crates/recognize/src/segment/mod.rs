@@ -74,6 +74,7 @@ pub(crate) struct Segment {
     pub alternative_title: Vec<String>,
     /// `[1C98686A]`: the checksum a release wrote in its name.
     pub crc32: Option<String>,
+    pub disc: Vec<u32>,
 }
 
 const SUB_WORDS: &[&str] = &[

@@ -220,7 +220,14 @@ impl Reader<'_> {
                 "SE" => Some(&SE),
                 "OM" => Some(&OM),
                 "CONVERT" => Some(&CONVERT),
-                "FINAL" | "Final" if self.claim.contains(&Claim::Episode) => Some(&FINAL),
+                "FINAL" | "Final"
+                    if self.toks.iter().any(|t| {
+                        t.lower == "cap"
+                            || episode::marker(&t.lower).is_some_and(|m| !m.episodes.is_empty())
+                    }) =>
+                {
+                    Some(&FINAL)
+                }
                 _ => None,
             };
             if let Some(says) = says {
@@ -242,6 +249,16 @@ impl Reader<'_> {
                     .number()
                     .or_else(|| episode::word_number(self.lower(i + 1)));
 
+                continue;
+            }
+            // PART1
+            if let Some(p) = l
+                .strip_prefix("part")
+                .filter(|d| !d.is_empty() && d.len() <= 2)
+                .and_then(|d| d.parse().ok())
+            {
+                self.claim[i] = Claim::Noise;
+                self.out.part = Some(p);
                 continue;
             }
             // -f21- (a film of a series), -x02- (a bonus)
@@ -514,6 +531,15 @@ impl Reader<'_> {
     /// `US`, `UK`, `AU` in capitals: a country, not part of the title.
     pub(super) fn countries(&mut self) {
         for i in 1..self.n() {
+            let g = self.toks[i].group;
+            let alone_in_brackets = g != 0
+                && self.toks.iter().filter(|t| t.group == g).count() == 1
+                && matches!(self.lower(i), "us" | "uk");
+            if self.free(i) && alone_in_brackets {
+                self.claim[i] = Claim::Country;
+                self.out.country = Some(if self.lower(i) == "us" { "US" } else { "GB" });
+                continue;
+            }
             if self.free(i) && matches!(self.raw(i), "US" | "UK" | "AU" | "NZ" | "GB") {
                 self.claim[i] = Claim::Country;
                 self.out.country = Some(match self.raw(i) {
