@@ -125,7 +125,7 @@ fn every_declared_bound_is_enforced_at_its_edge() {
                 .cloned()
                 .unwrap_or_default();
             for (arg, s) in &props {
-                for (bound, at, past) in edges(&s, &defs) {
+                for (bound, at, past) in edges(s, &defs) {
                     let with = |v: &Value| {
                         let mut args = base.clone();
                         args.insert(arg.clone(), v.clone());
