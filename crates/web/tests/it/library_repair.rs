@@ -119,6 +119,62 @@ async fn search_rows_carry_references_and_no_guid_or_url() {
     );
 }
 
+/// A live indexer search costs something outside the household: it is audited, spends a unit
+/// of the grant's `searches` allowance, and is not offered to a reader.
+#[tokio::test]
+async fn search_releases_is_audited_counted_and_not_offered_to_readers() {
+    let fake = radarr_with_heat().await;
+    let s = marquee(&[("radarr", &fake)]).await;
+    let reader = s.key_for("rita", domain::Role::User, "reader").await;
+    let (_, listed) = s
+        .rpc(
+            &reader,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        )
+        .await;
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"get_queue"), "{names:?}");
+    assert!(!names.contains(&"search_releases"), "{names:?}");
+    let (error, summary, _) = outcome(&s.call(&reader, "search_releases", heat("radarr")).await);
+    assert!(error && summary.contains("library.write"), "{summary}");
+
+    // An operator with one search a day: one search, then a refusal naming the allowance.
+    let spec = store::GrantSpec {
+        capabilities: domain::Preset::Operator
+            .capabilities()
+            .iter()
+            .copied()
+            .collect(),
+        allowances: [(
+            domain::AllowanceKind::Searches,
+            domain::AllowanceRule { count: 1, days: 1 },
+        )]
+        .into(),
+        ..store::GrantSpec::default()
+    };
+    let store = s.host.app.store();
+    store.create_grant("one-search", &spec).await.unwrap();
+    let operator = s.key_for("otto", domain::Role::User, "one-search").await;
+    let (error, summary, _) = outcome(&s.call(&operator, "search_releases", heat("radarr")).await);
+    assert!(!error, "{summary}");
+    let (error, summary, _) = outcome(&s.call(&operator, "search_releases", heat("radarr")).await);
+    assert!(error && summary.contains("searches"), "{summary}");
+    let audit = store
+        .audit_page(&store::AuditQuery::default())
+        .await
+        .unwrap();
+    let searches = audit.iter().filter(|e| e.tool == "search_releases").count();
+    assert_eq!(
+        searches, 1,
+        "the search that ran is audited; the refused one never began"
+    );
+}
+
 #[tokio::test]
 async fn grab_release_grabs_exactly_the_referenced_release_once() {
     let fake = radarr_with_heat().await;
