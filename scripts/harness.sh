@@ -50,7 +50,7 @@ step() {
 # panics process-wide, so a target's count is its own only while it runs alone. The fault tests
 # wait on timeouts, so they run side by side (the default thread count).
 step fuzz --test fuzz -- --nocapture --test-threads=1
-grep -E '^harness: ' "$dir/fuzz"
+grep -oE 'harness: [a-z-]+ [0-9]+ inputs.*' "$dir/fuzz"
 step faults --test faults
 
 passed=$(cat "$dir"/* | awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="passed;") s+=$(i-1)} END {print s+0}')
