@@ -4,13 +4,33 @@
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use store::ChangeStatus;
 
 use governance::plan::review_url;
 use governance::{Ctx, Meta, Output, Tool, ToolError, error::ErrorCode};
 
 pub struct GetChange;
+
+/// A change as answered (fields in sorted order, as a JSON tree of it has its keys).
+#[derive(Serialize, JsonSchema)]
+struct ChangeData<'a> {
+    change_id: &'a str,
+    content_hash: &'a str,
+    created_by: &'a str,
+    decided_by: Option<&'a str>,
+    grant_revision: i64,
+    /// The plan as the planned tool stored it.
+    plan: Value,
+    review_url: String,
+    /// pending, approved, rejected, applied, ... as the store names them.
+    #[schemars(with = "String")]
+    status: ChangeStatus,
+    summary: &'a str,
+    /// The planned tool.
+    tool: &'a str,
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -21,6 +41,8 @@ pub struct Input {
 
 impl Tool for GetChange {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<ChangeData<'static>>);
     const META: Meta = Meta {
         name: "get_change",
         title: "Show a planned change",
@@ -55,20 +77,18 @@ impl Tool for GetChange {
             "Change {} ({}) by {} is {}.",
             change.id, change.summary, change.creator, change.status
         );
-        Ok(Output::new(
-            summary,
-            json!({
-                "change_id": change.id,
-                "tool": change.tool,
-                "summary": change.summary,
-                "status": change.status,
-                "created_by": change.creator,
-                "decided_by": change.decided_by,
-                "review_url": review_url(ctx, &change.id),
-                "content_hash": change.content_hash,
-                "grant_revision": change.grant_revision,
-                "plan": plan,
-            }),
-        ))
+        let data = ChangeData {
+            change_id: &change.id,
+            tool: &change.tool,
+            summary: &change.summary,
+            status: change.status,
+            created_by: &change.creator,
+            decided_by: change.decided_by.as_deref(),
+            review_url: review_url(ctx, &change.id),
+            content_hash: &change.content_hash,
+            grant_revision: change.grant_revision,
+            plan,
+        };
+        Output::typed(summary, &data)
     }
 }

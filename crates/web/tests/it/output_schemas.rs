@@ -15,6 +15,7 @@ const TYPED: &[&str] = &[
     "delete_torrents",
     "find_torrents",
     "get_activity",
+    "get_change",
     "get_library",
     "get_queue",
     "get_recommendations",

@@ -206,6 +206,15 @@ async fn the_owner_applies_a_profile_change_at_once_and_it_reads_back() {
     let w = world().await;
     let owner = w.s.owner_key.clone();
     let change = w.plan(&owner, "plan_profile_change", edit()).await;
+    // The stored change reads back (its answer checked against get_change's schema).
+    let (error, summary, stored) = w
+        .call(&owner, "get_change", json!({"change_id": change}))
+        .await;
+    assert!(!error, "{summary}");
+    assert_eq!(
+        (stored["tool"].clone(), stored["status"].clone()),
+        (json!("plan_profile_change"), json!("pending"))
+    );
     let (error, summary, op) = w.apply(&owner, &change, "owner-apply-0001").await;
     assert!(!error, "{summary}");
     assert_eq!(op["status"], "succeeded", "{op}");
