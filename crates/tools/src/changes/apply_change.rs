@@ -29,6 +29,8 @@ pub struct Input {
 
 impl Tool for ApplyChange {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::OperationData<'static>>);
     const META: Meta = Meta {
         name: "apply_change",
         title: "Apply a planned change",

@@ -21,6 +21,8 @@ pub struct Input {
 
 impl Tool for CancelOperation {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::OperationData<'static>>);
     const META: Meta = Meta {
         name: "cancel_operation",
         title: "Cancel an operation",

@@ -24,6 +24,8 @@ pub struct Input {
 
 impl Tool for GetOperation {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<super::OperationData<'static>>);
     const META: Meta = Meta {
         name: "get_operation",
         title: "Show an operation",

@@ -11,8 +11,10 @@ mod get_change;
 mod get_operation;
 
 use governance::{Ctx, DynTool, ErrorCode, ToolError};
-use serde_json::{Value, json};
-use store::Operation;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+use store::{Operation, OperationStatus};
 
 /// Change control's tools.
 pub struct ChangesFamily;
@@ -32,20 +34,42 @@ impl governance::Family for ChangesFamily {
     }
 }
 
+/// An operation as tools answer it (fields in sorted order, as a JSON tree of it has its keys).
+#[derive(Serialize, JsonSchema)]
+struct OperationData<'a> {
+    change_id: Option<&'a str>,
+    /// The last external call announced, as the planned tool described it.
+    checkpoint: Value,
+    /// Unix milliseconds.
+    created_at: i64,
+    message: Option<&'a str>,
+    operation_id: &'a str,
+    /// The planned tool's answer, once the operation finished.
+    result: Option<Value>,
+    /// running, in_flight, succeeded, failed, cancelling, cancelled, outcome_unknown, ... as
+    /// the store names them.
+    #[schemars(with = "String")]
+    status: OperationStatus,
+    tool: Option<&'a str>,
+    /// Unix milliseconds.
+    updated_at: i64,
+}
+
 /// An operation as tools answer it.
 fn operation_json(op: &Operation) -> Value {
     let parse = |t: &str| serde_json::from_str::<Value>(t).unwrap_or(Value::Null);
-    json!({
-        "operation_id": op.id,
-        "change_id": op.change_id,
-        "tool": op.tool,
-        "status": op.status,
-        "checkpoint": parse(&op.checkpoint),
-        "result": op.result.as_deref().map(parse),
-        "message": op.message,
-        "created_at": op.created_at,
-        "updated_at": op.updated_at,
+    serde_json::to_value(OperationData {
+        change_id: op.change_id.as_deref(),
+        checkpoint: parse(&op.checkpoint),
+        created_at: op.created_at,
+        message: op.message.as_deref(),
+        operation_id: &op.id,
+        result: op.result.as_deref().map(parse),
+        status: op.status,
+        tool: op.tool.as_deref(),
+        updated_at: op.updated_at,
     })
+    .unwrap_or_default()
 }
 
 /// A sentence about where an operation stands.

@@ -11,12 +11,15 @@ use crate::support;
 
 /// The tools whose `data` schema is generated from their answer's type.
 const TYPED: &[&str] = &[
+    "apply_change",
     "browse_titles",
+    "cancel_operation",
     "delete_torrents",
     "find_torrents",
     "get_activity",
     "get_change",
     "get_library",
+    "get_operation",
     "get_queue",
     "get_recommendations",
     "get_title_details",
