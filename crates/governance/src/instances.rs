@@ -35,10 +35,14 @@ impl InstanceSpec {
 }
 
 /// What `list_instances` shows of one instance. No credentials.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct InstanceView {
     pub id: String,
+    /// tmdb, radarr, qbittorrent, ... as the config names it.
+    #[schemars(with = "String")]
     pub kind: InstanceKind,
+    /// catalogue, library, download, files, ...
+    #[schemars(with = "String")]
     pub family: KindFamily,
     pub url: Option<String>,
     pub path: Option<String>,

@@ -6,8 +6,7 @@
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use governance::{
     Ctx, Meta, Output, Tool, ToolError,
@@ -24,6 +23,8 @@ pub struct Input {}
 
 impl Tool for ListInstances {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Listed<'static>>);
     const META: Meta = Meta {
         name: "list_instances",
         title: "List backend instances",
@@ -73,5 +74,12 @@ fn answer(ctx: &Ctx) -> Output {
                 .join(", ")
         ),
     };
-    Output::new(summary, json!({ "instances": views })).next("diagnose")
+    let data = serde_json::to_value(Listed { instances: &views }).unwrap_or_default();
+    Output::new(summary, data).next("diagnose")
+}
+
+/// The answer's data: the instances the caller's grant covers.
+#[derive(Serialize, JsonSchema)]
+struct Listed<'a> {
+    instances: &'a [governance::InstanceView],
 }

@@ -24,6 +24,7 @@ const TYPED: &[&str] = &[
     "get_recommendations",
     "get_title_details",
     "get_trending",
+    "list_instances",
     "list_requests",
     "move_to_category",
     "pause_torrents",
