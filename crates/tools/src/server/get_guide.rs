@@ -5,8 +5,7 @@ use std::sync::LazyLock;
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use crate::guides::Topic;
 use governance::{Ctx, Meta, Output, Tool, ToolError};
@@ -22,6 +21,8 @@ pub struct Input {
 
 impl Tool for GetGuide {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Guide<'static>>);
     const META: Meta = Meta {
         name: "get_guide",
         title: "Read a guide",
@@ -48,13 +49,32 @@ impl Tool for GetGuide {
 /// build, so the answer is the same for everyone, and its rendered form is shared.
 static ANSWERS: LazyLock<[Output; 3]> = LazyLock::new(|| Topic::ALL.map(answer));
 
+/// The answer's data: one guide, and the topics of the others.
+#[derive(Serialize, JsonSchema)]
+struct Guide<'a> {
+    other_topics: Vec<&'a str>,
+    /// The guide, in Markdown.
+    text: &'a str,
+    title: &'a str,
+    topic: &'a str,
+    /// The guide as a resource.
+    uri: String,
+}
+
 fn answer(t: Topic) -> Output {
     let others: Vec<&str> = Topic::ALL
         .iter()
         .filter(|o| **o != t)
         .map(|o| o.name())
         .collect();
-    let data = json!({ "topic": t.name(), "title": t.title(), "uri": t.uri(), "text": t.text(), "other_topics": others });
+    let data = serde_json::to_value(Guide {
+        other_topics: others,
+        text: t.text(),
+        title: t.title(),
+        topic: t.name(),
+        uri: t.uri(),
+    })
+    .unwrap_or_default();
     Output::new(
         format!("{}: the guide follows in data.text.", t.title()),
         data,

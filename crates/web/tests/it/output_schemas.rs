@@ -18,6 +18,7 @@ const TYPED: &[&str] = &[
     "find_torrents",
     "get_activity",
     "get_change",
+    "get_guide",
     "get_library",
     "get_operation",
     "get_queue",
