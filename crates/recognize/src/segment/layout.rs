@@ -115,7 +115,11 @@ impl Reader<'_> {
             title_after_marker = (start..next).any(|j| self.claim[j] == Claim::Episode);
             start = next;
         }
-        let group = self.toks[start].group;
+        // Nothing left after the leading markers: no title run.
+        let Some(group) = self.toks.get(start).map(|t| t.group) else {
+            self.group_and_episode_title(leading_group, None);
+            return;
+        };
         let mut end = start;
         loop {
             while end < n

@@ -30,8 +30,8 @@ pub(crate) fn kind_path(media_type: MediaType) -> &'static str {
 }
 
 fn year(date: Option<&str>) -> Option<i32> {
-    date.filter(|d| d.len() >= 4)
-        .and_then(|d| d[..4].parse().ok())
+    // `get`, not an index: an answer's date may hold a multi-byte character in its first bytes.
+    date.and_then(|d| d.get(..4)).and_then(|y| y.parse().ok())
 }
 
 fn non_empty(s: Option<String>) -> Option<String> {
