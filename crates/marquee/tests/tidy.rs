@@ -37,7 +37,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("adapters-catalogue", ADAPTER),
     ("adapters-library", ADAPTER),
     // The governance core names no family: a family plugs into it, never the reverse.
-    ("governance", &["policy", "store", "httpx", "domain", "kept"]),
+    (
+        "governance",
+        &["policy", "store", "httpx", "domain", "kept"],
+    ),
     (
         "tools",
         &[
@@ -53,7 +56,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "recognize",
         ],
     ),
-    ("web", &["mcp", "tools", "governance", "store", "policy", "domain"]),
+    (
+        "web",
+        &["mcp", "tools", "governance", "store", "policy", "domain"],
+    ),
     (
         "marquee",
         &["web", "mcp", "tools", "store", "policy", "domain"],

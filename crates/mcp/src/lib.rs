@@ -7,9 +7,9 @@ mod classify;
 mod context;
 mod dispatch;
 pub mod edge;
-pub mod forwarded;
 #[cfg(feature = "conformance-fixtures")]
 mod fixtures;
+pub mod forwarded;
 mod methods;
 #[cfg(not(feature = "conformance-fixtures"))]
 mod no_fixtures;

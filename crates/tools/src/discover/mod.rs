@@ -13,8 +13,8 @@ mod in_library;
 mod kept;
 pub(crate) mod limits;
 pub(crate) mod lookup;
-pub(crate) mod ratings;
 mod rating_list;
+pub(crate) mod ratings;
 pub(crate) mod render;
 pub mod search_collections;
 pub mod search_music;
@@ -22,8 +22,8 @@ pub mod search_titles;
 mod standing;
 
 pub use catalogues::Catalogues;
-pub use rating_list::rating_names;
 pub(crate) use catalogues::pick;
+pub use rating_list::rating_names;
 
 use std::sync::Arc;
 
