@@ -158,6 +158,53 @@ const SECRET_NAMES: [&str; 10] = [
     "authorization",
 ];
 
+/// `bytes` with every occurrence of `secret` (an instance's own key or password, as sent and
+/// as JSON writes it) replaced by `***`: a service that echoes what it was sent (an error
+/// naming the key it refused) shows it to no caller, log or page. Secrets shorter than four
+/// characters are left alone (they would blank ordinary text and protect nothing).
+pub fn scrub_secret(bytes: &[u8], secret: &str) -> Option<Vec<u8>> {
+    if secret.len() < 4 {
+        return None;
+    }
+    let escaped = escape_json(secret);
+    let mut forms = vec![secret.as_bytes()];
+    if escaped != secret {
+        forms.push(escaped.as_bytes());
+    }
+    if !forms.iter().any(|f| find(bytes, f, 0).is_some()) {
+        return None;
+    }
+    let mut out = bytes.to_vec();
+    for form in forms {
+        let mut at = 0;
+        while let Some(i) = find(&out, form, at) {
+            out.splice(i..i + form.len(), b"***".iter().copied());
+            at = i + 3;
+        }
+    }
+    Some(out)
+}
+
+fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    if needle.is_empty() || hay.len() < needle.len() {
+        return None;
+    }
+    (from..=hay.len() - needle.len()).find(|&i| hay[i..].starts_with(needle))
+}
+
+fn escape_json(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Removes anything that looks like a credential from a message meant for people:
 /// query parameters named like keys or tokens, userinfo in URLs, `Bearer` tokens, header
 /// lines (`X-Api-Key: …`) and JSON members (`"api_key": "…"`) named like secrets.
@@ -290,6 +337,20 @@ pub fn join(base: &url::Url, path: &str) -> url::Url {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_instances_own_secret_is_scrubbed_as_sent_and_as_json_writes_it() {
+        let body = br#"{"result":"unauthorized: s3cr\"et and s3cr\"et"}"#;
+        let out = crate::scrub_secret(body, "s3cr\"et").unwrap();
+        assert_eq!(out, br#"{"result":"unauthorized: *** and ***"}"#.to_vec());
+        let plain = crate::scrub_secret(b"invalid api key abcd1234", "abcd1234").unwrap();
+        assert_eq!(plain, b"invalid api key ***".to_vec());
+        assert!(crate::scrub_secret(b"nothing here", "abcd1234").is_none());
+        assert!(
+            crate::scrub_secret(b"abc", "abc").is_none(),
+            "too short to scrub"
+        );
+    }
     use super::*;
 
     #[test]

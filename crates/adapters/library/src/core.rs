@@ -338,9 +338,15 @@ impl Core {
                 "its body is not passed on",
             )));
         }
-        resp.bytes()
+        let bytes = resp
+            .bytes()
             .await
-            .map_err(|e| fail(without_url(httpx::Error::from_reqwest(&e))))
+            .map_err(|e| fail(without_url(httpx::Error::from_reqwest(&e))))?;
+        // A service that echoes the key it was sent shows it to no one.
+        Ok(match httpx::scrub_secret(&bytes, self.key.expose()) {
+            Some(scrubbed) => bytes::Bytes::from(scrubbed),
+            None => bytes,
+        })
     }
 }
 

@@ -104,10 +104,16 @@ impl TrClient {
                 continue;
             }
             let bytes = resp.bytes().await.map_err(|e| Error::transport(&e))?;
+            // A daemon that echoes the password it was sent shows it to no one.
+            let scrubbed = self
+                .password
+                .as_ref()
+                .and_then(|p| httpx::scrub_secret(&bytes, p.expose()));
+            let bytes = scrubbed.as_deref().unwrap_or(&bytes);
             return match status.as_u16() {
-                200..=299 => decode(method, &bytes),
-                401 | 403 | 421 => Err(refusal(status.as_u16(), &bytes)),
-                s => Err(Error::status(s, &String::from_utf8_lossy(&bytes))),
+                200..=299 => decode(method, bytes),
+                401 | 403 | 421 => Err(refusal(status.as_u16(), bytes)),
+                s => Err(Error::status(s, &String::from_utf8_lossy(bytes))),
             };
         }
         Err(Error::Upstream {
