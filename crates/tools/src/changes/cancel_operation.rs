@@ -26,7 +26,7 @@ impl Tool for CancelOperation {
     const META: Meta = Meta {
         name: "cancel_operation",
         title: "Cancel an operation",
-        description: "Cancels an operation that has not made its first external call yet; its change is then cancelled too. An operation already under way, or finished, is refused with its status.",
+        description: "Cancels an operation: one that has not made its first external call yet is cancelled at once, with its change; one under way stops before its next step (the step under way ends) and then reports what was done and what was not. A finished operation is refused with its status.",
         effect: Effect::Write,
         capability: Capability::DownloadsWrite,
         hints: governance::Hints {

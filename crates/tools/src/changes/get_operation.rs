@@ -29,7 +29,7 @@ impl Tool for GetOperation {
     const META: Meta = Meta {
         name: "get_operation",
         title: "Show an operation",
-        description: "Shows where an operation of an applied change stands: running, in_flight (an external call under way), succeeded, failed, cancelled, or outcome_unknown (the gateway stopped during the external call; never retried on its own), with its per-item results. Name it by operation_id or by change_id.",
+        description: "Shows where an operation of an applied change stands: running, in_flight (an external call under way), cancelling (it stops before its next step), succeeded, failed, cancelled, or outcome_unknown (the gateway stopped during the external call; never retried on its own), with its per-item results. Name it by operation_id or by change_id.",
         effect: Effect::Read,
         capability: Capability::DownloadsWrite,
         hints: governance::Hints {
