@@ -102,6 +102,29 @@ async fn each_stuck_item_gets_its_verdict_and_the_fine_one_is_only_counted() {
 }
 
 #[tokio::test]
+async fn with_destructive_tools_off_a_removal_is_what_a_person_does_not_a_call() {
+    let stack = stack().await;
+    stack
+        .server
+        .host
+        .app
+        .settings()
+        .set_allow_destructive(false);
+    let data = diagnose(&stack.server).await;
+    let mut removals = 0;
+    for (instance, id, _) in &stack.seeded {
+        let next = &row(&data, instance, *id)["next_call"];
+        assert_ne!(next["tool"], "remove_queue_item", "{next}");
+        let said = next["person"].as_str().unwrap_or_default();
+        if said.starts_with("remove ") {
+            removals += 1;
+            assert!(said.contains("allow_destructive"), "{said}");
+        }
+    }
+    assert!(removals > 0, "no stuck item called for a removal: {data}");
+}
+
+#[tokio::test]
 async fn every_next_call_that_is_a_tool_clears_its_item_in_the_fake() {
     let stack = stack().await;
     let data = diagnose(&stack.server).await;

@@ -81,8 +81,10 @@ impl Tool for DiagnoseQueue {
         // A wrong mapping's fix reads the download's candidates: a few at a time, not in a row.
         let mut pending = FuturesOrdered::new();
         let mut next_calls = Vec::with_capacity(found.len());
+        // remove_queue_item is destructive: named as the next call only where it is offered.
+        let removable = ctx.settings().allow_destructive();
         for (source, q, v, seen) in &found {
-            pending.push_back(next_call(source, q, *v, seen));
+            pending.push_back(next_call(source, q, *v, seen, removable));
             if pending.len() >= NEXT_CALLS_AT_ONCE
                 && let Some(next) = pending.next().await
             {
@@ -149,8 +151,25 @@ fn person(what: String) -> Value {
 }
 
 /// The call that clears the item, or what a person must do.
-async fn next_call(source: &Source, q: &QueueItem, v: Verdict, seen: &Seen<'_>) -> Value {
+async fn next_call(
+    source: &Source,
+    q: &QueueItem,
+    v: Verdict,
+    seen: &Seen<'_>,
+    removable: bool,
+) -> Value {
     let remove = |action: &str| {
+        if !removable {
+            let blocklist = if action == "remove_and_blocklist" {
+                " and blocklist the release"
+            } else {
+                ""
+            };
+            return person(format!(
+                "remove {} from {} Activity > Queue{blocklist} (remove_queue_item is not offered here: destructive tools are off, [mcp] allow_destructive)",
+                q.title, source.id
+            ));
+        }
         call(
             "remove_queue_item",
             json!({ "instance_id": source.id, "queue_ids": [q.id], "action": action }),
@@ -195,8 +214,13 @@ async fn next_call(source: &Source, q: &QueueItem, v: Verdict, seen: &Seen<'_>) 
             )),
         },
         Verdict::Unknown => person(format!(
-            "open {} Activity > Queue and read the item's messages (in the evidence); if the download failed, remove it with remove_queue_item",
-            source.id
+            "open {} Activity > Queue and read the item's messages (in the evidence); if the download failed, remove it{}",
+            source.id,
+            if removable {
+                " with remove_queue_item"
+            } else {
+                " there"
+            }
         )),
     }
 }
