@@ -490,6 +490,10 @@ pub async fn doctor(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
 /// Every configured instance asked as `diagnose` asks it, one line each with what to do; an
 /// error when any failed.
 async fn backends(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<()> {
+    // The embedded default's media folder is part of the data folder, as the database is:
+    // made here as `serve` makes it, so a doctor run before the first start checks it as it
+    // will be rather than failing it.
+    crate::serve::make_default_library(loaded, data_dir);
     let app = crate::serve::open_app(loaded, data_dir).await?;
     let mut failed = Vec::new();
     for c in tools::check_instances(&app).await {

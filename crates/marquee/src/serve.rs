@@ -44,9 +44,9 @@ pub async fn open_host(
 }
 
 /// The embedded default's folder instance `library` (`<data dir>/library`) is made real at
-/// start: an empty folder to drop media files into. A folder the config names elsewhere is
-/// the household's own, and never created.
-fn make_default_library(loaded: &Loaded, data_dir: &Path) {
+/// start (and by `marquee doctor`, which checks it): an empty folder to drop media files into.
+/// A folder the config names elsewhere is the household's own, and never created.
+pub(crate) fn make_default_library(loaded: &Loaded, data_dir: &Path) {
     let library = data_dir.join("library");
     let named = loaded.config.instances(data_dir).is_ok_and(|all| {
         all.iter().any(|s| {

@@ -24,6 +24,24 @@ fn marquee(dir: &Path, args: &[&str]) -> (bool, String, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_before_the_first_start_checks_the_default_library_folder_as_serve_makes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    let (ok, out, err) = tokio::task::spawn_blocking(move || marquee(&path, &["doctor"]))
+        .await
+        .unwrap();
+    assert!(
+        ok,
+        "the embedded default passes the doctor on a new machine: {out}\n{err}"
+    );
+    assert!(
+        out.contains("instance library (folder): ok"),
+        "the default library folder is checked: {out}"
+    );
+    assert!(dir.path().join("marquee-data/library").is_dir());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_asks_every_backend_and_names_the_one_that_fails() {
     let dir = tempfile::tempdir().unwrap();
     let sonarr = FakeArr::start(ArrKind::Sonarr).await;
