@@ -503,3 +503,13 @@ fn every_file_says_what_it_is_for_and_stays_small() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn architecture_md_is_a_crate_level_map_of_at_most_1500_words() {
+    let text = std::fs::read_to_string(workspace_root().join("ARCHITECTURE.md")).unwrap();
+    let words = text.split_whitespace().count();
+    assert!(
+        words <= 1500,
+        "ARCHITECTURE.md has {words} words: it is a crate-level map (at most 1,500); details belong in the code's own docs"
+    );
+}
