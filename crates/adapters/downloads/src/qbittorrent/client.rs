@@ -185,14 +185,22 @@ impl QbClient {
             return Ok(resp);
         }
         let body = resp.text().await.map_err(|e| Error::transport(&e))?;
-        Err(Error::status(status.as_u16(), &body))
+        Err(Error::status(status.as_u16(), &self.scrubbed(body)))
     }
 
     async fn exec(&self, req: RequestBuilder) -> Result<(StatusCode, String)> {
         let resp = req.send().await.map_err(|e| Error::transport(&e))?;
         let status = resp.status();
         let body = resp.text().await.map_err(|e| Error::transport(&e))?;
-        Ok((status, body))
+        Ok((status, self.scrubbed(body)))
+    }
+
+    /// `body` without the password, had the daemon echoed it: shown to no one.
+    fn scrubbed(&self, body: String) -> String {
+        match httpx::scrub_secret(body.as_bytes(), self.password.expose()) {
+            Some(v) => String::from_utf8_lossy(&v).into_owned(),
+            None => body,
+        }
     }
 
     async fn ensure_login(&self) -> Result<u64> {
@@ -295,5 +303,32 @@ mod tests {
         let d = format!("{c:?}");
         assert!(!d.contains("hunter2"), "{d}");
         assert!(d.contains("admin"), "{d}");
+    }
+
+    #[tokio::test]
+    async fn an_answer_echoing_the_password_shows_it_to_no_one() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf).await;
+            let body = "Fails. wrong password hunter2-qb";
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            s.write_all(answer.as_bytes()).await.unwrap();
+        });
+        let c = QbClient::new(
+            format!("http://{addr}/").parse().unwrap(),
+            "admin",
+            Secret::new("hunter2-qb"),
+            httpx::Timeouts::default(),
+        )
+        .unwrap();
+        let (_, body) = c.exec(c.http.get(c.url("app/version"))).await.unwrap();
+        assert_eq!(body, "Fails. wrong password ***");
     }
 }
