@@ -208,7 +208,20 @@ pub(crate) async fn reads(s: &Server, [q1, q2, q3, t1, t2, t3]: [&Fixture; 6]) {
         assert!(e.contains(expected), "{e}");
     }
 
-    let o = ok(s, "downloads_overview", json!({})).await;
+    // qBittorrent measures its free space on its own schedule: a sync right after its start
+    // can say 0. Asked again (fresh, not kept) until each daemon has measured, for 10 s at most.
+    let mut o = ok(s, "downloads_overview", json!({"refresh": true})).await;
+    for _ in 0..20 {
+        let measured = o["data"]["instances"].as_array().is_some_and(|all| {
+            all.iter()
+                .all(|sec| sec["free_space"].as_u64().is_some_and(|f| f > 0))
+        });
+        if measured {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        o = ok(s, "downloads_overview", json!({"refresh": true})).await;
+    }
     let sections = o["data"]["instances"].as_array().unwrap();
     assert_eq!(sections.len(), 2);
     for sec in sections {
