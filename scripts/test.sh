@@ -38,6 +38,8 @@ if [ -z "${SKIP_SETUP:-}" ]; then
 fi
 
 log "build"
+# Free space before the build, for a failed run's log (a cold build of every target is ~3.5 GB).
+df -h "$CARGO_TARGET_DIR" 2>/dev/null | tail -n 1 || df -h "$ROOT" | tail -n 1
 # The end-to-end suites run the full conformance suite against a server with [mcp]
 # conformance_fixtures on: the debug binary is built with the fixtures (a product build has none).
 FEATURES=(--features marquee/conformance-fixtures)
