@@ -1,5 +1,5 @@
 //! The bounds a tool's input schema declares (`minimum`, `maximum`, `minLength`, `maxLength`,
-//! `minItems`, `maxItems`), enforced on the arguments before they are parsed: the schema a
+//! `pattern`, `minItems`, `maxItems`), enforced on the arguments before they are parsed: the schema a
 //! client reads is the rule the server applies, one source of truth. Each input type's schema
 //! is generated once and kept.
 
@@ -9,6 +9,7 @@ use std::{
     sync::{Arc, OnceLock, RwLock},
 };
 
+use regex_automata::meta::Regex;
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
@@ -93,6 +94,11 @@ fn value_in(
             {
                 return Err(bad(format!("{len} characters; give at most {max}")));
             }
+            if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
+                && !matches(pattern, s)?
+            {
+                return Err(bad(format!("\"{}\" does not match {pattern}", shown(s))));
+            }
         }
         Value::Array(items) => {
             let len = items.len() as u64;
@@ -126,6 +132,38 @@ fn value_in(
     Ok(())
 }
 
+/// Whether `text` matches `pattern` as JSON Schema reads it (anywhere in the text, unless the
+/// pattern anchors itself). Each pattern is compiled once and kept; one that does not compile
+/// refuses the call (fail closed).
+fn matches(pattern: &str, text: &str) -> Result<bool, String> {
+    static KEPT: OnceLock<RwLock<HashMap<String, Arc<Regex>>>> = OnceLock::new();
+    let kept = KEPT.get_or_init(Default::default);
+    let found = kept.read().ok().and_then(|k| k.get(pattern).cloned());
+    let re = match found {
+        Some(re) => re,
+        None => {
+            let re = Arc::new(Regex::new(pattern).map_err(|e| {
+                tracing::error!(pattern, error = %e, "an input schema's pattern does not compile");
+                "this argument's declared pattern cannot be checked; the server log has the details"
+                    .to_string()
+            })?);
+            if let Ok(mut k) = kept.write() {
+                k.insert(pattern.to_string(), re.clone());
+            }
+            re
+        }
+    };
+    Ok(re.is_match(text))
+}
+
+/// A refused value as an error shows it: its first 40 characters.
+fn shown(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
 /// A bound as people write it: `200`, not `200.0`.
 fn number(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
@@ -157,6 +195,10 @@ mod tests {
         limit: Option<u32>,
         #[schemars(length(min = 1, max = 2))]
         items: Vec<Item>,
+        #[schemars(regex(pattern = r"^[0-9a-f]{40}$"))]
+        hash: Option<String>,
+        #[schemars(inner(regex(pattern = r"^tt[0-9]+$")))]
+        ids: Option<Vec<String>>,
     }
 
     fn checked(args: serde_json::Value) -> Result<(), String> {
@@ -194,5 +236,38 @@ mod tests {
         );
         // A value of the wrong type is the parser's to name.
         assert_eq!(checked(json!({"limit": "x", "items": one})), Ok(()));
+    }
+
+    #[test]
+    fn a_pattern_is_refused_naming_the_argument_and_null_passes() {
+        let one = json!([{"name": "abc"}]);
+        let hash = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(checked(json!({"items": one, "hash": hash})), Ok(()));
+        assert_eq!(checked(json!({"items": one, "hash": null})), Ok(()));
+        assert_eq!(
+            checked(json!({"items": one, "hash": "ABC"})),
+            Err("invalid argument \"hash\": \"ABC\" does not match ^[0-9a-f]{40}$".into())
+        );
+        // Anchored: a match inside a longer text is not enough.
+        assert!(checked(json!({"items": one, "hash": format!("{hash}0")})).is_err());
+        assert_eq!(
+            checked(json!({"items": one, "ids": ["tt1", "tt22"]})),
+            Ok(())
+        );
+        assert_eq!(
+            checked(json!({"items": one, "ids": ["tt1", "nm2"]})),
+            Err("invalid argument \"ids[1]\": \"nm2\" does not match ^tt[0-9]+$".into())
+        );
+        // A long refused value is shown cut short.
+        let long = "x".repeat(100);
+        let e = checked(json!({"items": one, "hash": long})).unwrap_err();
+        assert!(e.contains(&format!("\"{}...\"", "x".repeat(40))), "{e}");
+    }
+
+    #[test]
+    fn a_pattern_that_does_not_compile_refuses() {
+        assert!(matches("([", "x").is_err());
+        assert_eq!(matches("^a", "ab"), Ok(true));
+        assert_eq!(matches("b", "ab"), Ok(true));
     }
 }
