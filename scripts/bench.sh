@@ -23,6 +23,8 @@
 #      starts a second `bench-bare` answering both, and measures bare/marquee x both tools;
 #   8. runs the in-process builtin-catalogue benchmark (adapters-catalogue example bench_builtin)
 #      for "search under 1 ms p50 inside the server";
+#   9. runs the release-name parser alone (recognize example speed, one thread) for
+#      "recognize_media parsing >= 50,000 names per second on one core", counted per CPU-second;
 #   prints a markdown table (req/s, p50, p99, ratio vs bare), the memory lines and the targets.
 # Processes it started are killed by pid on exit; the temporary folder is removed. About two and
 # a half minutes after the build (three with BENCH_DIAG=1).
@@ -35,6 +37,7 @@
 #   BENCH_SEARCH_ARGS='{"query":"star wars"}'                           search_titles arguments
 #   BENCH_LOAD_TIMEOUT=180 seconds to wait for the torrent catalogues to load
 #   BENCH_INPROC=1 builds and runs the bench_builtin example (0: skip it; the command is printed)
+#   BENCH_RECOGNIZE=1 builds and runs the recognize speed example (0: skip it; the command is printed)
 #   BENCH_DIAG=1   adds two diagnostic rows: tools/list with a well-formed unknown key (401 after
 #                  the key lookup) and with a malformed key (401 before any database work).
 #   BENCH_KEEP=1   keeps the temporary folder (logs, saved answers, wrk output).
@@ -57,6 +60,8 @@ SEARCH_ARGS=${BENCH_SEARCH_ARGS:-'{"query":"star wars"}'}
 LOAD_TIMEOUT=${BENCH_LOAD_TIMEOUT:-180}
 INPROC=${BENCH_INPROC:-1}
 INPROC_CMD="cargo run --profile bench -p adapters-catalogue --example bench_builtin"
+RECOGNIZE=${BENCH_RECOGNIZE:-1}
+RECOGNIZE_CMD="cargo run --profile bench -p recognize --example speed"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/bench-lib.sh
@@ -89,6 +94,11 @@ if [[ $INPROC == 1 ]]; then
     (cd "$ROOT" && cargo build --profile bench -p adapters-catalogue --example bench_builtin \
         --message-format=json-render-diagnostics) >>"$WORK/build.json"
 fi
+if [[ $RECOGNIZE == 1 ]]; then
+    log "building (cargo build --profile bench -p recognize --example speed)"
+    (cd "$ROOT" && cargo build --profile bench -p recognize --example speed \
+        --message-format=json-render-diagnostics) >>"$WORK/build.json"
+fi
 executable() {
     grep -o "\"executable\":\"[^\"]*/$1\"" "$WORK/build.json" | tail -n1 | cut -d'"' -f4
 }
@@ -102,6 +112,11 @@ INPROC_BIN=""
 if [[ $INPROC == 1 ]]; then
     INPROC_BIN=$(executable bench_builtin)
     [[ -x $INPROC_BIN ]] || die "no bench_builtin example in the build output"
+fi
+RECOGNIZE_BIN=""
+if [[ $RECOGNIZE == 1 ]]; then
+    RECOGNIZE_BIN=$(executable speed)
+    [[ -x $RECOGNIZE_BIN ]] || die "no recognize speed example in the build output"
 fi
 
 # --- helpers -----------------------------------------------------------------------------
@@ -417,6 +432,15 @@ if [[ -n $INPROC_BIN ]]; then
     INPROC_LINE=$(grep -m1 '^search (index' "$WORK/inproc.txt" || true)
 fi
 
+# --- 9. release-name parsing alone -------------------------------------------------------
+RECOGNIZE_LINE=""
+if [[ -n $RECOGNIZE_BIN ]]; then
+    log "recognize: $RECOGNIZE_CMD"
+    timeout 120 "$RECOGNIZE_BIN" >"$WORK/recognize.txt" 2>&1 ||
+        die "the recognize speed example failed: $(tail "$WORK/recognize.txt")"
+    RECOGNIZE_LINE=$(grep -m1 '^recognize: ' "$WORK/recognize.txt" || true)
+fi
+
 # --- report ------------------------------------------------------------------------------
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 echo
@@ -459,6 +483,12 @@ if [[ -n $INPROC_LINE ]]; then
 else
     echo "in-process builtin catalogue: not run (BENCH_INPROC=0); run: $INPROC_CMD"
 fi
+if [[ -n $RECOGNIZE_LINE ]]; then
+    echo "recognize_media parsing alone ($RECOGNIZE_CMD):"
+    echo "- ${RECOGNIZE_LINE#recognize: }"
+else
+    echo "recognize_media parsing alone: not run (BENCH_RECOGNIZE=0); run: $RECOGNIZE_CMD"
+fi
 echo
 verdict() { if [[ $1 == 1 ]]; then echo "met"; else echo "MISSED"; fi; }
 for m in tools/list whoami; do
@@ -479,4 +509,10 @@ if [[ -n $INPROC_LINE ]]; then
     p50=$(dur_ms "$(sed -E 's/.*p50 ([^,]+),.*/\1/' <<<"$INPROC_LINE")")
     ok=$(awk -v p="$p50" 'BEGIN { print (p < 1) ? 1 : 0 }')
     echo "target search_titles inside the server (catalogue search p50 < 1 ms; p50 $p50 ms): $(verdict "$ok")"
+fi
+if [[ -n $RECOGNIZE_LINE ]]; then
+    # Names per CPU-second where the example can tell, else per second of wall time.
+    rate=$(grep -oE '[0-9]+ names (per CPU-second|/s)' <<<"$RECOGNIZE_LINE" | head -n1 | cut -d' ' -f1)
+    ok=$(awk -v r="${rate:-0}" 'BEGIN { print (r >= 50000) ? 1 : 0 }')
+    echo "target recognize_media parsing (>= 50,000 names per second on one core; ${rate:-?}): $(verdict "$ok")"
 fi
