@@ -16,6 +16,7 @@ mod fresh;
 mod grant_changes;
 mod grants;
 mod keys;
+mod local_media;
 mod oauth;
 mod oauth_tokens;
 mod operations;
@@ -46,6 +47,7 @@ pub use error::{Error, UnknownStatus};
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authenticated, Authority, IssuedKey, KeyInfo};
+pub use local_media::{IndexedFile, LocalFile, LocalMediaQuery};
 pub use oauth::{ClientListing, NewClient, NewCode, OAuthClient};
 pub use oauth_tokens::{
     CodeExchange, IssuedTokens, Revocation, TokenLifetimes, TokenOutcome, TokenRefusal,

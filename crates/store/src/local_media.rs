@@ -1,0 +1,274 @@
+//! The index of media files on disk (`scan_library` writes it, `find_local_media` reads it):
+//! one row per video, audio or subtitle file beneath a folder instance, keyed by the instance
+//! and the path relative to its root.
+
+use sqlx::{QueryBuilder, Row, Sqlite, sqlite::SqliteRow};
+
+use crate::{Error, Store, now_ms};
+
+/// What a rescan compares: a file's size and modification time as last recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexedFile {
+    pub path: String,
+    pub size: i64,
+    pub mtime_ns: i64,
+}
+
+/// One indexed file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalFile {
+    pub instance_id: String,
+    /// Relative to the instance's root, `/`-separated.
+    pub path: String,
+    pub size: i64,
+    pub mtime_ns: i64,
+    /// `video`, `audio` or `subtitle`.
+    pub file_kind: String,
+    /// `movie`, `tv` or `music`; `None` when nothing was recognised.
+    pub media_type: Option<String>,
+    pub title: Option<String>,
+    /// The title folded to lower-case letters and digits (grouping and search).
+    pub title_key: Option<String>,
+    pub year: Option<i64>,
+    pub season: Option<i64>,
+    pub episode: Option<i64>,
+    pub media_source: Option<String>,
+    pub media_id: Option<String>,
+    pub confidence: Option<f64>,
+    /// The rest of the recognition, JSON.
+    pub facts: String,
+}
+
+/// Which indexed files to read. Empty `instance_ids` reads none.
+#[derive(Clone, Debug, Default)]
+pub struct LocalMediaQuery {
+    pub instance_ids: Vec<String>,
+    pub media_type: Option<String>,
+    /// `(media_source, media_id)`.
+    pub identity: Option<(String, String)>,
+    /// A folded title fragment ([`LocalFile::title_key`]'s spelling) the title must contain.
+    pub title_key_contains: Option<String>,
+}
+
+const COLUMNS: &str = "instance_id, path, size, mtime_ns, file_kind, media_type, title, title_key, \
+     year, season, episode, media_source, media_id, confidence, facts";
+
+fn local_file(r: &SqliteRow) -> Result<LocalFile, sqlx::Error> {
+    Ok(LocalFile {
+        instance_id: r.try_get("instance_id")?,
+        path: r.try_get("path")?,
+        size: r.try_get("size")?,
+        mtime_ns: r.try_get("mtime_ns")?,
+        file_kind: r.try_get("file_kind")?,
+        media_type: r.try_get("media_type")?,
+        title: r.try_get("title")?,
+        title_key: r.try_get("title_key")?,
+        year: r.try_get("year")?,
+        season: r.try_get("season")?,
+        episode: r.try_get("episode")?,
+        media_source: r.try_get("media_source")?,
+        media_id: r.try_get("media_id")?,
+        confidence: r.try_get("confidence")?,
+        facts: r.try_get("facts")?,
+    })
+}
+
+impl Store {
+    /// Every indexed path of `instance_id` with its recorded size and modification time.
+    pub async fn local_media_index(&self, instance_id: &str) -> Result<Vec<IndexedFile>, Error> {
+        let rows =
+            sqlx::query("SELECT path, size, mtime_ns FROM local_media WHERE instance_id = ?")
+                .bind(instance_id)
+                .fetch_all(self.pool())
+                .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(IndexedFile {
+                    path: r.try_get("path")?,
+                    size: r.try_get("size")?,
+                    mtime_ns: r.try_get("mtime_ns")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Records `files` (new ones added, known paths replaced), all in one transaction.
+    pub async fn put_local_media(&self, files: &[LocalFile]) -> Result<(), Error> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        let now = now_ms();
+        let mut tx = self.pool().begin().await?;
+        for f in files {
+            sqlx::query(
+                "INSERT INTO local_media (instance_id, path, size, mtime_ns, file_kind, media_type, \
+                 title, title_key, year, season, episode, media_source, media_id, confidence, facts, \
+                 scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 ON CONFLICT (instance_id, path) DO UPDATE SET size = excluded.size, \
+                 mtime_ns = excluded.mtime_ns, file_kind = excluded.file_kind, \
+                 media_type = excluded.media_type, title = excluded.title, \
+                 title_key = excluded.title_key, year = excluded.year, season = excluded.season, \
+                 episode = excluded.episode, media_source = excluded.media_source, \
+                 media_id = excluded.media_id, confidence = excluded.confidence, \
+                 facts = excluded.facts, scanned_at = excluded.scanned_at",
+            )
+            .bind(&f.instance_id)
+            .bind(&f.path)
+            .bind(f.size)
+            .bind(f.mtime_ns)
+            .bind(&f.file_kind)
+            .bind(&f.media_type)
+            .bind(&f.title)
+            .bind(&f.title_key)
+            .bind(f.year)
+            .bind(f.season)
+            .bind(f.episode)
+            .bind(&f.media_source)
+            .bind(&f.media_id)
+            .bind(f.confidence)
+            .bind(&f.facts)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Removes `paths` of `instance_id` from the index, in one transaction; how many were there.
+    pub async fn remove_local_media(
+        &self,
+        instance_id: &str,
+        paths: &[String],
+    ) -> Result<u64, Error> {
+        if paths.is_empty() {
+            return Ok(0);
+        }
+        let mut tx = self.pool().begin().await?;
+        let mut removed = 0;
+        for p in paths {
+            removed += sqlx::query("DELETE FROM local_media WHERE instance_id = ? AND path = ?")
+                .bind(instance_id)
+                .bind(p)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        }
+        tx.commit().await?;
+        Ok(removed)
+    }
+
+    /// The indexed files `q` selects, by instance and path.
+    pub async fn find_local_media(&self, q: &LocalMediaQuery) -> Result<Vec<LocalFile>, Error> {
+        if q.instance_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut b: QueryBuilder<Sqlite> = QueryBuilder::new(format!(
+            "SELECT {COLUMNS} FROM local_media WHERE instance_id IN ("
+        ));
+        let mut ids = b.separated(", ");
+        for id in &q.instance_ids {
+            ids.push_bind(id);
+        }
+        b.push(")");
+        if let Some(t) = &q.media_type {
+            b.push(" AND media_type = ").push_bind(t);
+        }
+        if let Some((source, id)) = &q.identity {
+            b.push(" AND media_source = ")
+                .push_bind(source)
+                .push(" AND media_id = ")
+                .push_bind(id);
+        }
+        if let Some(k) = &q.title_key_contains {
+            b.push(" AND title_key LIKE ").push_bind(format!("%{k}%"));
+        }
+        b.push(" ORDER BY instance_id, path");
+        let rows = b.build().fetch_all(self.pool()).await?;
+        rows.iter()
+            .map(|r| local_file(r).map_err(Error::from))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn file(instance: &str, path: &str, title: &str, size: i64) -> LocalFile {
+        LocalFile {
+            instance_id: instance.into(),
+            path: path.into(),
+            size,
+            mtime_ns: 7,
+            file_kind: "video".into(),
+            media_type: Some("movie".into()),
+            title: Some(title.into()),
+            title_key: Some(title.to_lowercase()),
+            year: Some(1995),
+            season: None,
+            episode: None,
+            media_source: Some("builtin".into()),
+            media_id: Some(format!("id-{title}")),
+            confidence: Some(0.95),
+            facts: "{}".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn files_are_put_replaced_found_and_removed_per_instance() {
+        let store = Store::open_in_memory().await.unwrap();
+        store
+            .put_local_media(&[
+                file("a", "Heat/heat.mkv", "heat", 10),
+                file("a", "Up/up.mkv", "up", 20),
+                file("b", "Heat/heat.mkv", "heat", 30),
+            ])
+            .await
+            .unwrap();
+        // The same path again replaces its row.
+        store
+            .put_local_media(&[file("a", "Heat/heat.mkv", "heat", 11)])
+            .await
+            .unwrap();
+        let index = store.local_media_index("a").await.unwrap();
+        assert_eq!(index.len(), 2);
+        assert!(
+            index
+                .iter()
+                .any(|f| f.path == "Heat/heat.mkv" && f.size == 11)
+        );
+
+        let found = store
+            .find_local_media(&LocalMediaQuery {
+                instance_ids: vec!["a".into(), "b".into()],
+                title_key_contains: Some("hea".into()),
+                ..LocalMediaQuery::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].instance_id, "a");
+        let by_id = store
+            .find_local_media(&LocalMediaQuery {
+                instance_ids: vec!["a".into()],
+                identity: Some(("builtin".into(), "id-up".into())),
+                media_type: Some("movie".into()),
+                ..LocalMediaQuery::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(by_id.len(), 1);
+        assert_eq!(by_id[0], file("a", "Up/up.mkv", "up", 20));
+
+        let removed = store
+            .remove_local_media("a", &["Up/up.mkv".into(), "gone.mkv".into()])
+            .await
+            .unwrap();
+        assert_eq!(removed, 1);
+        assert_eq!(store.local_media_index("a").await.unwrap().len(), 1);
+        assert_eq!(store.local_media_index("b").await.unwrap().len(), 1);
+    }
+}
