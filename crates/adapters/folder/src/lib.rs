@@ -5,6 +5,8 @@
 //! the answer a missing path gets. Invariant: no MCP, SQL or permissions; nothing outside a root.
 
 pub mod confine;
+pub mod probe;
+pub mod tags;
 pub mod walk;
 pub mod write;
 

@@ -444,6 +444,51 @@ mod tests {
     }
 
     #[test]
+    fn subtitles_beside_are_regular_files_beneath_the_root_with_the_same_stem() {
+        let dir = tempfile::tempdir().unwrap();
+        let root_path = dir.path().join("root");
+        let shows = root_path.join("Shows");
+        std::fs::create_dir_all(shows.join("a.de.srt")).unwrap();
+        let outside = dir.path().join("secret.srt");
+        std::fs::write(&outside, "x").unwrap();
+        for name in [
+            "a.mkv",
+            "a.en.srt",
+            "a.pt-BR.forced.ASS",
+            "ab.srt",
+            "a.txt",
+            "b.srt",
+        ] {
+            std::fs::write(shows.join(name), "x").unwrap();
+        }
+        std::os::unix::fs::symlink(&outside, shows.join("a.fr.srt")).unwrap();
+        // A relative link that stays beneath the root counts.
+        std::os::unix::fs::symlink("a.en.srt", shows.join("a.it.srt")).unwrap();
+        let root = Root::open(&root_path).unwrap();
+        let found = subtitles_beside(&root, "Shows/a.mkv");
+        let seen: Vec<(&str, &str, Vec<&str>)> = found
+            .iter()
+            .map(|s| {
+                let words = s.words.iter().map(String::as_str).collect();
+                (s.path.as_str(), s.format.as_str(), words)
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("Shows/a.en.srt", "srt", vec!["en"]),
+                ("Shows/a.it.srt", "srt", vec!["it"]),
+                ("Shows/a.pt-BR.forced.ASS", "ass", vec!["pt-BR", "forced"]),
+            ],
+            "not the folder a.de.srt, the link leading outside, another stem or extension"
+        );
+        std::fs::write(root_path.join("top.mkv"), "x").unwrap();
+        std::fs::write(root_path.join("top.srt"), "x").unwrap();
+        assert_eq!(subtitles_beside(&root, "top.mkv")[0].path, "top.srt");
+        assert!(subtitles_beside(&root, "../root/top.mkv").is_empty());
+    }
+
+    #[test]
     fn an_answer_without_a_format_is_a_decode_error() {
         assert!(matches!(parse(b"{}"), Err(ProbeError::Decode(_))));
         assert!(matches!(parse(b"not json"), Err(ProbeError::Decode(_))));
