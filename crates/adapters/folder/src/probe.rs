@@ -192,7 +192,7 @@ pub async fn probe(
     limit: Duration,
 ) -> Result<Probe, ProbeError> {
     let child = tokio::process::Command::new(program)
-        .args(["-v", "error", "-hide_banner", "-nostdin"])
+        .args(["-v", "error", "-hide_banner"])
         .args(["-protocol_whitelist", "file", "-format_whitelist", FORMATS])
         .args([
             "-print_format",
@@ -486,6 +486,56 @@ mod tests {
         std::fs::write(root_path.join("top.srt"), "x").unwrap();
         assert_eq!(subtitles_beside(&root, "top.mkv")[0].path, "top.srt");
         assert!(subtitles_beside(&root, "../root/top.mkv").is_empty());
+    }
+
+    /// A 0.2 s h264 MKV made by Debian's ffmpeg at `out`.
+    fn make_video(out: &std::path::Path) {
+        let status = std::process::Command::new("ffmpeg")
+            .args(["-y", "-hide_banner", "-loglevel", "error", "-f", "lavfi"])
+            .args(["-i", "testsrc=duration=0.2:size=160x120:rate=25"])
+            .args(["-c:v", "libx264", "-preset", "ultrafast"])
+            .arg(out)
+            .status()
+            .expect("ffmpeg (Debian package ffmpeg) runs");
+        assert!(status.success());
+    }
+
+    #[tokio::test]
+    async fn a_real_file_is_probed_through_its_opened_handle() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.mkv");
+        make_video(&path);
+        let file = std::fs::File::open(&path).unwrap();
+        // Renamed after opening: the handle is what is read.
+        std::fs::rename(&path, dir.path().join("moved.mkv")).unwrap();
+        let p = probe(OsStr::new("ffprobe"), file, Duration::from_secs(30))
+            .await
+            .unwrap();
+        assert_eq!(p.format_name, "matroska,webm");
+        let v = p.video.unwrap();
+        assert_eq!(
+            (v.codec.as_str(), v.width, v.height),
+            ("h264", Some(160), Some(120))
+        );
+        assert!(p.audio.is_empty() && p.subtitles.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_playlist_naming_another_file_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere.mkv");
+        make_video(&elsewhere);
+        let playlist = dir.path().join("playlist.mkv");
+        let text = format!(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile:{}\n#EXT-X-ENDLIST\n",
+            elsewhere.display()
+        );
+        std::fs::write(&playlist, text).unwrap();
+        let file = std::fs::File::open(&playlist).unwrap();
+        let err = probe(OsStr::new("ffprobe"), file, Duration::from_secs(30))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ProbeError::Unreadable(_)), "{err:?}");
     }
 
     #[test]
