@@ -2,6 +2,7 @@
 //! that uses anyhow.
 
 mod admin;
+mod backup;
 mod config;
 mod governance;
 mod oauth;
@@ -70,6 +71,17 @@ enum Command {
     Oauth(oauth::OAuthCommand),
     /// Checks the configuration, the data folder and the database.
     Doctor,
+    /// Writes a consistent copy of the database to FILE (while serving, too).
+    Backup {
+        /// The backup file to write; it must not exist yet.
+        file: PathBuf,
+    },
+    /// Replaces the database with a backup, after checking it (Marquee must be stopped); the
+    /// database it replaces is kept beside it.
+    Restore {
+        /// A file written by `marquee backup`.
+        file: PathBuf,
+    },
     /// Configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -121,6 +133,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Tools(c) => governance::tools(c, loaded, &cli.data_dir).await,
         Command::Oauth(c) => oauth::oauth(c, &cli.data_dir).await,
         Command::Doctor => admin::doctor(loaded, &cli.data_dir).await,
+        Command::Backup { file } => backup::backup(&file, &cli.data_dir).await,
+        Command::Restore { file } => backup::restore(&file, &cli.data_dir).await,
         Command::Config(ConfigCommand::Check) => admin::config_check(&loaded, &cli.data_dir),
     }
 }

@@ -9,6 +9,7 @@
 mod allowances;
 mod arrivals;
 mod audit;
+mod backup;
 mod bootstrap;
 mod changes;
 mod error;
@@ -43,6 +44,7 @@ pub use allowances::{AllowanceLeft, Reserved};
 pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit, under_audit};
 pub use changes::{Change, ChangeStatus, NewChange};
+pub use backup::{BackupFacts, database_file, inspect_backup, latest_schema};
 pub use error::{Error, UnknownStatus};
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
