@@ -17,10 +17,22 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `marquee --version`: the release, the commit and date it was built from, its features.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("MARQUEE_COMMIT"),
+    ", built ",
+    env!("MARQUEE_BUILD_DATE"),
+    ", features: ",
+    env!("MARQUEE_FEATURES"),
+    ")"
+);
+
 #[derive(Parser, Debug)]
 #[command(
     name = "marquee",
-    version,
+    version = VERSION,
     about = "One governed MCP endpoint for the self-hosted home-media stack"
 )]
 struct Cli {

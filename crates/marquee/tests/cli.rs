@@ -327,3 +327,37 @@ fn grant_changes_bump_the_revision_and_bad_names_are_refused() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn version_names_the_release_commit_date_and_features() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = marquee(dir.path(), &["--version"]);
+    let line = out.trim();
+    let (name, rest) = line.split_once(' ').unwrap();
+    assert_eq!(name, "marquee");
+    assert!(
+        rest.starts_with(concat!(env!("CARGO_PKG_VERSION"), " (commit ")),
+        "{line}"
+    );
+    let commit = rest
+        .split("(commit ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap();
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{line}"
+    );
+    let date = rest.split("built ").nth(1).unwrap().get(..10).unwrap();
+    assert!(
+        date.len() == 10 && date.as_bytes()[4] == b'-' && date.as_bytes()[7] == b'-',
+        "{line}"
+    );
+    assert!(date.starts_with("20"), "{line}");
+    // The test build carries the conformance fixtures (scripts/test.sh builds with them).
+    assert!(
+        line.ends_with("features: conformance-fixtures)") || line.ends_with("features: none)"),
+        "{line}"
+    );
+}
