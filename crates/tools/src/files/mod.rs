@@ -4,10 +4,13 @@
 //! Diagnose looks at each folder on disk (the server family's check of an instance no adapter
 //! checks).
 
+pub mod probe_media_file;
 pub mod recognize_media;
 
+use std::sync::Arc;
+
 use domain::InstanceKind;
-use governance::DynTool;
+use governance::{DynTool, Instances, Slots};
 
 /// The media folders.
 pub struct FilesFamily;
@@ -22,6 +25,14 @@ impl governance::Family for FilesFamily {
     }
 
     fn tools(&self) -> Vec<Box<dyn DynTool>> {
-        vec![Box::new(recognize_media::RecognizeMedia)]
+        vec![
+            Box::new(recognize_media::RecognizeMedia),
+            Box::new(probe_media_file::ProbeMediaFile),
+        ]
+    }
+
+    /// The kept probes of `probe_media_file`.
+    fn install(&self, _instances: &Arc<Instances>, slots: &mut Slots) {
+        slots.insert(probe_media_file::Probes::default());
     }
 }
