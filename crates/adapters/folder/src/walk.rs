@@ -27,8 +27,12 @@ pub struct WalkSummary {
     /// Entries left out: names that are not UTF-8, symlinks leading outside the root or to
     /// something other than a regular file, devices, FIFOs and sockets.
     pub skipped: u64,
-    /// Folders beneath the root that could not be read (the walk goes on without them).
+    /// Why folders beneath the root could not be read, the first few (the walk goes on
+    /// without them).
     pub errors: Vec<String>,
+    /// Every folder beneath the root that could not be read (or read whole), relative: what
+    /// is indexed beneath it is not known to be gone.
+    pub unreadable: Vec<String>,
     /// The visitor asked to stop before the walk was complete.
     pub stopped: bool,
 }
@@ -158,6 +162,9 @@ impl Root {
 }
 
 fn note(summary: &mut WalkSummary, rel: &str, e: &std::io::Error) {
+    if summary.unreadable.last().map(String::as_str) != Some(rel) {
+        summary.unreadable.push(rel.to_string());
+    }
     if summary.errors.len() < MAX_ERRORS {
         summary.errors.push(format!("{rel}: {e}"));
     }

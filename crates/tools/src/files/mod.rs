@@ -6,11 +6,15 @@
 
 pub mod probe_media_file;
 pub mod recognize_media;
+pub mod scan_library;
+pub mod find_local_media;
+pub(crate) mod index;
+pub(crate) mod index_read;
 
 use std::sync::Arc;
 
 use domain::InstanceKind;
-use governance::{DynTool, Instances, Slots};
+use governance::{DynTool, Instances, Job, Slots};
 
 /// The media folders.
 pub struct FilesFamily;
@@ -28,11 +32,19 @@ impl governance::Family for FilesFamily {
         vec![
             Box::new(recognize_media::RecognizeMedia),
             Box::new(probe_media_file::ProbeMediaFile),
+            Box::new(scan_library::ScanLibrary),
+            Box::new(find_local_media::FindLocalMedia),
         ]
     }
 
-    /// The kept probes of `probe_media_file`.
-    fn install(&self, _instances: &Arc<Instances>, slots: &mut Slots) {
+    /// The kept probes of `probe_media_file`; the index of media files on disk (`index.rs`).
+    fn install(&self, instances: &Arc<Instances>, slots: &mut Slots) {
         slots.insert(probe_media_file::Probes::default());
+        index::install(instances, slots);
+    }
+
+    /// `files.scan:<id>`: each folder indexed at start and every 30 minutes.
+    fn jobs(&self, slots: &Slots) -> Vec<Job> {
+        index::jobs(slots)
     }
 }

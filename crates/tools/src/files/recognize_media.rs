@@ -91,8 +91,8 @@ fn media_type(r: &Recognition) -> Value {
     }
 }
 
-/// The facts, with guessit's property names.
-fn facts(r: &Recognition, matched: Value) -> Value {
+/// The facts, with guessit's property names (the index of files on disk keeps them too).
+pub(crate) fn facts(r: &Recognition, matched: Value) -> Value {
     json!({
         "type": r.kind.as_str(),
         "media_type": media_type(r),
@@ -164,13 +164,7 @@ async fn identify(
         return Ok((Value::Null, note));
     };
     let catalogue = entry.catalogue().await?;
-    let search = TitleSearch {
-        kind: if tv { TitleKind::Tv } else { TitleKind::Movie },
-        query: title.to_owned(),
-        year: None,
-        page: 1,
-    };
-    let page = match catalogue.search_titles(&search).await {
+    let page = match catalogue.search_titles(&search_for(r, title)).await {
         Ok(p) => p,
         Err(e) => {
             return Ok((
@@ -187,6 +181,20 @@ async fn identify(
     Ok((best(r, title, &passed.rows), None))
 }
 
+/// The catalogue question a recognised title is matched with.
+pub(crate) fn search_for(r: &Recognition, title: &str) -> TitleSearch {
+    TitleSearch {
+        kind: if r.kind == Kind::Episode {
+            TitleKind::Tv
+        } else {
+            TitleKind::Movie
+        },
+        query: title.to_owned(),
+        year: None,
+        page: 1,
+    }
+}
+
 fn words(s: &str) -> String {
     s.chars()
         .filter(|c| c.is_alphanumeric() || c.is_whitespace())
@@ -198,8 +206,8 @@ fn words(s: &str) -> String {
 }
 
 /// The best row and how sure it is: the same title and year, the same title, or the
-/// catalogue's first answer.
-fn best(r: &Recognition, title: &str, rows: &[TitleSummary]) -> Value {
+/// catalogue's first answer. The index of files on disk matches with it too, ungated.
+pub(crate) fn best(r: &Recognition, title: &str, rows: &[TitleSummary]) -> Value {
     let want = words(title);
     let year = r.year.map(|y| y as i32);
     let scored = rows.iter().enumerate().map(|(i, row)| {
