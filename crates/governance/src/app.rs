@@ -406,10 +406,12 @@ impl App {
             return Called::UnknownTool;
         };
         let meta = tool.meta();
-        Called::Done(
-            self.run(tool, meta, caller, arguments.unwrap_or_default(), line)
-                .await,
-        )
+        let started = std::time::Instant::now();
+        let result = self
+            .run(tool, meta, caller, arguments.unwrap_or_default(), line)
+            .await;
+        log_call(caller, meta.name, &result, started.elapsed());
+        Called::Done(result)
     }
 
     /// Whether a call of this tool is long: worth streaming progress and log messages.
@@ -572,4 +574,21 @@ fn digest(arguments: &Map<String, Value>) -> String {
     }
     let text = canonical(&Value::Object(arguments.clone())).to_string();
     format!("sha256:{}", hex::encode(Sha256::digest(text.as_bytes())))
+}
+
+/// One log line per tool call (target `marquee::calls`): who, which tool, the outcome (`ok`,
+/// or the error code) and how long it took. Never the arguments, which may carry secrets.
+fn log_call(
+    caller: &Caller,
+    tool: &str,
+    result: &Result<Output, ToolError>,
+    took: std::time::Duration,
+) {
+    let ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+    let person = caller.authority.person.name.as_str();
+    let outcome = match result {
+        Ok(_) => "ok",
+        Err(e) => e.code.as_str(),
+    };
+    tracing::info!(target: "marquee::calls", person, tool, outcome, ms, "tool call");
 }

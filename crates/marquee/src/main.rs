@@ -151,14 +151,24 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// Logs go to stderr in every mode: in stdio mode stdout belongs to the protocol.
+/// Logs go to stderr in every mode: in stdio mode stdout belongs to the protocol. Colour only
+/// on a terminal and without `NO_COLOR`; `MARQUEE_LOG_FORMAT=json` writes one JSON object a
+/// line (for log collectors).
 fn init_logging(default: &str) {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_env("MARQUEE_LOG")
         .or_else(|_| tracing_subscriber::EnvFilter::try_new(default))
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let json = std::env::var("MARQUEE_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json"));
+    let colour = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    let _ = if json {
+        builder.json().with_ansi(false).try_init()
+    } else {
+        builder.with_ansi(colour).try_init()
+    };
 }

@@ -365,9 +365,12 @@ pub async fn authenticate<H: ToolHost>(
                         tracing::warn!(source = %client.map(|ip| ip.to_string()).unwrap_or_default(), wait, "too many failed authentications; the source waits");
                         Err(too_many_failures(wait))
                     }
-                    None => Err(unauthorized(
-                        "the credential is not valid (unknown, revoked, expired, or a token issued for another resource)",
-                    )),
+                    None => {
+                        tracing::info!(target: "marquee::calls", source = %client.map(|ip| ip.to_string()).unwrap_or_default(), outcome = "401", "credential refused");
+                        Err(unauthorized(
+                            "the credential is not valid (unknown, revoked, expired, or a token issued for another resource)",
+                        ))
+                    }
                 },
             }
         }
