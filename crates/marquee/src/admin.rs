@@ -481,6 +481,7 @@ pub async fn doctor(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
             .unwrap_or_default(),
         people.len()
     );
+    println!("data folder {}", data_dir.display());
     if owners == 0 {
         println!("warning: no owner yet; `marquee serve` creates one on first start");
     }

@@ -325,7 +325,11 @@ pub fn load(explicit: Option<&Path>) -> anyhow::Result<Loaded> {
 
 /// Variables the CLI reads itself, not config keys.
 fn is_cli_only(key: &str) -> bool {
-    matches!(key, "key" | "data_dir" | "config")
+    let key = key.to_ascii_lowercase();
+    matches!(
+        key.as_str(),
+        "key" | "data_dir" | "config" | "log_format" | "shared"
+    )
 }
 
 /// `MARQUEE_X__Y_FILE=/path` sets `x.y` to the file's contents (one trailing newline removed).

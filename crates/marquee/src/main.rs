@@ -4,6 +4,7 @@
 mod admin;
 mod backup;
 mod config;
+mod data_dir;
 mod governance;
 mod oauth;
 mod serve;
@@ -39,14 +40,10 @@ struct Cli {
     /// Config file (default: ./marquee.toml when present, else the embedded default).
     #[arg(long, global = true, env = "MARQUEE_CONFIG")]
     config: Option<PathBuf>,
-    /// Data folder holding the database.
-    #[arg(
-        long,
-        global = true,
-        env = "MARQUEE_DATA_DIR",
-        default_value = "./marquee-data"
-    )]
-    data_dir: PathBuf,
+    /// Data folder holding the database (default: systemd's STATE_DIRECTORY, else
+    /// $XDG_DATA_HOME/marquee, else ~/.local/share/marquee).
+    #[arg(long, global = true, env = "MARQUEE_DATA_DIR")]
+    data_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -128,15 +125,36 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// The command line once the data folder is known.
+struct Resolved {
+    data_dir: PathBuf,
+    config: Option<PathBuf>,
+}
+
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    let command = cli.command;
     let loaded = config::load(cli.config.as_deref())?;
     init_logging(&loaded.config.log);
     for w in &loaded.warnings {
         tracing::warn!("{w}");
     }
-    match cli.command {
-        Command::Serve => serve::serve(loaded, &cli.data_dir, cli.config).await,
-        Command::Stdio => serve::stdio(loaded, &cli.data_dir).await,
+    let (data_dir, why) = match cli.data_dir {
+        Some(dir) => (dir, "given with --data-dir or MARQUEE_DATA_DIR"),
+        None => data_dir::default()?,
+    };
+    let cli = Resolved {
+        data_dir,
+        config: cli.config,
+    };
+    match command {
+        Command::Serve => {
+            tracing::info!(data_dir = %cli.data_dir.display(), why, "data folder");
+            serve::serve(loaded, &cli.data_dir, cli.config).await
+        }
+        Command::Stdio => {
+            data_dir::must_exist(&cli.data_dir, why)?;
+            serve::stdio(loaded, &cli.data_dir).await
+        }
         Command::Bridge { url } => serve::bridge(&url).await,
         Command::People(c) => admin::people(c, &loaded, &cli.data_dir).await,
         Command::Keys(c) => admin::keys(c, &cli.data_dir).await,

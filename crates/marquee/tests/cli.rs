@@ -18,6 +18,9 @@ const CONFIG: &str = "[[instances]]\nid = \"qbit\"\nkind = \"qbittorrent\"\nurl 
 fn marquee(dir: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_marquee"))
         .current_dir(dir)
+        .env("XDG_DATA_HOME", dir)
+        .env_remove("STATE_DIRECTORY")
+        .env_remove("MARQUEE_DATA_DIR")
         .env("MARQUEE_LOG", "error")
         .args(args)
         .output()
@@ -34,6 +37,9 @@ fn marquee(dir: &Path, args: &[&str]) -> String {
 fn marquee_fails(dir: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_marquee"))
         .current_dir(dir)
+        .env("XDG_DATA_HOME", dir)
+        .env_remove("STATE_DIRECTORY")
+        .env_remove("MARQUEE_DATA_DIR")
         .env("MARQUEE_LOG", "error")
         .args(args)
         .output()
@@ -73,6 +79,9 @@ impl Session {
     fn start(dir: &Path, key: &str) -> Session {
         let mut child = Command::new(env!("CARGO_BIN_EXE_marquee"))
             .current_dir(dir)
+            .env("XDG_DATA_HOME", dir)
+            .env_remove("STATE_DIRECTORY")
+            .env_remove("MARQUEE_DATA_DIR")
             .env("MARQUEE_KEY", key)
             .env("MARQUEE_LOG", "error")
             .arg("stdio")
@@ -360,4 +369,89 @@ fn version_names_the_release_commit_date_and_features() {
         line.ends_with("features: conformance-fixtures)") || line.ends_with("features: none)"),
         "{line}"
     );
+}
+
+#[test]
+fn stdio_never_makes_a_new_store_and_says_where_it_looked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_marquee"))
+        .current_dir(dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .env_remove("STATE_DIRECTORY")
+        .env_remove("MARQUEE_DATA_DIR")
+        .env("MARQUEE_KEY", "mq_whatever")
+        .env("MARQUEE_LOG", "error")
+        .arg("stdio")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let expected = dir.path().join("marquee");
+    assert!(
+        err.contains("no Marquee database in") && err.contains(&*expected.to_string_lossy()),
+        "{err}"
+    );
+    assert!(!expected.exists(), "nothing was created");
+    assert!(!dir.path().join("marquee-data").exists());
+}
+
+#[test]
+fn commands_find_the_data_folder_of_the_user_wherever_they_run() {
+    let home = tempfile::tempdir().unwrap();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let run = |cwd: &Path, args: &[&str], state: Option<&Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_marquee"));
+        cmd.current_dir(cwd)
+            .env("HOME", home.path())
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("MARQUEE_DATA_DIR")
+            .env_remove("STATE_DIRECTORY")
+            .env("MARQUEE_LOG", "error")
+            .args(args);
+        if let Some(state) = state {
+            cmd.env("STATE_DIRECTORY", state);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(a.path(), &["people", "add", "kim", "--role", "kid"], None);
+    assert!(run(b.path(), &["people", "list"], None).contains("kim"));
+    assert!(home.path().join(".local/share/marquee/marquee.db").exists());
+    // Under systemd (StateDirectory=), its folder.
+    let state = tempfile::tempdir().unwrap();
+    assert!(!run(a.path(), &["people", "list"], Some(state.path())).contains("kim"));
+    assert!(state.path().join("marquee.db").exists());
+}
+
+#[test]
+fn marquee_variables_that_are_not_settings_are_not_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_marquee"))
+        .current_dir(dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .env("MARQUEE_KEY", "mq_x")
+        .env("MARQUEE_DATA_DIR", dir.path().join("d"))
+        .env("MARQUEE_LOG_FORMAT", "text")
+        .env("MARQUEE_BOGUS", "1")
+        .args(["config", "check"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown config key \"bogus\""),
+        "a real unknown key is named: {err}"
+    );
+    for name in ["\"key\"", "\"data_dir\"", "\"log_format\""] {
+        assert!(
+            !err.contains(name),
+            "{name} is not a setting to warn about: {err}"
+        );
+    }
 }

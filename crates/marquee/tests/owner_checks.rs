@@ -13,6 +13,10 @@ fn marquee(dir: &Path, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_marquee"))
         .current_dir(dir)
         .env("MARQUEE_LOG", "error")
+        // The default data folder is $XDG_DATA_HOME/marquee: here, dir/marquee.
+        .env("XDG_DATA_HOME", dir)
+        .env_remove("STATE_DIRECTORY")
+        .env_remove("MARQUEE_DATA_DIR")
         .args(args)
         .output()
         .unwrap();
@@ -38,7 +42,7 @@ async fn doctor_before_the_first_start_checks_the_default_library_folder_as_serv
         out.contains("instance library (folder): ok"),
         "the default library folder is checked: {out}"
     );
-    assert!(dir.path().join("marquee-data/library").is_dir());
+    assert!(dir.path().join("marquee/library").is_dir());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -60,7 +64,7 @@ async fn doctor_asks_every_backend_and_names_the_one_that_fails() {
     )
     .unwrap();
     // The embedded default's media folder, as `marquee serve` makes it at start.
-    std::fs::create_dir_all(dir.path().join("marquee-data/library")).unwrap();
+    std::fs::create_dir_all(dir.path().join("marquee/library")).unwrap();
     let path = dir.path().to_path_buf();
     let (ok, out, err) = tokio::task::spawn_blocking(move || marquee(&path, &["doctor"]))
         .await
