@@ -54,6 +54,13 @@ pub trait Planned: Send + Sync + Debug {
         false
     }
 
+    /// The tool a revert of this tool's change is stored as: `None` for `revert_change`
+    /// itself; `Some(name)` for a tool whose own hooks read, describe and apply its reverts
+    /// (its plan names the change it undoes in a top-level `reverts`).
+    fn revert_tool(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The plan that undoes `change`, applied with the operation `result`; only for a
     /// [`revertible`](Planned::revertible) tool.
     fn revert<'a>(

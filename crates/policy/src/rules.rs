@@ -52,6 +52,8 @@ impl PlannedFor {
 ///   `[mcp] allow_destructive` is on.
 /// - A change of a service's settings (`settings.write`) is always a plan, the owner's too:
 ///   the owner reviews the diff before it is written.
+/// - A write of the household's files (`files.write`: organising them, writing metadata
+///   beside them) is always a plan too: the owner reviews every path before a file is touched.
 /// - Everything else acts at once for whoever holds the capability: reads; reversible writes
 ///   (pause, categories, rescans, manual imports of files the service itself proposed); and
 ///   external costs (indexer searches, grabs), which are bounded by their allowance instead of
@@ -61,6 +63,7 @@ pub const fn planned_for(effect: Effect, capability: Capability) -> PlannedFor {
         (Effect::Read, _) => PlannedFor::NoOne,
         (Effect::Destructive, _) => PlannedFor::AllButDirect,
         (_, Capability::SettingsWrite) => PlannedFor::Everyone,
+        (_, Capability::FilesWrite) => PlannedFor::Everyone,
         (Effect::Write | Effect::ExternalCost, _) => PlannedFor::NoOne,
     }
 }

@@ -77,9 +77,11 @@ fn the_planned_tools_and_for_whom() {
         planned,
         [
             ("delete_torrents", PlannedFor::AllButDirect),
+            ("plan_organize", PlannedFor::Everyone),
             ("plan_profile_change", PlannedFor::Everyone),
             ("remove_queue_item", PlannedFor::AllButDirect),
             ("revert_change", PlannedFor::Everyone),
+            ("scrape_metadata", PlannedFor::Everyone),
             ("upsert_custom_format", PlannedFor::Everyone),
         ]
     );

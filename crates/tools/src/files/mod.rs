@@ -4,12 +4,18 @@
 //! Diagnose looks at each folder on disk (the server family's check of an instance no adapter
 //! checks).
 
-pub mod probe_media_file;
-pub mod recognize_media;
-pub mod scan_library;
 pub mod find_local_media;
 pub(crate) mod index;
 pub(crate) mod index_read;
+pub(crate) mod naming;
+pub(crate) mod nfo;
+pub(crate) mod organize_run;
+pub mod plan_organize;
+pub mod probe_media_file;
+pub mod recognize_media;
+pub mod scan_library;
+pub mod scrape_metadata;
+pub(crate) mod scrape_run;
 
 use std::sync::Arc;
 
@@ -34,6 +40,8 @@ impl governance::Family for FilesFamily {
             Box::new(probe_media_file::ProbeMediaFile),
             Box::new(scan_library::ScanLibrary),
             Box::new(find_local_media::FindLocalMedia),
+            Box::new(plan_organize::PlanOrganize),
+            Box::new(scrape_metadata::ScrapeMetadata),
         ]
     }
 

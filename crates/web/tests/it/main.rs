@@ -33,6 +33,7 @@ mod oauth;
 mod oauth_consent;
 mod outbound;
 mod output_schemas;
+mod organize_page;
 mod pages;
 mod requests;
 mod settings_changes;

@@ -1,6 +1,7 @@
 //! `revert_change`: plans the one revert an applied settings change offers, while the live
-//! settings still hash to what it applied. The revert is a change like any other (approved and
-//! applied with `apply_change`, audited there) and is not itself revertible.
+//! settings still hash to what it applied, or that another revertible change offers (an
+//! organise, stored as a change of its own tool). The revert is a change like any other
+//! (approved and applied with `apply_change`, audited there) and is not itself revertible.
 
 use domain::{Capability, Role};
 use policy::Effect;
@@ -26,7 +27,7 @@ impl Tool for RevertChange {
     const META: Meta = Meta {
         name: "revert_change",
         title: "Plan a revert of a settings change",
-        description: "Plans the one revert of an applied settings change (plan_profile_change, or an update by upsert_custom_format): available only while the live settings still equal what that change applied. Nothing is written: the answer is a change that apply_change writes once approved, like any plan. A revert cannot itself be reverted, and a change is reverted once.",
+        description: "Plans the one revert of an applied settings change (plan_profile_change, or an update by upsert_custom_format), available only while the live settings still equal what that change applied, or of an applied organise (plan_organize: the links and copies it made removed, moved files moved back). Nothing is written: the answer is a change that apply_change writes once approved, like any plan. A revert cannot itself be reverted, and a change is reverted once.",
         effect: Effect::Write,
         capability: Capability::SettingsWrite,
         hints: governance::Hints {
@@ -70,7 +71,7 @@ impl Tool for RevertChange {
                 .map(|m| m.name)
                 .collect();
             return Err(ToolError::invalid(format!(
-                "change {} is a {} change; only settings changes ({}) offer a revert",
+                "change {} is a {} change; only changes of {} offer a revert",
                 change.id,
                 change.tool,
                 revertible.join(", ")
@@ -85,8 +86,10 @@ impl Tool for RevertChange {
                 ),
             ));
         }
+        // The tool the revert is stored as: revert_change, or a tool that reverts its own.
+        let tool = planned.revert_tool().unwrap_or(Self::META.name);
         ctx.store()
-            .check_no_revert(Self::META.name, &change.id)
+            .check_no_revert(tool, &change.id)
             .await
             .map_err(conflict)?;
         let op = ctx.store().operation_for_change(&change.id).await?;
@@ -95,13 +98,18 @@ impl Tool for RevertChange {
             .and_then(|r| serde_json::from_str(&r).ok())
             .unwrap_or_default();
         let proposal = planned.revert(ctx, &change, &result).await?;
-        store_revert(ctx, &change.id, proposal).await
+        store_revert(ctx, tool, &change.id, proposal).await
     }
 }
 
-/// Stores the revert of the change `reverts` (one per change, also when two race) and answers
-/// it as a plan.
-async fn store_revert(ctx: &Ctx, reverts: &str, proposal: Proposal) -> Result<Output, ToolError> {
+/// Stores the revert of the change `reverts` as a change of `tool` (one per change, also when
+/// two race) and answers it as a plan.
+async fn store_revert(
+    ctx: &Ctx,
+    tool: &'static str,
+    reverts: &str,
+    proposal: Proposal,
+) -> Result<Output, ToolError> {
     let meta = RevertChange::META;
     let text = proposal.plan.to_string();
     let dependencies = serde_json::to_string(&proposal.dependencies).unwrap_or_default();
@@ -113,9 +121,9 @@ async fn store_revert(ctx: &Ctx, reverts: &str, proposal: Proposal) -> Result<Ou
                 created_by: ctx.caller.authority.person.id,
                 grant_id: grant.id,
                 grant_revision: grant.revision,
-                tool: meta.name.to_string(),
+                tool: tool.to_string(),
                 summary: proposal.summary.clone(),
-                content_hash: content_hash(meta.name, &text, &dependencies),
+                content_hash: content_hash(tool, &text, &dependencies),
                 plan: text,
                 dependency_hashes: dependencies,
             },

@@ -1,0 +1,437 @@
+//! `plan_organize` end to end through the core, on real folders: a small download tree (a film
+//! with a subtitle and a sample, a two-episode season, junk) planned as a hard-link organise
+//! into a second folder instance, applied with `apply_change` (the same inode on both sides),
+//! a destination that exists refused at planning and, when it appears after planning, at
+//! apply with nothing done; reverted with `revert_change`; and bad input answered as the issue
+//! says (unknown instance → the valid ids; outside the root and missing → one answer).
+
+#![allow(clippy::unwrap_used)]
+
+use std::{os::unix::fs::MetadataExt, path::Path, sync::Arc};
+
+use domain::{InstanceKind, Role};
+use serde_json::{Value, json};
+use store::Store;
+use tools::{App, Called, Caller, InstanceSpec, Instances, Output, Settings, ToolError};
+
+struct Fixture {
+    app: App,
+    store: Store,
+    owner: Caller,
+    owner_id: domain::PersonId,
+    /// An operator (files.write, not the owner): their organise waits for the owner.
+    operator: Caller,
+    downloads: std::path::PathBuf,
+    library: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn spec(id: &str, kind: InstanceKind, path: Option<&Path>) -> InstanceSpec {
+    InstanceSpec {
+        id: id.into(),
+        kind,
+        url: None,
+        path: path.map(|p| p.display().to_string()),
+        username: None,
+        password: None,
+        api_key: None,
+        default: false,
+    }
+}
+
+fn put(root: &Path, rel: &str, body: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+}
+
+const HEAT: &str = "Heat.1995.1080p.BluRay.x264-GRP";
+const WIRE: &str = "The.Wire.S01.720p.HDTV.x264-GRP";
+
+async fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let downloads = dir.path().join("downloads");
+    let library = dir.path().join("library");
+    std::fs::create_dir_all(&library).unwrap();
+    put(&downloads, &format!("{HEAT}/{HEAT}.mkv"), b"heat video");
+    put(&downloads, &format!("{HEAT}/{HEAT}.en.srt"), b"1\nhello\n");
+    put(&downloads, &format!("{HEAT}/Sample/heat-sample.mkv"), b"s");
+    put(
+        &downloads,
+        &format!("{WIRE}/The.Wire.S01E01.The.Target.720p.HDTV.x264-GRP.mkv"),
+        b"episode one",
+    );
+    put(
+        &downloads,
+        &format!("{WIRE}/The.Wire.S01E02.The.Detail.720p.HDTV.x264-GRP.mkv"),
+        b"episode two",
+    );
+    put(&downloads, &format!("{WIRE}/readme.txt"), b"junk");
+    put(dir.path(), "outside.mkv", b"not beneath any root");
+    let list = vec![
+        spec("builtin", InstanceKind::Builtin, None),
+        spec("downloads", InstanceKind::Folder, Some(&downloads)),
+        spec("library", InstanceKind::Folder, Some(&library)),
+    ];
+    let store = Store::open(dir.path()).await.unwrap();
+    let (owner_person, owner_key) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let op = store.add_person("op", Role::User).await.unwrap();
+    let op_key = store
+        .create_key(op.id, "operator", None, None)
+        .await
+        .unwrap();
+    let app = tools::app(
+        store.clone(),
+        Arc::new(Settings::new(false, None)),
+        Arc::new(Instances::new(list).unwrap()),
+    );
+    let owner = app
+        .authenticate(owner_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let operator = app
+        .authenticate(op_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    Fixture {
+        app,
+        store,
+        owner,
+        owner_id: owner_person.id,
+        operator,
+        downloads,
+        library,
+        _dir: dir,
+    }
+}
+
+async fn call(app: &App, caller: &Caller, name: &str, args: Value) -> Result<Output, ToolError> {
+    match app.call(caller, name, args.as_object().cloned()).await {
+        Called::Done(r) => r,
+        Called::UnknownTool => panic!("unknown tool {name}"),
+    }
+}
+
+async fn ok(app: &App, caller: &Caller, name: &str, args: Value) -> Value {
+    match call(app, caller, name, args).await {
+        Ok(out) => out.data(),
+        Err(e) => panic!("{name} failed: {}", e.message),
+    }
+}
+
+async fn refused(app: &App, caller: &Caller, name: &str, args: Value) -> ToolError {
+    match call(app, caller, name, args).await {
+        Ok(out) => panic!("{name} answered: {}", out.summary),
+        Err(e) => e,
+    }
+}
+
+fn organise(paths: &[&str]) -> Value {
+    json!({
+        "instance_id": "downloads",
+        "paths": paths,
+        "target_instance_id": "library",
+        "mode": "hardlink",
+    })
+}
+
+fn files_under(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+const PLACED: [&str; 4] = [
+    "Heat (1995)/Heat (1995) - 1080p.en.srt",
+    "Heat (1995)/Heat (1995) - 1080p.mkv",
+    "The Wire/Season 01/The Wire - S01E01 - The Target.mkv",
+    "The Wire/Season 01/The Wire - S01E02 - The Detail.mkv",
+];
+
+#[tokio::test]
+async fn a_hard_link_organise_is_planned_applied_and_reverted() {
+    let f = fixture().await;
+    let planned = ok(&f.app, &f.owner, "plan_organize", organise(&[HEAT, WIRE])).await;
+    let change_id = planned["change_id"].as_str().unwrap().to_string();
+    assert_eq!(planned["status"], "pending");
+    let mut pairs: Vec<(String, String)> = planned["plan"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["destination"].as_str().unwrap().to_string(),
+                f["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    pairs.sort();
+    let destinations: Vec<&str> = pairs.iter().map(|(d, _)| d.as_str()).collect();
+    assert_eq!(destinations, PLACED);
+    assert_eq!(
+        pairs[0].1,
+        format!("{HEAT}/{HEAT}.en.srt"),
+        "the subtitle travels with its film"
+    );
+    let skipped: Vec<&str> = planned["plan"]["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert!(skipped.contains(&"Heat.1995.1080p.BluRay.x264-GRP/Sample/heat-sample.mkv"));
+    assert!(skipped.contains(&"The.Wire.S01.720p.HDTV.x264-GRP/readme.txt"));
+    assert!(
+        files_under(&f.library).is_empty(),
+        "planning writes nothing"
+    );
+
+    // The owner's review shows every source → destination.
+    let change = f.store.change(&change_id).await.unwrap().unwrap();
+    let view = f.app.describe_plan(&change);
+    assert!(
+        view.effect.starts_with("Hard-links 4 files"),
+        "{}",
+        view.effect
+    );
+    assert_eq!(view.tables[0].rows.len(), 4);
+    assert!(
+        view.tables[0]
+            .rows
+            .iter()
+            .any(|r| r[0] == format!("{HEAT}/{HEAT}.mkv")
+                && r[1] == "Heat (1995)/Heat (1995) - 1080p.mkv")
+    );
+
+    let op = ok(
+        &f.app,
+        &f.owner,
+        "apply_change",
+        json!({"change_id": change_id, "idempotency_key": "organise-1"}),
+    )
+    .await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    assert_eq!(op["result"]["ok"], 4, "{op}");
+    let outcomes: Vec<&str> = op["result"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["done"; 4]);
+    assert_eq!(files_under(&f.library), PLACED);
+    for (dest, source) in &pairs {
+        let (a, b) = (
+            std::fs::metadata(f.downloads.join(source)).unwrap(),
+            std::fs::metadata(f.library.join(dest)).unwrap(),
+        );
+        assert_eq!(
+            (a.dev(), a.ino()),
+            (b.dev(), b.ino()),
+            "{dest} is a hard link"
+        );
+    }
+    // The same key answers the same operation; nothing runs twice.
+    let again = ok(
+        &f.app,
+        &f.owner,
+        "apply_change",
+        json!({"change_id": change_id, "idempotency_key": "organise-1"}),
+    )
+    .await;
+    assert_eq!(again["operation_id"], op["operation_id"]);
+
+    // Organising the same files again: every destination is taken, so nothing is planned.
+    let e = refused(&f.app, &f.owner, "plan_organize", organise(&[HEAT])).await;
+    assert_eq!(e.code.as_str(), "conflict", "{}", e.message);
+    assert!(
+        e.message.contains("Heat (1995)/Heat (1995) - 1080p.mkv"),
+        "{}",
+        e.message
+    );
+
+    // Undone: the links go, the downloads stay, the emptied folders go.
+    let revert = ok(
+        &f.app,
+        &f.owner,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    let revert_id = revert["change_id"].as_str().unwrap();
+    let revert_change = f.store.change(revert_id).await.unwrap().unwrap();
+    assert_eq!(revert_change.tool, "plan_organize");
+    assert!(
+        f.app
+            .describe_plan(&revert_change)
+            .effect
+            .contains(&format!(
+                "Undoes change {change_id}: removes the 4 hard links"
+            )),
+    );
+    let undone = ok(
+        &f.app,
+        &f.owner,
+        "apply_change",
+        json!({"change_id": revert_id, "idempotency_key": "organise-undo-1"}),
+    )
+    .await;
+    assert_eq!(undone["status"], "succeeded", "{undone}");
+    assert!(files_under(&f.library).is_empty());
+    assert_eq!(std::fs::read_dir(&f.library).unwrap().count(), 0);
+    assert_eq!(
+        std::fs::read(f.downloads.join(format!("{HEAT}/{HEAT}.mkv"))).unwrap(),
+        b"heat video"
+    );
+    // A change is reverted once, and a revert is not reverted.
+    let e = refused(
+        &f.app,
+        &f.owner,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    assert!(
+        e.message.contains("already has its revert"),
+        "{}",
+        e.message
+    );
+    let e = refused(
+        &f.app,
+        &f.owner,
+        "revert_change",
+        json!({"change_id": revert_id}),
+    )
+    .await;
+    assert!(e.message.contains("cannot be reverted"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn a_destination_that_appears_after_planning_refuses_the_apply_and_nothing_is_done() {
+    let f = fixture().await;
+    let planned = ok(&f.app, &f.owner, "plan_organize", organise(&[HEAT, WIRE])).await;
+    let change_id = planned["change_id"].as_str().unwrap();
+    put(
+        &f.library,
+        "The Wire/Season 01/The Wire - S01E02 - The Detail.mkv",
+        b"someone else's",
+    );
+    let e = refused(
+        &f.app,
+        &f.owner,
+        "apply_change",
+        json!({"change_id": change_id, "idempotency_key": "organise-stale"}),
+    )
+    .await;
+    assert_eq!(e.code.as_str(), "stale_plan", "{}", e.message);
+    assert_eq!(
+        files_under(&f.library),
+        ["The Wire/Season 01/The Wire - S01E02 - The Detail.mkv"],
+        "nothing was placed"
+    );
+    assert_eq!(
+        std::fs::read(
+            f.library
+                .join("The Wire/Season 01/The Wire - S01E02 - The Detail.mkv")
+        )
+        .unwrap(),
+        b"someone else's",
+        "nothing was replaced"
+    );
+}
+
+#[tokio::test]
+async fn an_operators_organise_waits_for_the_owner() {
+    let f = fixture().await;
+    let planned = ok(&f.app, &f.operator, "plan_organize", organise(&[HEAT])).await;
+    let change_id = planned["change_id"].as_str().unwrap();
+    assert!(planned["missing_authority"].is_string(), "{planned}");
+    let e = refused(
+        &f.app,
+        &f.operator,
+        "apply_change",
+        json!({"change_id": change_id, "idempotency_key": "organise-op-1"}),
+    )
+    .await;
+    assert!(
+        e.message.contains("waits for the owner's approval"),
+        "{}",
+        e.message
+    );
+    assert!(files_under(&f.library).is_empty());
+    let change = f.store.change(change_id).await.unwrap().unwrap();
+    f.store
+        .decide_change(change_id, f.owner_id, true, &change.content_hash)
+        .await
+        .unwrap();
+    let op = ok(
+        &f.app,
+        &f.operator,
+        "apply_change",
+        json!({"change_id": change_id, "idempotency_key": "organise-op-2"}),
+    )
+    .await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    assert_eq!(files_under(&f.library), PLACED[..2]);
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_before_anything_is_planned() {
+    let f = fixture().await;
+    let mut args = organise(&[HEAT]);
+    args["target_instance_id"] = json!("nowhere");
+    let e = refused(&f.app, &f.owner, "plan_organize", args).await;
+    assert!(
+        e.message.contains("unknown target_instance_id \"nowhere\"")
+            && e.message.contains("downloads, library"),
+        "{}",
+        e.message
+    );
+    // Outside the root and missing: the same answer, with only the name given changed.
+    let outside = refused(
+        &f.app,
+        &f.owner,
+        "plan_organize",
+        organise(&["../outside.mkv"]),
+    )
+    .await;
+    let missing = refused(
+        &f.app,
+        &f.owner,
+        "plan_organize",
+        organise(&["../absent.mkv"]),
+    )
+    .await;
+    assert_eq!(outside.code.as_str(), "not_found");
+    assert_eq!(
+        outside.message.replace("outside", "X"),
+        missing.message.replace("absent", "X")
+    );
+    let mut args = organise(&[HEAT]);
+    args["template"] = json!("{title}/{nope}");
+    let e = refused(&f.app, &f.owner, "plan_organize", args).await;
+    assert!(
+        e.message.contains("unknown template field {nope}"),
+        "{}",
+        e.message
+    );
+    let mut args = organise(&[HEAT]);
+    args["mode"] = json!("teleport");
+    refused(&f.app, &f.owner, "plan_organize", args).await;
+    // One bad path refuses the whole call: nothing is stored.
+    refused(&f.app, &f.owner, "plan_organize", organise(&[HEAT, "nope"])).await;
+    assert!(f.store.changes_page(None, 10).await.unwrap().is_empty());
+}
