@@ -70,6 +70,10 @@ pub enum Capability {
     #[serde(rename = "audit.read")]
     #[strum(serialize = "audit.read")]
     AuditRead,
+    /// Searches indexers (Prowlarr, Torznab feeds) live, raw release rows included.
+    #[serde(rename = "indexers.search")]
+    #[strum(serialize = "indexers.search")]
+    IndexersSearch,
 }
 
 impl Capability {
@@ -136,6 +140,7 @@ impl Preset {
                 FilesRead,
                 FilesWrite,
                 SettingsRead,
+                IndexersSearch,
             ],
             Preset::Admin => &[
                 Discover,
@@ -153,6 +158,7 @@ impl Preset {
                 Automation,
                 Federated,
                 AuditRead,
+                IndexersSearch,
             ],
         }
     }

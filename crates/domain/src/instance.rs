@@ -58,6 +58,8 @@ pub enum InstanceKind {
     Transmission,
     Folder,
     Mcp,
+    Prowlarr,
+    Torznab,
 }
 
 /// The families of DESIGN.md section 3: what an instance is for.
@@ -69,6 +71,7 @@ pub enum KindFamily {
     Download,
     Files,
     Federated,
+    Indexers,
 }
 
 impl InstanceKind {
@@ -93,6 +96,7 @@ impl InstanceKind {
             InstanceKind::Qbittorrent | InstanceKind::Transmission => KindFamily::Download,
             InstanceKind::Folder => KindFamily::Files,
             InstanceKind::Mcp => KindFamily::Federated,
+            InstanceKind::Prowlarr | InstanceKind::Torznab => KindFamily::Indexers,
         }
     }
 }

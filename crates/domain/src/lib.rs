@@ -50,7 +50,7 @@ mod tests {
             names(&Capability::ALL),
             "discover, request, requests.manage, library.read, library.write, downloads.read, \
              downloads.write, files.read, files.write, settings.read, settings.write, destructive, \
-             destructive.direct, automation, federated, audit.read"
+             destructive.direct, automation, federated, audit.read, indexers.search"
         );
         assert_eq!(
             names(&AllowanceKind::ALL),
@@ -59,7 +59,7 @@ mod tests {
         assert_eq!(
             names(&InstanceKind::ALL),
             "builtin, tmdb, musicbrainz, radarr, sonarr, lidarr, readarr, qbittorrent, \
-             transmission, folder, mcp"
+             transmission, folder, mcp, prowlarr, torznab"
         );
         assert_eq!(
             names(&MediaSource::ALL),
@@ -89,10 +89,10 @@ mod tests {
                 "unknown capability \"Discover\"; valid capabilities: discover, request, \
                  requests.manage, library.read, library.write, downloads.read, downloads.write, \
                  files.read, files.write, settings.read, settings.write, destructive, destructive.direct, automation, \
-                 federated, audit.read",
+                 federated, audit.read, indexers.search",
                 "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive, federated_writes",
                 "unknown instance kind \"plex\"; valid kinds: builtin, tmdb, musicbrainz, radarr, \
-                 sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp",
+                 sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp, prowlarr, torznab",
                 "unknown media_source \"trakt\"; valid sources: builtin, tmdb, imdb, tvdb, \
                  musicbrainz, goodreads",
                 "unknown media_type \"film\"; valid types: movie, tv, music, book",

@@ -36,6 +36,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("adapters-downloads", ADAPTER),
     ("adapters-catalogue", ADAPTER),
     ("adapters-library", ADAPTER),
+    ("adapters-indexers", ADAPTER),
     // Files beneath a folder instance's root: no HTTP at all, only the vocabulary if ever.
     ("adapters-folder", &["domain"]),
     // The governance core names no family: a family plugs into it, never the reverse.
@@ -55,6 +56,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "adapters-downloads",
             "adapters-catalogue",
             "adapters-library",
+            "adapters-indexers",
             "recognize",
             "adapters-folder",
         ],

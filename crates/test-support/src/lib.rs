@@ -10,6 +10,7 @@
 
 pub mod arr;
 pub mod fault;
+pub mod indexers;
 mod musicbrainz;
 pub mod peers;
 mod server;

@@ -9,6 +9,7 @@ pub mod discover;
 pub mod downloads;
 pub mod files;
 pub mod guides;
+pub mod indexers;
 pub mod library;
 pub mod prompts;
 mod registry;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use governance::Family;
 
-use crate::{changes, discover, downloads, files, library, requests, server};
+use crate::{changes, discover, downloads, files, indexers, library, requests, server};
 
 /// Every family of this build, in the order their jobs and checks run.
 pub fn families() -> Vec<Arc<dyn Family>> {
@@ -16,6 +16,7 @@ pub fn families() -> Vec<Arc<dyn Family>> {
         Arc::new(requests::RequestsFamily),
         Arc::new(library::LibraryFamily),
         Arc::new(files::FilesFamily),
+        Arc::new(indexers::IndexersFamily),
         Arc::new(changes::ChangesFamily),
     ]
 }
@@ -44,6 +45,7 @@ mod tests {
                 "search_releases searches",
                 "grab_release grabs",
                 "remove_queue_item destructive",
+                "search_indexers searches",
             ]
         "#]]
         .assert_debug_eq(&spending);

@@ -29,7 +29,7 @@ const TIMEOUTS: Timeouts = Timeouts {
 };
 
 /// The .torrent at `url` (or the magnet link it redirects to), checked, ready for the client.
-pub(super) async fn fetch(
+pub(crate) async fn fetch(
     rule: &Outbound,
     url: &str,
 ) -> Result<(AddSource, Option<InfoHash>), ToolError> {
@@ -68,7 +68,7 @@ const MAX_CONTACTS: usize = 200;
 /// Refuses a torrent or magnet that would send the client to an address on this machine or its
 /// networks (a tracker, a web seed, a source), unless the owner allows the host: the same
 /// sentence as a refused URL.
-pub(super) async fn check_contacts(rule: &Outbound, source: &AddSource) -> Result<(), ToolError> {
+pub(crate) async fn check_contacts(rule: &Outbound, source: &AddSource) -> Result<(), ToolError> {
     let mut urls = match source {
         AddSource::File(bytes) => contact_urls_of_torrent(bytes),
         AddSource::Url(magnet) => contact_urls_of_magnet(magnet),

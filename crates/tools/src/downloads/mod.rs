@@ -7,13 +7,13 @@
 //! one refresh. Writes go to the client and then re-read the torrents they touched.
 
 mod add_torrent;
-mod add_torrent_url;
+pub(crate) mod add_torrent_url;
 mod delete_torrents;
 mod downloads_overview;
 mod find_torrents;
 mod freshness;
 mod hashes;
-mod labels;
+pub(crate) mod labels;
 mod list_categories;
 mod live;
 mod lookup;
@@ -23,7 +23,7 @@ mod outcome;
 mod pause_torrents;
 mod reannounce_torrents;
 mod recheck_torrents;
-mod refresher;
+pub(crate) mod refresher;
 mod resume_torrents;
 mod rows;
 mod set_category;

@@ -1,6 +1,8 @@
-//! `grab_release`: searches the same scope again on the same instance and grabs the release
-//! whose reference matches; none matching is refused without grabbing. A write with an
-//! external cost, audited.
+//! `grab_release`: for a library service's reference (`search_releases`), searches the same
+//! scope again on the same instance and grabs the release whose reference matches; none
+//! matching is refused without grabbing. For an indexer's reference (`search_indexers`,
+//! `idx:…`), adds the row to a download instance (`indexers::grab`). A write with an external
+//! cost, audited, spending the grabs allowance either way.
 
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
@@ -22,16 +24,32 @@ pub struct Input {
     /// The same scope search_releases was given (media_source left out for a book).
     #[serde(default)]
     pub media_source: Option<MediaSource>,
-    pub media_id: String,
-    pub media_type: MediaType,
+    /// Required for a search_releases reference; left out for a search_indexers one.
+    #[serde(default)]
+    pub media_id: Option<String>,
+    /// Required for a search_releases reference; left out for a search_indexers one.
+    #[serde(default)]
+    pub media_type: Option<MediaType>,
     #[serde(default)]
     pub season: Option<u32>,
     #[serde(default)]
     pub episode: Option<u32>,
-    /// A release_ref from search_releases.
+    /// A release_ref from search_releases or search_indexers.
+    #[schemars(length(min = 1, max = 200))]
     pub release_ref: String,
-    /// The indexer_id of that row.
-    pub indexer_id: i64,
+    /// The indexer_id of a search_releases row (required for those).
+    #[serde(default)]
+    pub indexer_id: Option<i64>,
+    /// For a search_indexers row: the download instance to add it to (default: the default
+    /// download instance).
+    #[serde(default)]
+    #[schemars(length(max = 100))]
+    pub download_instance_id: Option<String>,
+    /// For a search_indexers row: the download category to file it under, as list_categories
+    /// shows it.
+    #[serde(default)]
+    #[schemars(length(max = 200))]
+    pub category: Option<String>,
 }
 
 impl Tool for GrabRelease {
@@ -39,7 +57,7 @@ impl Tool for GrabRelease {
     const META: Meta = Meta {
         name: "grab_release",
         title: "Grab a release",
-        description: "Grabs one release found by search_releases: give the same instance and scope, the row's release_ref and indexer_id. The scope is searched again and the release must still be there; otherwise nothing is grabbed and the answer says why. The download then shows in get_queue.",
+        description: "Grabs one release. From search_releases: give the same instance and scope, the row's release_ref and indexer_id; the scope is searched again and the release must still be there, otherwise nothing is grabbed and the answer says why; the download then shows in get_queue. From search_indexers: give only the row's release_ref (yours, valid for an hour, grabbed once), download_instance_id and optionally category; torrent rows only; Marquee fetches the .torrent from the indexer and adds it to qBittorrent or Transmission, where find_torrents shows it.",
         effect: Effect::ExternalCost,
         capability: Capability::LibraryWrite,
         hints: governance::Hints {
@@ -47,12 +65,51 @@ impl Tool for GrabRelease {
             open_world: true,
         },
         allowance: Some(domain::AllowanceKind::Grabs),
-        or_capabilities: &[],
-        family: Some(domain::KindFamily::Library),
+        or_capabilities: &[Capability::DownloadsWrite],
+        family: None,
         plan: None,
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+        if input
+            .release_ref
+            .trim()
+            .starts_with(crate::indexers::refs::PREFIX)
+        {
+            if input.media_id.is_some()
+                || input.media_type.is_some()
+                || input.indexer_id.is_some()
+                || input.instance_id.is_some()
+            {
+                return Err(ToolError::invalid(
+                    "a search_indexers release_ref takes only download_instance_id and category beside it; instance_id, media_id, media_type and indexer_id are for search_releases references",
+                ));
+            }
+            return crate::indexers::grab::grab(
+                ctx,
+                input.release_ref.trim(),
+                input.download_instance_id.as_deref(),
+                input.category.as_deref(),
+            )
+            .await;
+        }
+        if input.download_instance_id.is_some() || input.category.is_some() {
+            return Err(ToolError::invalid(
+                "download_instance_id and category are for search_indexers references; a search_releases release is grabbed by its library service",
+            ));
+        }
+        if !ctx.caller.can(Capability::LibraryWrite) {
+            return Err(ToolError::denied(
+                "your grant does not include the capability \"library.write\" that grabbing through a library service needs; ask the owner for a grant that has it",
+            ));
+        }
+        let (Some(media_id), Some(media_type), Some(indexer_id)) =
+            (input.media_id, input.media_type, input.indexer_id)
+        else {
+            return Err(ToolError::invalid(
+                "a search_releases release_ref needs the same media_id and media_type as the search, and the row's indexer_id",
+            ));
+        };
         let wanted = input.release_ref.trim().to_ascii_lowercase();
         if wanted.len() != 32 || !wanted.chars().all(|c| c.is_ascii_hexdigit()) {
             return Err(ToolError::invalid(
@@ -62,8 +119,8 @@ impl Tool for GrabRelease {
         let scope = Scope {
             instance_id: input.instance_id,
             media_source: input.media_source,
-            media_id: input.media_id,
-            media_type: input.media_type,
+            media_id,
+            media_type,
             season: input.season,
             episode: input.episode,
         };
@@ -73,8 +130,7 @@ impl Tool for GrabRelease {
         let matching: Vec<_> = releases
             .iter()
             .filter(|r| {
-                r.indexer_id == input.indexer_id
-                    && client.release_ref(&source.id, &scope, r) == wanted
+                r.indexer_id == indexer_id && client.release_ref(&source.id, &scope, r) == wanted
             })
             .collect();
         // A reference is a keyed hash of instance, scope, indexer and GUID, and a grab posts

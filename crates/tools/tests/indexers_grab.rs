@@ -1,0 +1,346 @@
+//! `grab_release` with `search_indexers` references, end to end on 127.0.0.1: a row found on a
+//! Torznab feed (its .torrent fetched by Marquee from the feed's own host) goes into a real
+//! transmission-daemon, one found on Prowlarr (a magnet) into a real qBittorrent, and both
+//! show in `find_torrents`; a reference replayed after its grab, another person's, a made-up
+//! one, a usenet row and a redirect to a refused address add nothing.
+
+#![allow(clippy::unwrap_used)]
+
+use std::{path::Path, process::Command, sync::Arc};
+
+use domain::{InstanceKind, Role, Secret};
+use serde_json::{Value, json};
+use store::Store;
+use test_support::{
+    indexers::{FakeRelease, ProwlarrFake, TorznabFake, prowlarr::FakeIndexer},
+    peers::Daemon,
+};
+use tools::{App, Called, Caller, InstanceSpec, Instances, Output, Settings};
+
+/// A fresh .torrent of random data: its bytes and info hash.
+fn torrent(dir: &Path, name: &str) -> (Vec<u8>, String) {
+    let data = dir.join(name);
+    let mut bytes = vec![0u8; 40_000];
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")
+        .unwrap()
+        .read_exact(&mut bytes)
+        .unwrap();
+    std::fs::write(&data, bytes).unwrap();
+    let file = dir.join(format!("{name}.torrent"));
+    let out = Command::new("transmission-create")
+        .arg("-o")
+        .arg(&file)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "transmission-create failed");
+    let bytes = std::fs::read(&file).unwrap();
+    let hash = adapters_downloads::info_hash_of_torrent(&bytes)
+        .unwrap()
+        .to_hex();
+    (bytes, hash)
+}
+
+fn spec(id: &str, kind: InstanceKind, url: &str) -> InstanceSpec {
+    InstanceSpec {
+        id: id.into(),
+        kind,
+        url: Some(url.parse().unwrap()),
+        path: None,
+        username: None,
+        password: None,
+        api_key: None,
+        default: false,
+    }
+}
+
+async fn call(app: &App, caller: &Caller, name: &str, args: Value) -> Result<Output, String> {
+    match app.call(caller, name, args.as_object().cloned()).await {
+        Called::Done(Ok(out)) => Ok(out),
+        Called::Done(Err(e)) => Err(e.message),
+        Called::UnknownTool => panic!("unknown tool {name}"),
+    }
+}
+
+fn row_ref(out: &Output, title: &str) -> String {
+    let d = out.data();
+    let row = d["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["title"] == title)
+        .unwrap_or_else(|| panic!("no {title} in {d}"));
+    row["release_ref"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_searcher_only() {
+    let qb = std::thread::spawn(|| Daemon::start("qbittorrent.sh"));
+    let tr = std::thread::spawn(|| Daemon::start("transmission.sh"));
+    let (qb, tr) = (qb.join().unwrap(), tr.join().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let (bytes, feed_hash) = torrent(dir.path(), "matrix-feed.mkv");
+    let mut from_feed =
+        FakeRelease::torrent("The.Matrix.1999.1080p.BluRay.x264-GRP", 40_000, 30, 1);
+    from_feed.info_hash = Some(feed_hash.clone());
+    from_feed.imdb = Some("tt0133093".into());
+    from_feed.torrent = Some(bytes);
+    let mut usenet = FakeRelease::torrent("The.Matrix.1999.720p.WEB-NZB", 40_000, 0, 9);
+    usenet.usenet = true;
+    usenet.info_hash = None;
+    usenet.imdb = Some("tt0133093".into());
+    let feed = TorznabFake::start("Feed", vec![from_feed, usenet]).await;
+    let magnet_hash = "ab".repeat(20);
+    let mut from_prowlarr =
+        FakeRelease::torrent("The.Matrix.1999.2160p.UHD.BluRay.x265-HDR", 60_000, 12, 2);
+    from_prowlarr.info_hash = Some(magnet_hash.clone());
+    from_prowlarr.imdb = Some("tt0133093".into());
+    from_prowlarr.magnet = Some(format!("magnet:?xt=urn:btih:{magnet_hash}&dn=matrix"));
+    let prowlarr =
+        ProwlarrFake::start(vec![FakeIndexer::new(1, "Alpha", vec![from_prowlarr])]).await;
+
+    let mut list = vec![spec("builtin", InstanceKind::Builtin, "http://127.0.0.1:1")];
+    list[0].url = None;
+    let mut f = spec("feed", InstanceKind::Torznab, &feed.url());
+    f.api_key = Some(Secret::new(TorznabFake::API_KEY.to_string()));
+    let mut p = spec("prowlarr", InstanceKind::Prowlarr, prowlarr.url());
+    p.api_key = Some(Secret::new(ProwlarrFake::API_KEY.to_string()));
+    let mut t = spec(
+        "tr",
+        InstanceKind::Transmission,
+        &tr.cred("TRANSMISSION_URL"),
+    );
+    t.username = Some(tr.cred("TRANSMISSION_USER"));
+    t.password = Some(Secret::new(tr.cred("TRANSMISSION_PASS")));
+    t.default = true;
+    let mut q = spec("qb", InstanceKind::Qbittorrent, &qb.cred("QBITTORRENT_URL"));
+    q.username = Some(qb.cred("QBITTORRENT_USER"));
+    q.password = Some(Secret::new(qb.cred("QBITTORRENT_PASS")));
+    list.extend([f, p, t, q]);
+
+    let store = Store::open(dir.path()).await.unwrap();
+    let (_, owner_key) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let other = store.add_person("other", Role::Admin).await.unwrap();
+    let other_key = store
+        .create_key(other.id, "admin", None, None)
+        .await
+        .unwrap();
+    let history = store.clone();
+    let app = tools::app(
+        store,
+        Arc::new(Settings::new(false, None)),
+        Arc::new(Instances::new(list).unwrap()),
+    );
+    let owner = app
+        .authenticate(owner_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let other = app
+        .authenticate(other_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+
+    let search = json!({ "media_source": "builtin", "media_id": "tt0133093" });
+    let found = call(&app, &owner, "search_indexers", search.clone())
+        .await
+        .unwrap();
+    let feed_ref = row_ref(&found, "The.Matrix.1999.1080p.BluRay.x264-GRP");
+    let prowlarr_ref = row_ref(&found, "The.Matrix.1999.2160p.UHD.BluRay.x265-HDR");
+    let usenet_row = found.data()["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["protocol"] == "usenet")
+        .cloned()
+        .unwrap();
+    assert_eq!(usenet_row["grabbable"], false);
+    assert!(usenet_row["release_ref"].is_null());
+
+    // Another person cannot use the owner's reference; nothing reaches the feed's link.
+    let e = call(
+        &app,
+        &other,
+        "grab_release",
+        json!({ "release_ref": feed_ref, "download_instance_id": "tr" }),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        e.starts_with("that release_ref is not one search_indexers gave you"),
+        "{e}"
+    );
+    assert_eq!(feed.downloads(), 0);
+    // A made-up reference, and *arr arguments beside an indexer reference, are refused.
+    let e = call(&app, &owner, "grab_release", json!({ "release_ref": "idx:feed:00000000000000000000000000000000", "download_instance_id": "tr" }))
+        .await
+        .unwrap_err();
+    assert!(
+        e.starts_with("that release_ref is not one search_indexers gave you"),
+        "{e}"
+    );
+    let e = call(
+        &app,
+        &owner,
+        "grab_release",
+        json!({ "release_ref": feed_ref, "download_instance_id": "tr", "media_id": "603" }),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        e.contains("takes only download_instance_id and category"),
+        "{e}"
+    );
+
+    // The feed's .torrent into Transmission.
+    let grabbed = call(
+        &app,
+        &owner,
+        "grab_release",
+        json!({ "release_ref": feed_ref, "download_instance_id": "tr" }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(grabbed.data()["status"], "added", "{}", grabbed.data());
+    assert_eq!(grabbed.data()["info_hash"], feed_hash.as_str());
+    assert_eq!(grabbed.data()["for"], "The Matrix (1999)");
+    assert_eq!(
+        feed.downloads(),
+        1,
+        "Marquee fetched the .torrent from the feed once"
+    );
+    let text = format!("{} {}", grabbed.summary, grabbed.data());
+    assert!(
+        !text.contains(TorznabFake::API_KEY) && !text.contains(TorznabFake::PASSKEY),
+        "{text}"
+    );
+    let listed = call(
+        &app,
+        &owner,
+        "find_torrents",
+        json!({ "instance_id": "tr" }),
+    )
+    .await
+    .unwrap();
+    assert!(
+        listed.data().to_string().contains(&feed_hash),
+        "{}",
+        listed.data()
+    );
+
+    // The download history links the torrent to the title it was searched for.
+    let grabs = history.grabs_of(&feed_hash).await.unwrap();
+    assert_eq!(grabs.len(), 1);
+    assert_eq!(grabs[0].instance_id, "tr");
+    assert_eq!(grabs[0].title.as_deref(), Some("The Matrix (1999)"));
+    assert_eq!(grabs[0].media.as_deref(), Some("builtin tt0133093"));
+    assert_eq!(grabs[0].indexer, "feed");
+    assert_eq!(grabs[0].release, "The.Matrix.1999.1080p.BluRay.x264-GRP");
+
+    // Replayed after the grab: refused, nothing fetched or added again.
+    let e = call(
+        &app,
+        &owner,
+        "grab_release",
+        json!({ "release_ref": feed_ref, "download_instance_id": "qb" }),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        e,
+        "that release_ref was already grabbed; nothing was added again"
+    );
+    assert_eq!(feed.downloads(), 1);
+
+    // Prowlarr's magnet into qBittorrent.
+    let grabbed = call(
+        &app,
+        &owner,
+        "grab_release",
+        json!({ "release_ref": prowlarr_ref, "download_instance_id": "qb" }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        grabbed.data()["info_hash"],
+        magnet_hash.as_str(),
+        "{}",
+        grabbed.data()
+    );
+    let listed = call(
+        &app,
+        &owner,
+        "find_torrents",
+        json!({ "instance_id": "qb" }),
+    )
+    .await
+    .unwrap();
+    assert!(
+        listed.data().to_string().contains(&magnet_hash),
+        "{}",
+        listed.data()
+    );
+    let listed = call(
+        &app,
+        &owner,
+        "find_torrents",
+        json!({ "instance_id": "tr" }),
+    )
+    .await
+    .unwrap();
+    assert!(
+        !listed.data().to_string().contains(&magnet_hash),
+        "nothing else went to Transmission"
+    );
+
+    // A feed whose download link redirects to an address on this machine: refused by the
+    // outbound rule, nothing added, and the reference is still good.
+    let again = call(&app, &owner, "search_indexers", search).await.unwrap();
+    let fresh = row_ref(&again, "The.Matrix.1999.1080p.BluRay.x264-GRP");
+    feed.redirect_downloads("http://127.0.0.1:9/elsewhere.torrent");
+    let e = call(
+        &app,
+        &owner,
+        "grab_release",
+        json!({ "release_ref": fresh, "download_instance_id": "qb" }),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        e,
+        format!("{}; nothing was added", httpx::outbound::REFUSAL)
+    );
+    feed.redirect_downloads("ftp://127.0.0.1/x.torrent");
+    let e = call(
+        &app,
+        &owner,
+        "grab_release",
+        json!({ "release_ref": fresh, "download_instance_id": "qb" }),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        e.contains("neither http(s) nor a magnet link; nothing was added"),
+        "{e}"
+    );
+    let listed = call(
+        &app,
+        &owner,
+        "find_torrents",
+        json!({ "instance_id": "qb" }),
+    )
+    .await
+    .unwrap();
+    assert!(
+        !listed.data().to_string().contains(&feed_hash),
+        "{}",
+        listed.data()
+    );
+    assert_eq!(
+        history.recent_grabs(10).await.unwrap().len(),
+        2,
+        "refused grabs are not recorded"
+    );
+}
