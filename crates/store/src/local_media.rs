@@ -99,37 +99,41 @@ impl Store {
         }
         let now = now_ms();
         let mut tx = self.pool().begin().await?;
-        for f in files {
-            sqlx::query(
+        // Many rows a statement: 64 rows of 16 values stay well below SQLite's bound limit.
+        for chunk in files.chunks(64) {
+            let mut b: QueryBuilder<Sqlite> = QueryBuilder::new(
                 "INSERT INTO local_media (instance_id, path, size, mtime_ns, file_kind, media_type, \
                  title, title_key, year, season, episode, media_source, media_id, confidence, facts, \
-                 scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
-                 ON CONFLICT (instance_id, path) DO UPDATE SET size = excluded.size, \
+                 scanned_at) ",
+            );
+            b.push_values(chunk, |mut row, f| {
+                row.push_bind(&f.instance_id)
+                    .push_bind(&f.path)
+                    .push_bind(f.size)
+                    .push_bind(f.mtime_ns)
+                    .push_bind(&f.file_kind)
+                    .push_bind(&f.media_type)
+                    .push_bind(&f.title)
+                    .push_bind(&f.title_key)
+                    .push_bind(f.year)
+                    .push_bind(f.season)
+                    .push_bind(f.episode)
+                    .push_bind(&f.media_source)
+                    .push_bind(&f.media_id)
+                    .push_bind(f.confidence)
+                    .push_bind(&f.facts)
+                    .push_bind(now);
+            });
+            b.push(
+                " ON CONFLICT (instance_id, path) DO UPDATE SET size = excluded.size, \
                  mtime_ns = excluded.mtime_ns, file_kind = excluded.file_kind, \
                  media_type = excluded.media_type, title = excluded.title, \
                  title_key = excluded.title_key, year = excluded.year, season = excluded.season, \
                  episode = excluded.episode, media_source = excluded.media_source, \
                  media_id = excluded.media_id, confidence = excluded.confidence, \
                  facts = excluded.facts, scanned_at = excluded.scanned_at",
-            )
-            .bind(&f.instance_id)
-            .bind(&f.path)
-            .bind(f.size)
-            .bind(f.mtime_ns)
-            .bind(&f.file_kind)
-            .bind(&f.media_type)
-            .bind(&f.title)
-            .bind(&f.title_key)
-            .bind(f.year)
-            .bind(f.season)
-            .bind(f.episode)
-            .bind(&f.media_source)
-            .bind(&f.media_id)
-            .bind(f.confidence)
-            .bind(&f.facts)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+            );
+            b.build().execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(())

@@ -105,6 +105,10 @@ async fn scan(dir: &Path, data: &Path) {
         .await
         .unwrap()
         .unwrap();
+    // The builtin catalogue loads at start in a server (the job discover.builtin): load it
+    // before timing, as a name's identity is matched against it.
+    let warm = json!({"name": "Heat (1995)"}).as_object().cloned();
+    let _ = app.call(&owner, "recognize_media", warm).await;
     let args = json!({"instance_id": "bench"}).as_object().cloned();
     let mut runs = Vec::new();
     for pass in ["cold", "warm"] {

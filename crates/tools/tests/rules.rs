@@ -8,6 +8,7 @@ use policy::{Outward, PlannedFor, cost_of};
 const OUTWARD: &[(&str, Outward)] = &[
     ("search_releases", Outward::IndexerSearch),
     ("trigger_search", Outward::IndexerSearch),
+    ("search_indexers", Outward::IndexerSearch),
     ("grab_release", Outward::Grab),
 ];
 

@@ -208,7 +208,9 @@ impl LocalIndex {
         let stop = Arc::new(AtomicBool::new(false));
         let _guard = StopOnDrop(stop.clone());
         progress(0, None, &format!("walking the folder \"{id}\""));
-        let (entries, summary) = {
+        // The walk (on a blocking thread that stops when this future is dropped) and the
+        // index as last written, read side by side.
+        let walk = {
             let root = root.clone();
             let stop = stop.clone();
             blocking(move || {
@@ -222,16 +224,12 @@ impl LocalIndex {
                 })?;
                 Ok::<_, FolderError>((out, summary))
             })
-            .await?
-            .map_err(|e| folder_error(id, e))?
         };
+        let (walked, indexed) = tokio::join!(walk, store.local_media_index(id));
+        let (entries, summary) = walked?.map_err(|e| folder_error(id, e))?;
         report.skipped = summary.skipped;
         report.unreadable_folders = summary.unreadable.clone();
-
-        // What changed since the index was last written.
-        let mut known: HashMap<String, (i64, i64)> = store
-            .local_media_index(id)
-            .await?
+        let mut known: HashMap<String, (i64, i64)> = indexed?
             .into_iter()
             .map(|f| (f.path, (f.size, f.mtime_ns)))
             .collect();
