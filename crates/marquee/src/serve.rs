@@ -99,9 +99,9 @@ pub async fn serve(
     // Refused before listening: a build without the fixtures never starts as if it had them.
     c.mcp.fixtures()?;
     let limits = c.listen_limits()?;
-    let listener = tokio::net::TcpListener::bind(&c.listen)
     // Held while serving: `marquee restore` refuses to replace the database under it.
     let _data_lock = crate::backup::hold_shared(data_dir)?;
+    let listener = tokio::net::TcpListener::bind(&c.listen)
         .await
         .with_context(|| format!("cannot listen on {}", c.listen))?;
     let local = listener.local_addr()?;
@@ -268,8 +268,8 @@ fn key_from_env() -> anyhow::Result<String> {
 
 pub async fn stdio(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
     let key = key_from_env()?;
-    let host = open_host(&loaded, data_dir, Arc::new(Metrics::default())).await?;
     let _data_lock = crate::backup::hold_shared(data_dir)?;
+    let host = open_host(&loaded, data_dir, Arc::new(Metrics::default())).await?;
     if host.app.authenticate(&key).await?.is_none() {
         bail!("the key in MARQUEE_KEY is not valid (unknown, revoked or expired)");
     }
