@@ -1,6 +1,7 @@
 //! Stamps the build for `marquee --version`: the commit (from git, when the source is a
 //! checkout; else "unknown"), the build date (`SOURCE_DATE_EPOCH` when set, for reproducible
-//! builds; else today, UTC) and the features compiled in.
+//! builds; else today, UTC) and the features compiled in. The variables are not named
+//! `MARQUEE_…`: cargo sets them for the tests it runs too, where the config would read them.
 
 use std::process::Command;
 
@@ -32,9 +33,9 @@ fn main() {
     } else {
         features.join(",")
     };
-    println!("cargo:rustc-env=MARQUEE_COMMIT={commit}");
-    println!("cargo:rustc-env=MARQUEE_BUILD_DATE={}", civil_date(seconds));
-    println!("cargo:rustc-env=MARQUEE_FEATURES={features}");
+    println!("cargo:rustc-env=BUILD_COMMIT={commit}");
+    println!("cargo:rustc-env=BUILD_DATE={}", civil_date(seconds));
+    println!("cargo:rustc-env=BUILD_FEATURES={features}");
     // A new commit or a checkout moves HEAD or the branch it names.
     for path in git_files() {
         println!("cargo:rerun-if-changed={path}");

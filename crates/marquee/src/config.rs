@@ -323,6 +323,73 @@ pub fn load(explicit: Option<&Path>) -> anyhow::Result<Loaded> {
     })
 }
 
+/// Settings a running server applies when the file changes; every other difference waits for a
+/// restart.
+const LIVE: &[&str] = &[
+    "mcp.allow_destructive",
+    "downloads.torrent_folders",
+    "limits.calls_per_minute",
+    "outbound.allowed_hosts",
+];
+
+/// What `reloaded` changes against the `running` configuration that only a restart applies:
+/// setting paths and instance ids, never values (a value may be a secret).
+pub fn restart_needed(running: &Config, reloaded: &Config) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(old)), Ok(serde_json::Value::Object(new))) = (
+        serde_json::to_value(running),
+        serde_json::to_value(reloaded),
+    ) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (key, was) in &old {
+        let now = new.get(key).unwrap_or(&serde_json::Value::Null);
+        if key == "instances" {
+            out.extend(instances_changed(was, now));
+            continue;
+        }
+        match (was, now) {
+            (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+                for (field, v) in a {
+                    let path = format!("{key}.{field}");
+                    if b.get(field) != Some(v) && !LIVE.contains(&path.as_str()) {
+                        out.push(path);
+                    }
+                }
+            }
+            _ if was != now && !LIVE.contains(&key.as_str()) => out.push(key.clone()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `[[instances]]` added, removed or changed, by id.
+fn instances_changed(was: &serde_json::Value, now: &serde_json::Value) -> Vec<String> {
+    let by_id = |v: &serde_json::Value| -> BTreeMap<String, serde_json::Value> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| Some((i.get("id")?.as_str()?.to_owned(), i.clone())))
+            .collect()
+    };
+    let (old, new) = (by_id(was), by_id(now));
+    let mut out = Vec::new();
+    for (id, v) in &new {
+        match old.get(id) {
+            None => out.push(format!("instance {id} (added)")),
+            Some(o) if o != v => out.push(format!("instance {id} (changed)")),
+            Some(_) => {}
+        }
+    }
+    out.extend(
+        old.keys()
+            .filter(|id| !new.contains_key(*id))
+            .map(|id| format!("instance {id} (removed)")),
+    );
+    out
+}
+
 /// Variables the CLI reads itself, not config keys.
 fn is_cli_only(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -489,6 +556,47 @@ mod tests {
         );
         assert_eq!(loaded.config.instances[0].kind, "qbittorrent");
         assert!(load(Some(&dir.path().join("missing.toml"))).is_err());
+    }
+
+    #[test]
+    fn a_reload_names_what_waits_for_a_restart_and_not_what_applies_live() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("marquee.toml");
+        let write = |text: &str| {
+            std::fs::write(&file, text).unwrap();
+            load(Some(&file)).unwrap().config
+        };
+        let base = "[[instances]]\nid = \"q\"\nkind = \"qbittorrent\"\nurl = \"http://127.0.0.1:1\"\npassword = \"one\"\n";
+        let running = write(base);
+        let live = write(&format!(
+            "[mcp]\nallow_destructive = true\n[limits]\ncalls_per_minute = 5\n{base}"
+        ));
+        assert!(
+            restart_needed(&running, &live).is_empty(),
+            "live settings apply at once"
+        );
+        let added = write(&format!(
+            "listen = \"127.0.0.1:9\"\n{base}[[instances]]\nid = \"r\"\nkind = \"radarr\"\nurl = \"http://127.0.0.1:2\"\napi_key = \"secret-key\"\n"
+        ));
+        let pending = restart_needed(&running, &added);
+        assert_eq!(
+            pending,
+            vec!["instance r (added)".to_string(), "listen".to_string()]
+        );
+        let changed = write(&base.replace("127.0.0.1:1", "127.0.0.1:3"));
+        assert_eq!(
+            restart_needed(&running, &changed),
+            vec!["instance q (changed)".to_string()]
+        );
+        let removed = write("");
+        assert_eq!(
+            restart_needed(&running, &removed),
+            vec!["instance q (removed)".to_string()]
+        );
+        assert!(
+            !pending.iter().any(|p| p.contains("secret-key")),
+            "names only, never values"
+        );
     }
 
     #[test]

@@ -22,11 +22,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (commit ",
-    env!("MARQUEE_COMMIT"),
+    env!("BUILD_COMMIT"),
     ", built ",
-    env!("MARQUEE_BUILD_DATE"),
+    env!("BUILD_DATE"),
     ", features: ",
-    env!("MARQUEE_FEATURES"),
+    env!("BUILD_FEATURES"),
     ")"
 );
 

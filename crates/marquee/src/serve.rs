@@ -212,6 +212,7 @@ async fn shutdown() {
 /// The watch ends with `shutdown`.
 fn watch_config(
     settings: Arc<Settings>,
+    running: config::Config,
     config_flag: Option<PathBuf>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
@@ -221,6 +222,7 @@ fn watch_config(
     let watch = async move {
         let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
         let mut last: Option<SystemTime> = modified(&file);
+        let mut told: Vec<String> = Vec::new();
         loop {
             tokio::time::sleep(Duration::from_secs(1)).await;
             let now = modified(&file);
@@ -235,12 +237,26 @@ fn watch_config(
                         tracing::info!(allow_destructive = on, "config changed");
                     }
                     settings.set_allow_destructive(on);
-                    settings.set_torrent_folders(reloaded.config.downloads.torrent_folders);
+                    settings.set_torrent_folders(reloaded.config.downloads.torrent_folders.clone());
                     settings
                         .call_rate
                         .set_per_minute(reloaded.config.limits.calls_per_minute);
-                    settings.set_outbound_hosts(reloaded.config.outbound.allowed_hosts);
-                    settings.set_warnings(reloaded.warnings);
+                    settings.set_outbound_hosts(reloaded.config.outbound.allowed_hosts.clone());
+                    let mut warnings = reloaded.warnings;
+                    let pending = config::restart_needed(&running, &reloaded.config);
+                    if !pending.is_empty() {
+                        let line = format!(
+                            "{} changed in {}: restart Marquee to apply it (the running server goes on with what it started with)",
+                            pending.join(", "),
+                            file.display()
+                        );
+                        if pending != told {
+                            tracing::warn!("{line}");
+                        }
+                        warnings.push(line);
+                    }
+                    told = pending;
+                    settings.set_warnings(warnings);
                 }
                 Err(e) => {
                     // Fail closed: a config that cannot be read switches destructive tools off.
