@@ -155,7 +155,12 @@ pub async fn serve(
             key.secret.expose()
         );
     }
-    watch_config(host.app.settings().clone(), config_flag, shutdown());
+    watch_config(
+        host.app.settings().clone(),
+        loaded.config.clone(),
+        config_flag,
+        shutdown(),
+    );
     let app = host.clone();
     web.set_ready(host);
     tracing::info!(address = %local, "ready: MCP at http://{local}/mcp");
