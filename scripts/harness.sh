@@ -2,7 +2,10 @@
 # The reliability harness in one command (crates/harness; figures in RELIABILITY.md):
 #   - fuzz targets: the HTTP edge (in process and on a socket), JSON-RPC, every tool's input,
 #     bencode, magnet and tracker URLs, the torrent clients', *arr and TMDB answers;
-#   - faults between Marquee and its backends (test-support's FaultProxy), canary secrets.
+#   - faults between Marquee and its backends (test-support's FaultProxy), canary secrets;
+#   - the real binary (tests/served): SIGKILL crash loops of request_media, apply_change and
+#     grab_release (HARNESS_CRASH_ROUNDS rounds each: 5 in the short run, 50 with --long), and
+#     the data folder on a full file system (a small tmpfs; needs root to mount).
 #
 #   scripts/harness.sh          short run, as CI runs it: a few thousand inputs per fuzz target
 #                               (debug build), then the fault and canary tests
@@ -24,6 +27,7 @@ PROFILE=()
 if [ "${1:-}" = "--long" ]; then
   export HARNESS_CASES=${HARNESS_CASES:-1000000}
   PROFILE=(--release)
+  export HARNESS_CRASH_ROUNDS=${HARNESS_CRASH_ROUNDS:-50}
   echo "harness: long run, $HARNESS_CASES inputs per fuzz target, release build"
 elif [ -n "${1:-}" ]; then
   echo "usage: scripts/harness.sh [--long]" >&2; exit 2
@@ -52,6 +56,14 @@ step() {
 step fuzz --test fuzz -- --nocapture --test-threads=1
 grep -oE 'harness: [a-z-]+ [0-9]+ inputs.*' "$dir/fuzz"
 step faults --test faults
+# The served tests start this build's `marquee` binary (target/<profile>/marquee): build it
+# first, with the same selection and features, so it is the code under test.
+if ! cargo build "${PROFILE[@]}" "${CARGO_ARGS[@]}" --bin marquee >"$dir/build-marquee" 2>&1; then
+  failed_steps=$((failed_steps + 1))
+  echo "harness: the marquee binary did not build:"; tail -n 30 "$dir/build-marquee"
+fi
+step served --test served -- --nocapture
+grep -oE 'harness: (crash-[a-z-]+ [0-9]+ rounds,|crash-[a-z-]+ failed in round|full-disk).*' "$dir/served"
 
 passed=$(cat "$dir"/* | awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="passed;") s+=$(i-1)} END {print s+0}')
 failed=$(cat "$dir"/* | awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="failed;") s+=$(i-1)} END {print s+0}')

@@ -234,6 +234,12 @@ impl ToolError {
 impl From<store::Error> for ToolError {
     fn from(e: store::Error) -> ToolError {
         tracing::error!(error = %e, "store failure inside a tool");
+        if e.is_disk_full() {
+            return ToolError::new(
+                ErrorCode::StoreUnavailable,
+                "marquee's data folder is full: its database refuses writes until space is freed there; reads still answer",
+            );
+        }
         ToolError::new(
             ErrorCode::StoreUnavailable,
             "marquee's own database could not be read; run diagnose or check the server log",

@@ -23,6 +23,25 @@ pub enum Error {
     Migrate(#[source] sqlx::migrate::MigrateError),
 }
 
+impl Error {
+    /// True when SQLite refused the work because the file system holding the data folder is
+    /// full (`SQLITE_FULL`): writes fail until space returns; reads keep working.
+    pub fn is_disk_full(&self) -> bool {
+        /// SQLite's primary result code for a full disk.
+        const SQLITE_FULL: i64 = 13;
+        match self {
+            Error::Database(sqlx::Error::Database(db)) => db
+                .code()
+                .and_then(|c| c.parse::<i64>().ok())
+                .is_some_and(|c| c & 0xff == SQLITE_FULL),
+            Error::Reader(rusqlite::Error::SqliteFailure(e, _)) => {
+                e.code == rusqlite::ErrorCode::DiskFull
+            }
+            _ => false,
+        }
+    }
+}
+
 impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Error {
         Error::Database(e)
