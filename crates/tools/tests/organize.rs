@@ -435,3 +435,45 @@ async fn bad_input_is_refused_before_anything_is_planned() {
     refused(&f.app, &f.owner, "plan_organize", organise(&[HEAT, "nope"])).await;
     assert!(f.store.changes_page(None, 10).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_hard_link_across_file_systems_is_refused_at_planning_and_a_copy_is_offered() {
+    let f = fixture().await;
+    // A second library on another file system (Linux's /dev/shm is tmpfs).
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let list = vec![
+        spec("downloads", InstanceKind::Folder, Some(&f.downloads)),
+        spec("elsewhere", InstanceKind::Folder, Some(shm.path())),
+    ];
+    let app = tools::app(
+        f.store.clone(),
+        Arc::new(Settings::new(false, None)),
+        Arc::new(Instances::new(list).unwrap()),
+    );
+    let mut args = organise(&[HEAT]);
+    args["target_instance_id"] = json!("elsewhere");
+    let e = refused(&app, &f.owner, "plan_organize", args.clone()).await;
+    assert!(
+        e.message.contains("different file systems") && e.message.contains("mode copy"),
+        "{}",
+        e.message
+    );
+    args["mode"] = json!("copy");
+    let planned = ok(&app, &f.owner, "plan_organize", args).await;
+    let op = ok(
+        &app,
+        &f.owner,
+        "apply_change",
+        json!({"change_id": planned["change_id"], "idempotency_key": "organise-copy-1"}),
+    )
+    .await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    assert_eq!(
+        std::fs::read(shm.path().join("Heat (1995)/Heat (1995) - 1080p.mkv")).unwrap(),
+        b"heat video"
+    );
+    assert!(
+        f.downloads.join(format!("{HEAT}/{HEAT}.mkv")).exists(),
+        "a copy leaves the source"
+    );
+}

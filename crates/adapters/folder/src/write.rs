@@ -449,6 +449,35 @@ mod tests {
         assert!(t.path().join("b").exists());
     }
 
+    /// A root on another file system than the temporary folder: Linux's `/dev/shm` (tmpfs).
+    fn other_file_system() -> (tempfile::TempDir, Root) {
+        let t = tempfile::tempdir_in("/dev/shm").unwrap();
+        let r = Root::open(t.path()).unwrap();
+        (t, r)
+    }
+
+    #[test]
+    fn a_hard_link_across_file_systems_is_refused_and_a_move_copies() {
+        let (t, a, _b) = roots();
+        let (shm, other) = other_file_system();
+        let (here, there) = (
+            std::fs::metadata(t.path()).unwrap(),
+            std::fs::metadata(shm.path()).unwrap(),
+        );
+        use std::os::unix::fs::MetadataExt as _;
+        assert_ne!(here.dev(), there.dev(), "/dev/shm is another file system");
+        let e = hard_link(&a, "in/x.mkv", &other, "x.mkv").unwrap_err();
+        assert!(matches!(e, WriteError::CrossDevice { .. }), "{e:?}");
+        assert!(e.to_string().contains("use mode copy"), "{e}");
+        assert!(!shm.path().join("x.mkv").exists());
+        assert_eq!(
+            move_file(&a, "in/x.mkv", &other, "m/x.mkv").unwrap(),
+            Moved::Copied
+        );
+        assert!(!t.path().join("a/in/x.mkv").exists());
+        assert_eq!(std::fs::read(shm.path().join("m/x.mkv")).unwrap(), b"movie");
+    }
+
     #[test]
     fn paths_outside_the_root_are_refused_as_missing() {
         let (t, a, b) = roots();

@@ -6,7 +6,7 @@
 
 use std::{collections::BTreeMap, sync::Arc};
 
-use adapters_folder::{Root, WalkEntry, write};
+use adapters_folder::{Root, WalkEntry, cap_std::fs::MetadataExt as _, write};
 use domain::{Capability, KindFamily};
 use policy::Effect;
 use schemars::JsonSchema;
@@ -236,7 +236,9 @@ async fn propose(ctx: &Ctx, input: Input) -> Result<(Proposal, Vec<Skipped>), To
     let (src, dst) = (source.root.clone(), target.root.clone());
     let same = source.id == target.id;
     let paths = input.paths.clone();
-    let worked = blocking(move || work_out(&src, &dst, same, &paths, template.as_ref())).await?;
+    let mode = input.mode;
+    let worked =
+        blocking(move || work_out(&src, &dst, same, mode, &paths, template.as_ref())).await?;
     let (files, skipped) = worked.map_err(|e| e.into_error(&source.id, &target.id))?;
     if files.is_empty() {
         return Err(ToolError::invalid(format!(
@@ -291,6 +293,8 @@ enum Refusal {
     /// Destinations that exist, or that two files would share.
     Conflicts(Vec<String>),
     TooMany(usize),
+    /// Hard links asked between two file systems: how many files.
+    CrossDevice(usize),
     Io(String),
 }
 
@@ -322,6 +326,10 @@ impl Refusal {
                     list(&why)
                 ),
             ),
+            Refusal::CrossDevice(n) => ToolError::invalid(format!(
+                "{n} file{} cannot be hard-linked: folder instances {source} and {target} are on different file systems, and a hard link cannot cross file systems; plan it with mode copy (or move) instead; nothing was planned",
+                if n == 1 { "" } else { "s" }
+            )),
             Refusal::TooMany(n) => ToolError::invalid(format!(
                 "the paths hold {n} files to organise, more than {MAX_FILES} in one plan; name fewer folders"
             )),
@@ -335,6 +343,7 @@ fn work_out(
     src: &Root,
     dst: &Root,
     same_root: bool,
+    mode: Mode,
     paths: &[String],
     template: Option<&Template>,
 ) -> Result<(Vec<PlannedFile>, Vec<Skipped>), Refusal> {
@@ -452,6 +461,23 @@ fn work_out(
             }
             !stays
         });
+    }
+    if mode == Mode::Hardlink {
+        let target = dst
+            .dir()
+            .dir_metadata()
+            .map_err(|e| Refusal::Io(format!("the target folder cannot be read: {e}")))?
+            .dev();
+        let mut across = 0;
+        for f in &files {
+            let id = write::identity(src, &f.source).map_err(|e| Refusal::Io(e.to_string()))?;
+            if id.is_some_and(|i| i.dev != target) {
+                across += 1;
+            }
+        }
+        if across > 0 {
+            return Err(Refusal::CrossDevice(across));
+        }
     }
     if files.len() > MAX_FILES {
         return Err(Refusal::TooMany(files.len()));
