@@ -74,6 +74,14 @@ pub enum Capability {
     #[serde(rename = "indexers.search")]
     #[strum(serialize = "indexers.search")]
     IndexersSearch,
+    /// Searches subtitles and lists the files that lack them.
+    #[serde(rename = "subtitles.read")]
+    #[strum(serialize = "subtitles.read")]
+    SubtitlesRead,
+    /// Downloads subtitles beside the household's videos (or asks Bazarr to).
+    #[serde(rename = "subtitles.write")]
+    #[strum(serialize = "subtitles.write")]
+    SubtitlesWrite,
 }
 
 impl Capability {
@@ -128,7 +136,7 @@ impl Preset {
     pub fn capabilities(self) -> &'static [Capability] {
         use Capability::*;
         match self {
-            Preset::Reader => &[Discover, LibraryRead, DownloadsRead, FilesRead],
+            Preset::Reader => &[Discover, LibraryRead, DownloadsRead, FilesRead, SubtitlesRead],
             Preset::Requester => &[Discover, Request, FilesRead],
             Preset::Operator => &[
                 Discover,
@@ -141,6 +149,8 @@ impl Preset {
                 FilesWrite,
                 SettingsRead,
                 IndexersSearch,
+                SubtitlesRead,
+                SubtitlesWrite,
             ],
             Preset::Admin => &[
                 Discover,
@@ -159,6 +169,8 @@ impl Preset {
                 Federated,
                 AuditRead,
                 IndexersSearch,
+                SubtitlesRead,
+                SubtitlesWrite,
             ],
         }
     }

@@ -60,6 +60,8 @@ pub enum InstanceKind {
     Mcp,
     Prowlarr,
     Torznab,
+    Opensubtitles,
+    Bazarr,
 }
 
 /// The families of DESIGN.md section 3: what an instance is for.
@@ -72,6 +74,8 @@ pub enum KindFamily {
     Files,
     Federated,
     Indexers,
+    /// Subtitle services (OpenSubtitles, Bazarr).
+    Subtitles,
 }
 
 impl InstanceKind {
@@ -97,6 +101,7 @@ impl InstanceKind {
             InstanceKind::Folder => KindFamily::Files,
             InstanceKind::Mcp => KindFamily::Federated,
             InstanceKind::Prowlarr | InstanceKind::Torznab => KindFamily::Indexers,
+            InstanceKind::Opensubtitles | InstanceKind::Bazarr => KindFamily::Subtitles,
         }
     }
 }

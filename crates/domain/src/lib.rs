@@ -50,7 +50,8 @@ mod tests {
             names(&Capability::ALL),
             "discover, request, requests.manage, library.read, library.write, downloads.read, \
              downloads.write, files.read, files.write, settings.read, settings.write, destructive, \
-             destructive.direct, automation, federated, audit.read, indexers.search"
+             destructive.direct, automation, federated, audit.read, indexers.search, subtitles.read, \
+             subtitles.write"
         );
         assert_eq!(
             names(&AllowanceKind::ALL),
@@ -59,7 +60,7 @@ mod tests {
         assert_eq!(
             names(&InstanceKind::ALL),
             "builtin, tmdb, musicbrainz, radarr, sonarr, lidarr, readarr, qbittorrent, \
-             transmission, folder, mcp, prowlarr, torznab"
+             transmission, folder, mcp, prowlarr, torznab, opensubtitles, bazarr"
         );
         assert_eq!(
             names(&MediaSource::ALL),
@@ -89,10 +90,10 @@ mod tests {
                 "unknown capability \"Discover\"; valid capabilities: discover, request, \
                  requests.manage, library.read, library.write, downloads.read, downloads.write, \
                  files.read, files.write, settings.read, settings.write, destructive, destructive.direct, automation, \
-                 federated, audit.read, indexers.search",
+                 federated, audit.read, indexers.search, subtitles.read, subtitles.write",
                 "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive, federated_writes",
                 "unknown instance kind \"plex\"; valid kinds: builtin, tmdb, musicbrainz, radarr, \
-                 sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp, prowlarr, torznab",
+                 sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp, prowlarr, torznab, opensubtitles, bazarr",
                 "unknown media_source \"trakt\"; valid sources: builtin, tmdb, imdb, tvdb, \
                  musicbrainz, goodreads",
                 "unknown media_type \"film\"; valid types: movie, tv, music, book",

@@ -37,6 +37,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("adapters-catalogue", ADAPTER),
     ("adapters-library", ADAPTER),
     ("adapters-indexers", ADAPTER),
+    ("adapters-subtitles", ADAPTER),
     // Files beneath a folder instance's root: no HTTP at all, only the vocabulary if ever.
     ("adapters-folder", &["domain"]),
     // The governance core names no family: a family plugs into it, never the reverse.
@@ -59,6 +60,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "adapters-indexers",
             "recognize",
             "adapters-folder",
+            "adapters-subtitles",
         ],
     ),
     (

@@ -14,6 +14,7 @@ pub mod indexers;
 mod musicbrainz;
 pub mod peers;
 mod server;
+pub mod subtitles;
 mod tmdb;
 
 pub use arr::{ArrKind, FakeArr};

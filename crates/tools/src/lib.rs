@@ -14,6 +14,7 @@ pub mod library;
 pub mod prompts;
 mod registry;
 pub mod requests;
+pub mod subtitles;
 mod server;
 pub mod views;
 

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use governance::Family;
 
-use crate::{changes, discover, downloads, files, indexers, library, requests, server};
+use crate::{
+    changes, discover, downloads, files, indexers, library, requests, server, subtitles,
+};
 
 /// Every family of this build, in the order their jobs and checks run.
 pub fn families() -> Vec<Arc<dyn Family>> {
@@ -17,6 +19,7 @@ pub fn families() -> Vec<Arc<dyn Family>> {
         Arc::new(library::LibraryFamily),
         Arc::new(files::FilesFamily),
         Arc::new(indexers::IndexersFamily),
+        Arc::new(subtitles::SubtitlesFamily),
         Arc::new(changes::ChangesFamily),
     ]
 }
