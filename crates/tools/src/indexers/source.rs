@@ -144,7 +144,7 @@ pub(crate) fn sentence(what: &str, e: &Error) -> (ErrorCode, String) {
             ErrorCode::BackendUnreachable,
             format!(
                 "{what} cannot be reached: {}",
-                httpx::redact(&e.to_string())
+                adapters_indexers::clean_text(&e.to_string())
             ),
         ),
         Error::Http(httpx::Error::Decode { detail }) => (
@@ -153,7 +153,10 @@ pub(crate) fn sentence(what: &str, e: &Error) -> (ErrorCode, String) {
         ),
         Error::Http(other) => (
             ErrorCode::BackendError,
-            format!("{what}: {}", httpx::redact(&other.to_string())),
+            format!(
+                "{what}: {}",
+                adapters_indexers::clean_text(&other.to_string())
+            ),
         ),
         Error::Feed { .. } => (ErrorCode::BackendError, format!("{what}: {e}")),
         Error::Config(why) => (ErrorCode::BackendMisconfigured, format!("{what}: {why}")),
