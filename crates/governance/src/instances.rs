@@ -108,6 +108,12 @@ impl Instances {
         self.timeouts.get(id).copied().unwrap_or(DEFAULT_TIMEOUT)
     }
 
+    /// The instance's own `timeout_seconds`, when the config sets one: a family whose default
+    /// differs from [`DEFAULT_TIMEOUT`] keeps its own default otherwise.
+    pub fn own_timeout(&self, id: &str) -> Option<std::time::Duration> {
+        self.timeouts.get(id).copied()
+    }
+
     pub fn all(&self) -> &[InstanceSpec] {
         &self.list
     }

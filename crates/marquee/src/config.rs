@@ -253,8 +253,9 @@ pub struct InstanceConfig {
     pub api_key: Option<Secret>,
     pub api_key_file: Option<PathBuf>,
     pub default: bool,
-    /// How long one request to this instance may take, in seconds (1 to 300; default 15): a
-    /// hung backend holds a call no longer, and merged reads answer without it.
+    /// How long one request to this instance may take, in seconds (1 to 300; default 15, 10
+    /// for torrent clients), for every kind that calls a service (*arr, catalogues, torrent
+    /// clients): a hung backend holds a call no longer, and merged reads answer without it.
     pub timeout_seconds: Option<u64>,
 }
 
@@ -465,8 +466,6 @@ fn secret(
 }
 
 impl Config {
-    /// The instances in force: the declared ones plus the embedded defaults (the `builtin`
-    /// catalogue unless switched off, and a `folder` library in the data folder).
     /// Each instance's own `timeout_seconds`, where set; refused outside 1 to 300.
     pub fn instance_timeouts(&self) -> anyhow::Result<Vec<(String, std::time::Duration)>> {
         let mut out = Vec::new();
@@ -476,7 +475,7 @@ impl Config {
             };
             if !(1..=300).contains(&secs) {
                 anyhow::bail!(
-                    "instance \"{}\": timeout_seconds = {secs} is outside 1 to 300",
+                    "instance \"{}\": timeout_seconds = {secs} is outside 1 to 300; set the seconds one request to it may take, or leave it out for the default",
                     i.id
                 );
             }
@@ -485,6 +484,8 @@ impl Config {
         Ok(out)
     }
 
+    /// The instances in force: the declared ones plus the embedded defaults (the `builtin`
+    /// catalogue unless switched off, and a `folder` library in the data folder).
     pub fn instances(&self, data_dir: &Path) -> anyhow::Result<Vec<InstanceSpec>> {
         self.instance_timeouts()?;
         let mut out = Vec::new();

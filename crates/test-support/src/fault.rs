@@ -5,9 +5,11 @@
 //!
 //! Every request gets a connection of its own (the proxy asks the backend to close after each
 //! answer), so the fault is chosen per request: for all of them, or only for one method's
-//! (`set_for("POST", ...)`: the writes fail while the reads before them pass). It records each
-//! request line it saw, forwarded or not, so a test can assert how often Marquee tried: retries
-//! only where a call is idempotent.
+//! (`set_for("POST", ...)`: the writes fail while the reads before them pass), or only for
+//! requests that carry a word (`set_when("torrent-add", ...)`: a JSON-RPC method, where reads
+//! and writes share one `POST`). It reads each request whole (its `Content-Length` body) and
+//! records it, forwarded or not, so a test can assert how often Marquee tried: retries only
+//! where a call is idempotent.
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
@@ -49,14 +51,23 @@ pub enum Fault {
 struct Rule {
     /// Only requests of this method; every request when `None`.
     method: Option<&'static str>,
+    /// Only requests whose line or body holds this text; every request when `None`.
+    word: Option<String>,
     fault: Fault,
+}
+
+/// One request as the proxy read it: its line, and its head and body as text.
+#[derive(Clone, Debug)]
+struct Seen {
+    line: String,
+    text: String,
 }
 
 /// A running proxy; it stops (and lets go of every connection it holds) when dropped.
 pub struct FaultProxy {
     addr: SocketAddr,
     rule: Arc<Mutex<Rule>>,
-    seen: Arc<Mutex<Vec<String>>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
     stop: watch::Sender<bool>,
     accept: JoinHandle<()>,
 }
@@ -69,6 +80,7 @@ impl FaultProxy {
         let addr = listener.local_addr().unwrap();
         let rule = Arc::new(Mutex::new(Rule {
             method: None,
+            word: None,
             fault: Fault::None,
         }));
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -80,6 +92,7 @@ impl FaultProxy {
                 while let Ok((client, _)) = listener.accept().await {
                     let _ = client.set_nodelay(true);
                     let conn = Conn {
+                        own: addr,
                         upstream,
                         rule: rule.clone(),
                         seen: seen.clone(),
@@ -120,6 +133,17 @@ impl FaultProxy {
     pub fn set(&self, fault: Fault) {
         *self.rule.lock() = Rule {
             method: None,
+            word: None,
+            fault,
+        };
+    }
+
+    /// The fault for requests whose line or body holds `word` from now on (a JSON-RPC method
+    /// such as `"torrent-add"`); the others pass.
+    pub fn set_when(&self, word: &str, fault: Fault) {
+        *self.rule.lock() = Rule {
+            method: None,
+            word: Some(word.to_string()),
             fault,
         };
     }
@@ -128,6 +152,7 @@ impl FaultProxy {
     pub fn set_for(&self, method: &'static str, fault: Fault) {
         *self.rule.lock() = Rule {
             method: Some(method),
+            word: None,
             fault,
         };
     }
@@ -143,13 +168,22 @@ impl FaultProxy {
         self.seen
             .lock()
             .iter()
-            .filter(|l| l.starts_with(&prefix))
+            .filter(|s| s.line.starts_with(&prefix))
+            .count()
+    }
+
+    /// Requests seen so far whose line or body holds `word` (`"torrent-add"`, `"/torrents/delete"`).
+    pub fn requests_with(&self, word: &str) -> usize {
+        self.seen
+            .lock()
+            .iter()
+            .filter(|s| s.text.contains(word))
             .count()
     }
 
     /// The request lines seen so far (`POST /api/v3/command HTTP/1.1`), forwarded or not.
     pub fn request_lines(&self) -> Vec<String> {
-        self.seen.lock().clone()
+        self.seen.lock().iter().map(|s| s.line.clone()).collect()
     }
 
     /// Forgets the requests seen.
@@ -167,9 +201,11 @@ impl Drop for FaultProxy {
 
 /// One client connection: one request.
 struct Conn {
+    /// The proxy's own address, which the backend is told is its own.
+    own: SocketAddr,
     upstream: SocketAddr,
     rule: Arc<Mutex<Rule>>,
-    seen: Arc<Mutex<Vec<String>>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
     stopped: watch::Receiver<bool>,
 }
 
@@ -187,8 +223,10 @@ impl Conn {
             return;
         };
         let rule = self.rule.lock().clone();
-        let fault = match rule.method {
-            Some(m) if !line.starts_with(&format!("{m} ")) => Fault::None,
+        let text = String::from_utf8_lossy(&head);
+        let fault = match (rule.method, &rule.word) {
+            (Some(m), _) if !line.starts_with(&format!("{m} ")) => Fault::None,
+            (_, Some(w)) if !text.contains(w.as_str()) => Fault::None,
             _ => rule.fault,
         };
         match fault {
@@ -222,19 +260,36 @@ impl Conn {
         }
     }
 
-    /// Reads one request's head (and what of its body came with it) and records its line.
+    /// Reads one request's head and its `Content-Length` body (a chunked body: what of it came
+    /// with the head; the rest is passed on as it comes) and records it.
     async fn read_request(&self, client: &mut TcpStream) -> Option<(String, Vec<u8>)> {
         let mut seen = Vec::new();
         let mut buf = [0u8; 8192];
-        while !seen.windows(4).any(|w| w == b"\r\n\r\n") && seen.len() < 1 << 20 {
+        let head_end = loop {
+            if let Some(i) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            if seen.len() >= 1 << 20 {
+                break seen.len();
+            }
             match client.read(&mut buf).await {
                 Ok(0) | Err(_) => return None,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+        };
+        let length = content_length(&seen[..head_end]).min(16 << 20);
+        while seen.len() < head_end + length {
+            match client.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
                 Ok(n) => seen.extend_from_slice(&buf[..n]),
             }
         }
         let line_end = seen.iter().position(|b| *b == b'\r').unwrap_or(seen.len());
         let line = String::from_utf8_lossy(&seen[..line_end]).into_owned();
-        self.seen.lock().push(line.clone());
+        self.seen.lock().push(Seen {
+            line: line.clone(),
+            text: String::from_utf8_lossy(&seen).into_owned(),
+        });
         Some((line, seen))
     }
 
@@ -245,7 +300,8 @@ impl Conn {
             return;
         };
         let _ = upstream.set_nodelay(true);
-        if upstream.write_all(&closing(&head)).await.is_err() {
+        let head = closing(&head, &self.own.to_string(), &self.upstream.to_string());
+        if upstream.write_all(&head).await.is_err() {
             return;
         }
         let (mut cr, mut cw) = client.split();
@@ -267,12 +323,28 @@ impl Conn {
         let down = async move {
             let mut buf = vec![0u8; 16 * 1024];
             let mut passed = 0usize;
+            // The answer's head, gathered until whole, then passed on saying `Connection:
+            // close` (a backend that keeps the connection open anyway, as qBittorrent does,
+            // would have the client send its next request down this one, unseen).
+            let mut head = Some(Vec::new());
             loop {
                 let n = match ur.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
-                let piece = &buf[..n];
+                let gathered;
+                let piece = match head.as_mut() {
+                    Some(h) => {
+                        h.extend_from_slice(&buf[..n]);
+                        if !h.windows(4).any(|w| w == b"\r\n\r\n") && h.len() < 64 << 10 {
+                            continue;
+                        }
+                        gathered = closing(h, "", "");
+                        head = None;
+                        &gathered[..]
+                    }
+                    None => &buf[..n],
+                };
                 let ok = match &fault {
                     Fault::Latency(d) => {
                         tokio::time::sleep(*d).await;
@@ -302,6 +374,9 @@ impl Conn {
                     break;
                 }
             }
+            if let Some(h) = head.filter(|h| !h.is_empty()) {
+                let _ = cw.write_all(&h).await;
+            }
             let _ = cw.shutdown().await;
         };
         tokio::join!(up, down);
@@ -324,9 +399,22 @@ async fn answer(client: &mut TcpStream, status: u16, headers: &[&str], body: &st
     let _ = client.shutdown().await;
 }
 
-/// A request head (and what of its body followed it) with `Connection: close` in place of any
-/// `Connection` header of its own.
-fn closing(head: &[u8]) -> Vec<u8> {
+/// The `Content-Length` of a request head, 0 when it has none.
+fn content_length(head: &[u8]) -> usize {
+    String::from_utf8_lossy(head)
+        .split("\r\n")
+        .filter_map(|l| l.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// A request or answer head (and what of its body followed it) with `Connection: close` in
+/// place of any `Connection` header of its own, and the proxy's address (`own`, unless empty) in
+/// `Host`, `Origin` and `Referer` replaced by the backend's (`upstream`), as a reverse proxy
+/// passes a request on: a backend that checks them against its own address (qBittorrent's
+/// host-header and cross-site checks) sees itself addressed.
+fn closing(head: &[u8], own: &str, upstream: &str) -> Vec<u8> {
     let end = head
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -334,10 +422,18 @@ fn closing(head: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(&head[..end]);
     let mut out = String::new();
     for (i, line) in text.split("\r\n").enumerate() {
-        if i > 0 && line.to_ascii_lowercase().starts_with("connection:") {
+        let lower = line.to_ascii_lowercase();
+        if i > 0 && lower.starts_with("connection:") {
             continue;
         }
-        out.push_str(line);
+        let addressed = ["host:", "origin:", "referer:"]
+            .iter()
+            .any(|h| lower.starts_with(h));
+        if i > 0 && addressed && !own.is_empty() {
+            out.push_str(&line.replace(own, upstream));
+        } else {
+            out.push_str(line);
+        }
         out.push_str("\r\n");
     }
     out.push_str("Connection: close\r\n\r\n");
@@ -354,8 +450,24 @@ mod tests {
     fn a_forwarded_request_asks_the_backend_to_close() {
         let head = b"GET /a HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\nbody";
         assert_eq!(
-            String::from_utf8(closing(head)).unwrap(),
+            String::from_utf8(closing(head, "p:1", "b:2")).unwrap(),
             "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nbody"
         );
+    }
+
+    #[test]
+    fn the_backend_is_told_its_own_address() {
+        let head = b"POST /p:1/x HTTP/1.1\r\nHost: p:1\r\nOrigin: http://p:1\r\nReferer: http://p:1/\r\nX-Other: p:1\r\n\r\n";
+        assert_eq!(
+            String::from_utf8(closing(head, "p:1", "b:2")).unwrap(),
+            "POST /p:1/x HTTP/1.1\r\nHost: b:2\r\nOrigin: http://b:2\r\nReferer: http://b:2/\r\nX-Other: p:1\r\nConnection: close\r\n\r\n"
+        );
+    }
+
+    #[test]
+    fn a_body_is_read_to_its_length() {
+        let head = b"POST /rpc HTTP/1.1\r\ncontent-length: 27\r\n\r\n";
+        assert_eq!(content_length(head), 27);
+        assert_eq!(content_length(b"GET / HTTP/1.1\r\n\r\n"), 0);
     }
 }

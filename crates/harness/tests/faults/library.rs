@@ -1,12 +1,12 @@
 //! An *arr instance behind the fault proxy, a second one of the same kind beside it.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use domain::InstanceKind;
 use serde_json::json;
 use test_support::{ArrKind, FakeArr, Fault, FaultProxy, arr::Resource};
 
-use crate::support::{Marquee, WITHIN, marquee, spec};
+use crate::support::{Marquee, WITHIN, marquee, marquee_with, spec};
 
 pub struct Two {
     pub m: Marquee,
@@ -209,4 +209,184 @@ async fn a_write_whose_connection_resets_is_sent_once() {
     t.proxy.set(Fault::None);
     let c = t.m.call("rescan_media", heat).await;
     assert!(!c.error, "{}", c.summary);
+}
+
+/// The faulty instance's `timeout_seconds` in the tests of the other kinds, and the room a
+/// loaded machine needs beyond it.
+const SHORT: Duration = Duration::from_secs(2);
+const ROOM: Duration = Duration::from_secs(4);
+
+/// Every fault the proxy makes, latency beyond the instance's timeout among them.
+fn every_fault() -> Vec<Fault> {
+    vec![
+        Fault::Latency(SHORT + Duration::from_secs(2)),
+        Fault::Reset,
+        Fault::HalfOpen,
+        Fault::Truncate(120),
+        Fault::Garbage,
+        Fault::GarbageBody,
+        Fault::TooManyRequests { retry_after: 120 },
+        Fault::SlowDrip(Duration::from_millis(400)),
+        Fault::Answer {
+            status: 500,
+            body: "{\"message\": \"database is locked\"}".into(),
+        },
+    ]
+}
+
+/// `<name>-a` of `kind` through the proxy with `timeout_seconds` = [`SHORT`], `<name>-b`
+/// directly.
+async fn two_of(kind: ArrKind, instance_kind: InstanceKind, name: &str) -> Two {
+    let a = FakeArr::start(kind).await;
+    let b = FakeArr::start(kind).await;
+    let proxy = FaultProxy::in_front_of(&a.url()).await;
+    let (ida, idb) = (format!("{name}-a"), format!("{name}-b"));
+    let m = marquee_with(
+        vec![
+            spec(
+                &ida,
+                instance_kind,
+                &proxy.url_for(&a.url()),
+                Some(a.api_key()),
+            ),
+            spec(&idb, instance_kind, &b.url(), Some(b.api_key())),
+        ],
+        &[(ida.as_str(), SHORT)],
+    )
+    .await;
+    Two { m, a, b, proxy }
+}
+
+/// Every fault in turn on `<name>-a`: alone, an error naming it within its own timeout (no
+/// retry); `<name>-b`, asked at the same moment, answers at once; merged over both, `<name>-b`'s
+/// answer with `<name>-a` named as unreadable and in a warning, within the timeout too;
+/// afterwards the same read is fresh and whole.
+async fn every_fault_on_a_read(kind: ArrKind, instance_kind: InstanceKind, name: &str) {
+    let t = two_of(kind, instance_kind, name).await;
+    let (ida, idb) = (format!("{name}-a"), format!("{name}-b"));
+    let ok =
+        t.m.call("get_disk_space", json!({"instance_id": ida}))
+            .await;
+    assert!(!ok.error, "{name}: before the faults: {}", ok.summary);
+    for fault in every_fault() {
+        t.proxy.set(fault.clone());
+        t.proxy.clear();
+        let (alone, other) = tokio::join!(
+            t.m.call("get_disk_space", json!({"instance_id": ida})),
+            t.m.call("get_disk_space", json!({"instance_id": idb})),
+        );
+        assert!(alone.error, "{name} {fault:?}: {}", alone.summary);
+        assert!(
+            alone.summary.contains(&ida),
+            "{name} {fault:?}: the instance is named: {}",
+            alone.summary
+        );
+        assert!(
+            alone.took < SHORT + ROOM,
+            "{name} {fault:?}: answered in {:?}, past its timeout_seconds",
+            alone.took
+        );
+        assert!(!other.error, "{name} {fault:?}: {idb}: {}", other.summary);
+        assert!(
+            other.took < Duration::from_secs(5),
+            "{name} {fault:?}: {idb} waited {:?}",
+            other.took
+        );
+        assert_eq!(
+            t.proxy.requests_of("GET"),
+            1,
+            "{name} {fault:?}: a read is sent once: {:?}",
+            t.proxy.request_lines()
+        );
+
+        let merged = t.m.call("get_disk_space", json!({})).await;
+        assert!(
+            !merged.error,
+            "{name} {fault:?}: merged: {}",
+            merged.summary
+        );
+        assert!(
+            merged.took < SHORT + ROOM,
+            "{name} {fault:?}: merged in {:?}",
+            merged.took
+        );
+        let data = &merged.result["structuredContent"]["data"];
+        assert_eq!(
+            data["unreadable"][0]["instance_id"], ida,
+            "{name} {fault:?}: merged names the faulty instance: {data}"
+        );
+        assert!(
+            data.to_string().contains(&idb),
+            "{name} {fault:?}: merged holds {idb}'s answer: {data}"
+        );
+        assert!(
+            merged.result["structuredContent"]["warnings"]
+                .to_string()
+                .contains(&ida),
+            "{name} {fault:?}: and warns of it: {}",
+            merged.result
+        );
+
+        t.proxy.set(Fault::None);
+        t.proxy.clear();
+        let again =
+            t.m.call("get_disk_space", json!({"instance_id": ida}))
+                .await;
+        assert!(
+            !again.error,
+            "{name} {fault:?}: after the fault: {}",
+            again.summary
+        );
+        assert_eq!(
+            t.proxy.requests_of("GET"),
+            1,
+            "{name} {fault:?}: read afresh, not from a kept answer"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sonarr_every_fault_is_named_within_its_timeout() {
+    every_fault_on_a_read(ArrKind::Sonarr, InstanceKind::Sonarr, "sonarr").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lidarr_every_fault_is_named_within_its_timeout() {
+    every_fault_on_a_read(ArrKind::Lidarr, InstanceKind::Lidarr, "lidarr").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readarr_every_fault_is_named_within_its_timeout() {
+    every_fault_on_a_read(ArrKind::Readarr, InstanceKind::Readarr, "readarr").await;
+}
+
+/// A Sonarr command whose `POST` fails in any way (latency past the timeout included: the
+/// command may have run) is sent once, and its error names the instance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sonarr_command_is_sent_once_whatever_the_fault() {
+    let t = two_of(ArrKind::Sonarr, InstanceKind::Sonarr, "sonarr").await;
+    t.a.insert(
+        Resource::Series,
+        json!({"title": "Game of Thrones", "year": 2011, "tvdbId": 121361, "tmdbId": 1399, "monitored": true}),
+    );
+    let got = json!({"instance_id": "sonarr-a", "media_source": "tvdb", "media_id": "121361", "media_type": "tv"});
+    let c = t.m.call("rescan_media", got.clone()).await;
+    assert!(!c.error, "before the faults: {}", c.summary);
+    for fault in every_fault() {
+        t.proxy.set_for("POST", fault.clone());
+        t.proxy.clear();
+        let c = t.m.call("rescan_media", got.clone()).await;
+        assert!(c.error, "{fault:?}: {}", c.summary);
+        assert!(c.summary.contains("sonarr-a"), "{fault:?}: {}", c.summary);
+        assert!(c.took < SHORT + ROOM, "{fault:?}: {:?}", c.took);
+        assert_eq!(
+            t.proxy.requests_of("POST"),
+            1,
+            "{fault:?}: the command is sent once: {:?}",
+            t.proxy.request_lines()
+        );
+    }
+    t.proxy.set(Fault::None);
+    let c = t.m.call("rescan_media", got).await;
+    assert!(!c.error, "after the faults: {}", c.summary);
 }

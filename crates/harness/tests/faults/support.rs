@@ -43,6 +43,11 @@ pub fn spec(id: &str, kind: InstanceKind, url: &str, key: Option<&str>) -> Insta
 }
 
 pub async fn marquee(instances: Vec<InstanceSpec>) -> Marquee {
+    marquee_with(instances, &[]).await
+}
+
+/// A Marquee whose instances named in `timeouts` have that `timeout_seconds`.
+pub async fn marquee_with(instances: Vec<InstanceSpec>, timeouts: &[(&str, Duration)]) -> Marquee {
     capture_logs();
     let data = tempfile::tempdir().unwrap();
     let store = store::Store::open(data.path()).await.unwrap();
@@ -50,7 +55,11 @@ pub async fn marquee(instances: Vec<InstanceSpec>) -> Marquee {
     let app = tools::app(
         store,
         Arc::new(Settings::new(true, None)),
-        Arc::new(Instances::new(instances).unwrap()),
+        Arc::new(
+            Instances::new(instances)
+                .unwrap()
+                .with_timeouts(timeouts.iter().map(|(id, t)| (id.to_string(), *t))),
+        ),
     );
     app.start_jobs(std::future::pending());
     let metrics = Arc::new(Metrics::default());

@@ -121,7 +121,20 @@ fn tmdb_auth(spec: &InstanceSpec) -> Option<TmdbAuth> {
     })
 }
 
-fn build(spec: &InstanceSpec) -> Source {
+/// The adapter's timeouts with the instance's own `timeout_seconds` (`own`) as the request
+/// timeout, when the config sets one: a hung catalogue holds a call no longer than that.
+fn timeouts(own: Option<Duration>) -> httpx::Timeouts {
+    let default = httpx::Timeouts::default();
+    match own {
+        Some(request) => httpx::Timeouts {
+            connect: default.connect.min(request),
+            request,
+        },
+        None => default,
+    }
+}
+
+fn build(spec: &InstanceSpec, own_timeout: Option<Duration>) -> Source {
     match spec.kind {
         InstanceKind::Builtin => Source::Builtin,
         InstanceKind::Tmdb => {
@@ -132,6 +145,7 @@ fn build(spec: &InstanceSpec) -> Source {
                 );
             };
             let mut config = TmdbConfig::new(auth);
+            config.timeouts = timeouts(own_timeout);
             if let Some(url) = &spec.url {
                 config.base_url = url.clone();
             }
@@ -144,6 +158,7 @@ fn build(spec: &InstanceSpec) -> Source {
             // MusicBrainz asks clients to name a contact in the User-Agent: `username` holds it.
             let mut config = MusicBrainzConfig {
                 contact: spec.username.clone(),
+                timeouts: timeouts(own_timeout),
                 ..MusicBrainzConfig::default()
             };
             if let Some(url) = &spec.url {
@@ -165,7 +180,7 @@ impl Catalogues {
             .iter()
             .filter(|s| s.kind.family() == KindFamily::Catalogue)
             .map(|spec| {
-                let source = build(spec);
+                let source = build(spec, instances.own_timeout(&spec.id));
                 let kept = match source {
                     Source::Builtin => Kept::forever(),
                     _ => Kept::for_a_while(kept::REMOTE_FOR),

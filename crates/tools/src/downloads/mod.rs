@@ -69,7 +69,7 @@ impl Downloads {
             .all()
             .iter()
             .filter(|s| s.kind.family() == KindFamily::Download)
-            .map(Source::from_spec)
+            .map(|spec| Source::from_spec(spec, instances.own_timeout(&spec.id)))
             .collect();
         Downloads {
             inner: Arc::new(Inner {

@@ -66,12 +66,14 @@ impl Backend {
 }
 
 impl Source {
-    /// Builds the client and catalogue of a download instance from its config.
-    pub fn from_spec(spec: &InstanceSpec) -> Source {
+    /// Builds the client and catalogue of a download instance from its config; `own_timeout`
+    /// is the instance's `timeout_seconds` when the config sets one ([`refresher::TIMEOUTS`]
+    /// otherwise).
+    pub fn from_spec(spec: &InstanceSpec, own_timeout: Option<std::time::Duration>) -> Source {
         Source {
             id: spec.id.clone(),
             kind: spec.kind,
-            backend: backend(spec),
+            backend: backend(spec, own_timeout),
         }
     }
 
@@ -113,7 +115,10 @@ impl Source {
     }
 }
 
-fn backend(spec: &InstanceSpec) -> Result<Backend, String> {
+fn backend(
+    spec: &InstanceSpec,
+    own_timeout: Option<std::time::Duration>,
+) -> Result<Backend, String> {
     let url = spec.url.clone().ok_or_else(|| {
         format!(
             "instance {} has no url; set url in its [[instances]] entry",
@@ -125,7 +130,13 @@ fn backend(spec: &InstanceSpec) -> Result<Backend, String> {
         url,
         username: spec.username.clone(),
         password: spec.password.clone(),
-        timeouts: refresher::TIMEOUTS,
+        timeouts: match own_timeout {
+            Some(request) => httpx::Timeouts {
+                connect: refresher::TIMEOUTS.connect.min(request),
+                request,
+            },
+            None => refresher::TIMEOUTS,
+        },
     };
     let client = Arc::new(
         DownloadClient::new(config)
