@@ -74,6 +74,15 @@ pub enum Capability {
     #[serde(rename = "indexers.search")]
     #[strum(serialize = "indexers.search")]
     IndexersSearch,
+    /// Reads the media servers: one's own continue watching and history, what was added,
+    /// whether a title is in the library (kids included, within their limits).
+    #[serde(rename = "media.read")]
+    #[strum(serialize = "media.read")]
+    MediaRead,
+    /// Sees who is watching what on the media servers, on which device.
+    #[serde(rename = "media.sessions")]
+    #[strum(serialize = "media.sessions")]
+    MediaSessions,
     /// Searches subtitles and lists the files that lack them.
     #[serde(rename = "subtitles.read")]
     #[strum(serialize = "subtitles.read")]
@@ -136,8 +145,15 @@ impl Preset {
     pub fn capabilities(self) -> &'static [Capability] {
         use Capability::*;
         match self {
-            Preset::Reader => &[Discover, LibraryRead, DownloadsRead, FilesRead, SubtitlesRead],
-            Preset::Requester => &[Discover, Request, FilesRead],
+            Preset::Reader => &[
+                Discover,
+                LibraryRead,
+                DownloadsRead,
+                FilesRead,
+                MediaRead,
+                SubtitlesRead,
+            ],
+            Preset::Requester => &[Discover, Request, FilesRead, MediaRead],
             Preset::Operator => &[
                 Discover,
                 Request,
@@ -149,6 +165,7 @@ impl Preset {
                 FilesWrite,
                 SettingsRead,
                 IndexersSearch,
+                MediaRead,
                 SubtitlesRead,
                 SubtitlesWrite,
             ],
@@ -169,6 +186,8 @@ impl Preset {
                 Federated,
                 AuditRead,
                 IndexersSearch,
+                MediaRead,
+                MediaSessions,
                 SubtitlesRead,
                 SubtitlesWrite,
             ],

@@ -60,6 +60,9 @@ pub enum InstanceKind {
     Mcp,
     Prowlarr,
     Torznab,
+    Jellyfin,
+    Emby,
+    Plex,
     Opensubtitles,
     Bazarr,
 }
@@ -74,6 +77,9 @@ pub enum KindFamily {
     Files,
     Federated,
     Indexers,
+    /// Media servers (Jellyfin, Emby, Plex): what the household can watch, and who watched what.
+    #[serde(rename = "media_servers")]
+    MediaServers,
     /// Subtitle services (OpenSubtitles, Bazarr).
     Subtitles,
 }
@@ -101,6 +107,9 @@ impl InstanceKind {
             InstanceKind::Folder => KindFamily::Files,
             InstanceKind::Mcp => KindFamily::Federated,
             InstanceKind::Prowlarr | InstanceKind::Torznab => KindFamily::Indexers,
+            InstanceKind::Jellyfin | InstanceKind::Emby | InstanceKind::Plex => {
+                KindFamily::MediaServers
+            }
             InstanceKind::Opensubtitles | InstanceKind::Bazarr => KindFamily::Subtitles,
         }
     }

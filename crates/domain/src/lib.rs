@@ -50,8 +50,8 @@ mod tests {
             names(&Capability::ALL),
             "discover, request, requests.manage, library.read, library.write, downloads.read, \
              downloads.write, files.read, files.write, settings.read, settings.write, destructive, \
-             destructive.direct, automation, federated, audit.read, indexers.search, subtitles.read, \
-             subtitles.write"
+             destructive.direct, automation, federated, audit.read, indexers.search, media.read, \
+             media.sessions, subtitles.read, subtitles.write"
         );
         assert_eq!(
             names(&AllowanceKind::ALL),
@@ -60,7 +60,7 @@ mod tests {
         assert_eq!(
             names(&InstanceKind::ALL),
             "builtin, tmdb, musicbrainz, radarr, sonarr, lidarr, readarr, qbittorrent, \
-             transmission, folder, mcp, prowlarr, torznab, opensubtitles, bazarr"
+             transmission, folder, mcp, prowlarr, torznab, jellyfin, emby, plex, opensubtitles, bazarr"
         );
         assert_eq!(
             names(&MediaSource::ALL),
@@ -79,7 +79,7 @@ mod tests {
         let refusals = [
             "Discover".parse::<Capability>().unwrap_err().to_string(),
             "hugs".parse::<AllowanceKind>().unwrap_err().to_string(),
-            "plex".parse::<InstanceKind>().unwrap_err().to_string(),
+            "kodi".parse::<InstanceKind>().unwrap_err().to_string(),
             "trakt".parse::<MediaSource>().unwrap_err().to_string(),
             "film".parse::<MediaType>().unwrap_err().to_string(),
             "guest".parse::<Role>().unwrap_err().to_string(),
@@ -90,10 +90,11 @@ mod tests {
                 "unknown capability \"Discover\"; valid capabilities: discover, request, \
                  requests.manage, library.read, library.write, downloads.read, downloads.write, \
                  files.read, files.write, settings.read, settings.write, destructive, destructive.direct, automation, \
-                 federated, audit.read, indexers.search, subtitles.read, subtitles.write",
+                 federated, audit.read, indexers.search, media.read, media.sessions, subtitles.read, \
+                 subtitles.write",
                 "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive, federated_writes",
-                "unknown instance kind \"plex\"; valid kinds: builtin, tmdb, musicbrainz, radarr, \
-                 sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp, prowlarr, torznab, opensubtitles, bazarr",
+                "unknown instance kind \"kodi\"; valid kinds: builtin, tmdb, musicbrainz, radarr, \
+                 sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp, prowlarr, torznab, jellyfin, emby, plex, opensubtitles, bazarr",
                 "unknown media_source \"trakt\"; valid sources: builtin, tmdb, imdb, tvdb, \
                  musicbrainz, goodreads",
                 "unknown media_type \"film\"; valid types: movie, tv, music, book",

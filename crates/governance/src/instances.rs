@@ -57,6 +57,9 @@ pub struct Instances {
     /// Per instance id, how long one request to it may take (`timeout_seconds`), where the
     /// config sets it; [`DEFAULT_TIMEOUT`] otherwise.
     timeouts: std::collections::HashMap<String, std::time::Duration>,
+    /// Per instance id, its users' own tokens by user name (`user_tokens`: Plex managed users,
+    /// whose watch state only their own token reads).
+    user_tokens: std::collections::HashMap<String, Vec<(String, Secret)>>,
 }
 
 /// How long one request to an instance may take when its config sets no `timeout_seconds`.
@@ -91,6 +94,7 @@ impl Instances {
         Ok(Instances {
             list,
             timeouts: Default::default(),
+            user_tokens: Default::default(),
         })
     }
 
@@ -112,6 +116,20 @@ impl Instances {
     /// differs from [`DEFAULT_TIMEOUT`] keeps its own default otherwise.
     pub fn own_timeout(&self, id: &str) -> Option<std::time::Duration> {
         self.timeouts.get(id).copied()
+    }
+
+    /// With each `(id, users)` as the instance's users' own tokens, by user name.
+    pub fn with_user_tokens(
+        mut self,
+        tokens: impl IntoIterator<Item = (String, Vec<(String, Secret)>)>,
+    ) -> Instances {
+        self.user_tokens.extend(tokens);
+        self
+    }
+
+    /// The instance's users' own tokens, by user name (none when the config gives none).
+    pub fn user_tokens(&self, id: &str) -> &[(String, Secret)] {
+        self.user_tokens.get(id).map_or(&[], Vec::as_slice)
     }
 
     pub fn all(&self) -> &[InstanceSpec] {

@@ -42,6 +42,23 @@ pub enum PeopleCommand {
         #[arg(long = "block-genre")]
         block_genre: Vec<String>,
     },
+    /// Links a person to their user on a media server (jellyfin, emby or plex), so "my continue
+    /// watching" reads that user's state: `link alice --instance jellyfin --user alice-jf`.
+    Link {
+        name: String,
+        /// The media server's instance id, as in the config.
+        #[arg(long)]
+        instance: String,
+        /// The person's user name on that server.
+        #[arg(long)]
+        user: String,
+    },
+    /// Removes a person's link to a media server's user.
+    Unlink {
+        name: String,
+        #[arg(long)]
+        instance: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -184,8 +201,52 @@ pub async fn people(cmd: PeopleCommand, loaded: &Loaded, data_dir: &Path) -> any
                 serde_json::to_string(&limits)?
             );
         }
+        PeopleCommand::Link {
+            name,
+            instance,
+            user,
+        } => {
+            let p = store.person_by_name(&name).await?.with_context(|| {
+                format!("no person named \"{name}\"; `marquee people list` shows them")
+            })?;
+            media_server(loaded, data_dir, &instance)?;
+            store.link_media_user(p.id, &instance, &user).await?;
+            println!("{} is {user} on {instance}", p.name);
+        }
+        PeopleCommand::Unlink { name, instance } => {
+            let p = store.person_by_name(&name).await?.with_context(|| {
+                format!("no person named \"{name}\"; `marquee people list` shows them")
+            })?;
+            if store.unlink_media_user(p.id, &instance).await? {
+                println!("{} is no longer linked on {instance}", p.name);
+            } else {
+                println!("{} was not linked on {instance}", p.name);
+            }
+        }
     }
     Ok(())
+}
+
+/// Checks that `instance` is a configured media server; an error naming the ones there are.
+fn media_server(loaded: &Loaded, data_dir: &Path, instance: &str) -> anyhow::Result<()> {
+    let specs = loaded.config.instances(data_dir)?;
+    let servers: Vec<&str> = specs
+        .iter()
+        .filter(|s| s.kind.family() == domain::KindFamily::MediaServers)
+        .map(|s| s.id.as_str())
+        .collect();
+    if servers.contains(&instance) {
+        return Ok(());
+    }
+    if servers.is_empty() {
+        bail!(
+            "\"{instance}\" is no media server: none is configured; add a [[instances]] entry of kind jellyfin, emby or plex"
+        );
+    }
+    bail!(
+        "\"{instance}\" is no media server; configured media servers: {}",
+        servers.join(", ")
+    )
 }
 
 /// `cap` checked against `region`'s (default US) list of `media_type` ratings, as the

@@ -257,6 +257,10 @@ pub struct InstanceConfig {
     /// for torrent clients), for every kind that calls a service (*arr, catalogues, torrent
     /// clients): a hung backend holds a call no longer, and merged reads answer without it.
     pub timeout_seconds: Option<u64>,
+    /// Plex: managed users' own tokens by user name (plex.tv, which hands them out, is not
+    /// asked), so each linked person's continue watching and history read their own state.
+    #[serde(skip_serializing)]
+    pub user_tokens: std::collections::BTreeMap<String, Secret>,
 }
 
 impl Default for Config {
@@ -482,6 +486,22 @@ impl Config {
             out.push((i.id.clone(), std::time::Duration::from_secs(secs)));
         }
         Ok(out)
+    }
+
+    /// Each instance's users' own tokens (`user_tokens`), where set.
+    pub fn instance_user_tokens(&self) -> Vec<(String, Vec<(String, Secret)>)> {
+        self.instances
+            .iter()
+            .filter(|i| !i.user_tokens.is_empty())
+            .map(|i| {
+                let users = i
+                    .user_tokens
+                    .iter()
+                    .map(|(name, token)| (name.clone(), token.clone()))
+                    .collect();
+                (i.id.clone(), users)
+            })
+            .collect()
     }
 
     /// The instances in force: the declared ones plus the embedded defaults (the `builtin`

@@ -37,6 +37,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("adapters-catalogue", ADAPTER),
     ("adapters-library", ADAPTER),
     ("adapters-indexers", ADAPTER),
+    ("adapters-media", ADAPTER),
     ("adapters-subtitles", ADAPTER),
     // Files beneath a folder instance's root: no HTTP at all, only the vocabulary if ever.
     ("adapters-folder", &["domain"]),
@@ -60,6 +61,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "adapters-indexers",
             "recognize",
             "adapters-folder",
+            "adapters-media",
             "adapters-subtitles",
         ],
     ),

@@ -19,6 +19,7 @@ mod grant_changes;
 mod grants;
 mod keys;
 mod local_media;
+mod media_links;
 mod oauth;
 mod oauth_tokens;
 mod operations;
@@ -52,6 +53,7 @@ pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authenticated, Authority, IssuedKey, KeyInfo};
 pub use local_media::{IndexedFile, LocalFile, LocalMediaQuery};
+pub use media_links::MediaLink;
 pub use oauth::{ClientListing, NewClient, NewCode, OAuthClient};
 pub use oauth_tokens::{
     CodeExchange, IssuedTokens, Revocation, TokenLifetimes, TokenOutcome, TokenRefusal,

@@ -11,6 +11,7 @@
 pub mod arr;
 pub mod fault;
 pub mod indexers;
+pub mod media;
 mod musicbrainz;
 pub mod peers;
 mod server;
@@ -19,6 +20,7 @@ mod tmdb;
 
 pub use arr::{ArrKind, FakeArr};
 pub use fault::{Fault, FaultProxy};
+pub use media::{FakeMedia, MediaKind};
 
 use std::path::{Path, PathBuf};
 

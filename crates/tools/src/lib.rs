@@ -11,6 +11,7 @@ pub mod files;
 pub mod guides;
 pub mod indexers;
 pub mod library;
+pub mod media;
 pub mod prompts;
 mod registry;
 pub mod requests;

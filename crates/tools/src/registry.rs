@@ -6,7 +6,7 @@ use std::sync::Arc;
 use governance::Family;
 
 use crate::{
-    changes, discover, downloads, files, indexers, library, requests, server, subtitles,
+    changes, discover, downloads, files, indexers, library, media, requests, server, subtitles,
 };
 
 /// Every family of this build, in the order their jobs and checks run.
@@ -18,6 +18,7 @@ pub fn families() -> Vec<Arc<dyn Family>> {
         Arc::new(requests::RequestsFamily),
         Arc::new(library::LibraryFamily),
         Arc::new(files::FilesFamily),
+        Arc::new(media::MediaFamily),
         Arc::new(indexers::IndexersFamily),
         Arc::new(subtitles::SubtitlesFamily),
         Arc::new(changes::ChangesFamily),

@@ -28,6 +28,7 @@ mod library_repair;
 mod library_repair_music_books;
 mod library_requests;
 mod library_sonarr_v5;
+mod media;
 mod listen;
 mod oauth;
 mod oauth_consent;

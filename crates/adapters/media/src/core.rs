@@ -1,0 +1,156 @@
+//! The shared HTTP core of the three servers: the token header each one takes, the instance's
+//! timeouts, no redirects, errors that name method and path only, and every token scrubbed from
+//! an answer's bytes before it is decoded (a server that echoes what it was sent shows it to no
+//! one).
+
+use domain::Secret;
+use httpx::reqwest::{self, header::HeaderValue};
+use serde::de::DeserializeOwned;
+
+use crate::{Error, Server};
+
+/// One media server's connection.
+pub(crate) struct Core {
+    client: reqwest::Client,
+    base: url::Url,
+    server: Server,
+    token: Secret,
+    /// Every token this instance knows (its own, managed users'), scrubbed from its answers.
+    secrets: Vec<Secret>,
+}
+
+impl Core {
+    pub fn new(
+        server: Server,
+        base: url::Url,
+        token: Secret,
+        others: &[Secret],
+        timeouts: httpx::Timeouts,
+    ) -> Result<Core, Error> {
+        if token.expose().trim().is_empty() {
+            return Err(Error::Config(
+                "the instance has no api_key (its token)".into(),
+            ));
+        }
+        let client = httpx::builder(timeouts)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| {
+                Error::Config(format!(
+                    "cannot build the HTTP client: {}",
+                    httpx::redact(&e.to_string())
+                ))
+            })?;
+        let mut secrets = vec![token.clone()];
+        secrets.extend(others.iter().cloned());
+        Ok(Core {
+            client,
+            base,
+            server,
+            token,
+            secrets,
+        })
+    }
+
+    /// `GET path?query` with the instance's own token, decoded.
+    pub async fn get<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<T, Error> {
+        self.get_as(path, query, &self.token).await
+    }
+
+    /// `GET path?query` with `token` (a Plex managed user's), decoded.
+    pub async fn get_as<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        token: &Secret,
+    ) -> Result<T, Error> {
+        let fail = |source: httpx::Error| Error::Http {
+            method: "GET",
+            path: path.to_string(),
+            source,
+        };
+        let (name, value) = self.auth(token).map_err(fail)?;
+        let mut req = self
+            .client
+            .get(httpx::join(&self.base, path))
+            .header(name, value)
+            .header(reqwest::header::ACCEPT, "application/json");
+        if !query.is_empty() {
+            req = req.query(query);
+        }
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| fail(without_url(httpx::Error::from_reqwest(&e))))?;
+        let status = resp.status();
+        if !status.is_success() {
+            // The upstream body is never passed on: it may echo what we sent.
+            return Err(fail(httpx::Error::from_status(
+                status.as_u16(),
+                "its body is not passed on",
+            )));
+        }
+        let mut bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| fail(without_url(httpx::Error::from_reqwest(&e))))?
+            .to_vec();
+        for secret in &self.secrets {
+            if let Some(scrubbed) = httpx::scrub_secret(&bytes, secret.expose()) {
+                bytes = scrubbed;
+            }
+        }
+        serde_json::from_slice(&bytes).map_err(|e| {
+            fail(httpx::Error::Decode {
+                detail: format!(
+                    "not the JSON expected (line {}, column {})",
+                    e.line(),
+                    e.column()
+                ),
+            })
+        })
+    }
+
+    /// The header the server takes its token in; marked sensitive so no log of the request
+    /// shows it.
+    fn auth(&self, token: &Secret) -> Result<(&'static str, HeaderValue), httpx::Error> {
+        let (name, text) = match self.server {
+            Server::Jellyfin => (
+                "Authorization",
+                format!(
+                    "MediaBrowser Client=\"Marquee\", Device=\"Marquee\", DeviceId=\"marquee\", Version=\"1\", Token=\"{}\"",
+                    token.expose()
+                ),
+            ),
+            Server::Emby => ("X-Emby-Token", token.expose().to_string()),
+            Server::Plex => ("X-Plex-Token", token.expose().to_string()),
+        };
+        let mut value =
+            HeaderValue::from_str(&text).map_err(|_| httpx::Error::Unauthorized { status: 0 })?;
+        value.set_sensitive(true);
+        Ok((name, value))
+    }
+}
+
+/// Transport errors from reqwest carry the full URL (query string included); keep the class.
+fn without_url(e: httpx::Error) -> httpx::Error {
+    match e {
+        httpx::Error::Unreachable { detail } => httpx::Error::Unreachable {
+            detail: httpx::redact(
+                &detail
+                    .split_whitespace()
+                    .filter(|w| !w.contains("://"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        },
+        httpx::Error::Decode { .. } => httpx::Error::Decode {
+            detail: "the answer could not be read".into(),
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,284 @@
+//! Each media server's items, kept in memory and keyed by provider id (tmdb, imdb, tvdb), so
+//! "is it in the library" and "what was added" are lookups, not round trips. The server's
+//! job (`media.sync:<id>`, started by `serve` with the shutdown future) reads the whole
+//! library page by page when the index is missing or older than [`FRESH`]; a caller that finds
+//! no index yet reads it at once (one read at a time per server, shared with the job). A failed
+//! read keeps the index read before it and is reported with the server's name.
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use adapters_media::{ItemKind, MediaClient, MediaItem};
+use domain::MediaSource;
+use governance::{Job, JobFuture};
+use parking_lot::Mutex;
+use tokio::time::Instant;
+
+/// How long a read library is used before the job reads it again.
+pub(crate) const FRESH: Duration = Duration::from_secs(5 * 60);
+/// How often a server's job looks whether its index is due.
+const LOOK_EVERY: Duration = Duration::from_secs(5);
+/// How soon a failed read is tried again.
+const RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// One server's items, looked up by id, provider id and show.
+#[derive(Default)]
+pub(crate) struct Snapshot {
+    items: Vec<MediaItem>,
+    by_id: HashMap<String, usize>,
+    by_provider: HashMap<(MediaSource, String), Vec<usize>>,
+    /// A show's episodes, by the show's id on the server.
+    episodes: HashMap<String, Vec<usize>>,
+    /// Every item's index, most recently added first (items without a date last).
+    recent: Vec<usize>,
+}
+
+impl Snapshot {
+    pub(crate) fn build(items: Vec<MediaItem>) -> Snapshot {
+        let mut s = Snapshot {
+            by_id: HashMap::with_capacity(items.len()),
+            by_provider: HashMap::with_capacity(items.len() * 2),
+            ..Snapshot::default()
+        };
+        for (i, item) in items.iter().enumerate() {
+            s.by_id.insert(item.id.clone(), i);
+            // Episodes carry their own provider ids (a TVDB episode id): kept out, so a title's
+            // id finds the title only.
+            if item.kind != ItemKind::Episode {
+                for (source, id) in [
+                    (MediaSource::Tmdb, &item.ids.tmdb),
+                    (MediaSource::Imdb, &item.ids.imdb),
+                    (MediaSource::Tvdb, &item.ids.tvdb),
+                ] {
+                    if let Some(id) = id {
+                        s.by_provider
+                            .entry((source, id.trim().to_ascii_lowercase()))
+                            .or_default()
+                            .push(i);
+                    }
+                }
+            }
+            if let (ItemKind::Episode, Some(series)) = (item.kind, &item.series_id) {
+                s.episodes.entry(series.clone()).or_default().push(i);
+            }
+        }
+        let mut recent: Vec<usize> = (0..items.len()).collect();
+        recent.sort_by(|&a, &b| items[b].added_at.cmp(&items[a].added_at));
+        s.recent = recent;
+        s.items = items;
+        s
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The titles (movies, shows) the server knows by this provider id.
+    pub(crate) fn lookup(&self, source: MediaSource, id: &str) -> impl Iterator<Item = &MediaItem> {
+        self.by_provider
+            .get(&(source, id.trim().to_ascii_lowercase()))
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.items[i])
+    }
+
+    pub(crate) fn item(&self, id: &str) -> Option<&MediaItem> {
+        self.by_id.get(id).map(|&i| &self.items[i])
+    }
+
+    /// A show's episodes on the server.
+    pub(crate) fn episodes(&self, series_id: &str) -> impl Iterator<Item = &MediaItem> {
+        self.episodes
+            .get(series_id)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.items[i])
+    }
+
+    /// Items, most recently added first.
+    pub(crate) fn recent(&self) -> impl Iterator<Item = &MediaItem> {
+        self.recent.iter().map(|&i| &self.items[i])
+    }
+}
+
+/// One server's index and its sync.
+pub(crate) struct Index {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: Option<Arc<MediaClient>>,
+    state: Mutex<State>,
+    /// One read at a time (the job's or a first caller's).
+    reading: tokio::sync::Mutex<()>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The last index read well, and when.
+    good: Option<(Instant, Arc<Snapshot>)>,
+    /// The last read's failure, and when (cleared by a good read).
+    failed: Option<(Instant, String)>,
+}
+
+/// What a caller gets: the index (the last good one), and the last read's failure if it failed.
+pub(crate) struct Found {
+    pub snapshot: Option<Arc<Snapshot>>,
+    pub failure: Option<String>,
+}
+
+impl Index {
+    pub(crate) fn new(client: Option<Arc<MediaClient>>) -> Index {
+        Index {
+            inner: Arc::new(Inner {
+                client,
+                state: Mutex::new(State::default()),
+                reading: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The index; read now only when none was ever read (or tried).
+    pub(crate) async fn get(&self, instance: &str) -> Found {
+        let tried = {
+            let s = self.inner.state.lock();
+            s.good.is_some() || s.failed.is_some()
+        };
+        if !tried {
+            self.inner.sync(instance, false).await;
+        }
+        let s = self.inner.state.lock();
+        Found {
+            snapshot: s.good.as_ref().map(|(_, snap)| snap.clone()),
+            failure: s.failed.as_ref().map(|(_, why)| why.clone()),
+        }
+    }
+
+    /// The job `media.sync:<instance>`: reads the library when it was never read, is older than
+    /// [`FRESH`], or the last read failed more than [`RETRY_AFTER`] ago. Holds only a weak
+    /// reference: once the servers are dropped, its passes do nothing.
+    pub(crate) fn job(&self, instance: &str) -> Job {
+        let inner = Arc::downgrade(&self.inner);
+        let id = instance.to_string();
+        let pass = move || -> JobFuture {
+            let inner = inner.clone();
+            let id = id.clone();
+            Box::pin(async move {
+                if let Some(inner) = inner.upgrade() {
+                    inner.sync(&id, true).await;
+                }
+            })
+        };
+        Job {
+            name: format!("media.sync:{instance}"),
+            every: LOOK_EVERY,
+            pass: Arc::new(pass),
+        }
+    }
+}
+
+impl Inner {
+    fn due(&self) -> bool {
+        let s = self.state.lock();
+        match (&s.good, &s.failed) {
+            (_, Some((at, _))) => at.elapsed() >= RETRY_AFTER,
+            (Some((at, _)), None) => at.elapsed() >= FRESH,
+            (None, None) => true,
+        }
+    }
+
+    /// One read of the library; `only_if_due` skips it when the index is fresh.
+    async fn sync(&self, instance: &str, only_if_due: bool) {
+        let Some(client) = &self.client else { return };
+        let _one = self.reading.lock().await;
+        if only_if_due && !self.due() {
+            return;
+        }
+        if !only_if_due {
+            // A read finished while this one waited: it is the answer.
+            let s = self.state.lock();
+            if s.good
+                .as_ref()
+                .is_some_and(|(at, _)| at.elapsed() < Duration::from_secs(1))
+            {
+                return;
+            }
+        }
+        let read = client.all_items().await;
+        let mut s = self.state.lock();
+        match read {
+            Ok(items) => {
+                let snapshot = Arc::new(Snapshot::build(items));
+                tracing::debug!(
+                    instance,
+                    items = snapshot.len(),
+                    "media server library read"
+                );
+                s.good = Some((Instant::now(), snapshot));
+                s.failed = None;
+            }
+            Err(e) => {
+                let why = format!("media server {instance} could not be read: {e}");
+                tracing::warn!(instance, error = %e, "the media server's library could not be read");
+                s.failed = Some((Instant::now(), why));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use adapters_media::ProviderIds;
+
+    use super::*;
+
+    fn item(
+        id: &str,
+        kind: ItemKind,
+        tmdb: Option<&str>,
+        series: Option<&str>,
+        added: &str,
+    ) -> MediaItem {
+        MediaItem {
+            id: id.into(),
+            kind,
+            title: id.into(),
+            year: None,
+            series_id: series.map(Into::into),
+            series_title: None,
+            season: series.map(|_| 1),
+            episode: series.map(|_| 1),
+            ids: ProviderIds {
+                tmdb: tmdb.map(Into::into),
+                imdb: None,
+                tvdb: None,
+            },
+            rating: None,
+            genres: Vec::new(),
+            added_at: Some(added.into()),
+            runtime_seconds: None,
+        }
+    }
+
+    #[test]
+    fn titles_are_found_by_provider_id_and_shows_list_their_episodes() {
+        let s = Snapshot::build(vec![
+            item("m", ItemKind::Movie, Some("348"), None, "2026-01-01"),
+            item("s", ItemKind::Series, Some("82728"), None, "2026-02-01"),
+            item("e", ItemKind::Episode, Some("348"), Some("s"), "2026-03-01"),
+        ]);
+        let found: Vec<&str> = s
+            .lookup(MediaSource::Tmdb, "348")
+            .map(|i| i.id.as_str())
+            .collect();
+        assert_eq!(
+            found,
+            ["m"],
+            "an episode's own id does not find it as a title"
+        );
+        assert_eq!(s.lookup(MediaSource::Imdb, "348").count(), 0);
+        let eps: Vec<&str> = s.episodes("s").map(|i| i.id.as_str()).collect();
+        assert_eq!(eps, ["e"]);
+        let recent: Vec<&str> = s.recent().map(|i| i.id.as_str()).collect();
+        assert_eq!(recent, ["e", "s", "m"]);
+    }
+}
