@@ -338,6 +338,12 @@ pub fn data_of<D: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<D>()
 }
 
+/// The [`DataSchema`] of a tool that only ever stores a plan for the owner's approval (it never
+/// acts itself; its answer is always the planned answer): no data of its own.
+pub fn planned_only(_: &mut SchemaGenerator) -> Schema {
+    Schema::from(false)
+}
+
 /// The `data` of a call that stored a plan for the owner's approval instead of acting (see
 /// `plan::planned_answer`): what a planned tool may answer beside its own data.
 #[derive(JsonSchema)]

@@ -10,6 +10,8 @@ pub mod downloads;
 pub mod files;
 pub mod guides;
 pub mod indexers;
+pub mod ids;
+mod typed;
 pub mod library;
 pub mod media;
 pub mod prompts;

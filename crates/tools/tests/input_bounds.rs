@@ -1,7 +1,8 @@
 //! Every bound a tool's input schema declares is enforced: for every tool and every bounded
 //! argument, a value one past the bound is refused with a message naming the argument, and the
 //! value at the bound is accepted. The other arguments are the smallest valid ones the schema
-//! describes. `limit` and `page` start at 1 everywhere.
+//! describes (for a string with a `pattern`, the example `tools::ids::EXAMPLES` gives, or the
+//! schema's own first example). `limit` and `page` start at 1 everywhere.
 
 #![allow(clippy::unwrap_used)]
 
@@ -26,6 +27,17 @@ fn kind(s: &Value) -> Option<&str> {
     }
 }
 
+/// A value `pattern` takes and one it refuses: from `tools::ids::EXAMPLES`, or the schema's
+/// own first example (then a value with a space in it, which no id takes).
+fn example(s: &Value) -> Option<(Value, Value)> {
+    let pattern = s["pattern"].as_str()?;
+    if let Some((_, good, bad)) = tools::ids::EXAMPLES.iter().find(|(p, ..)| *p == pattern) {
+        return Some((json!(good), json!(bad)));
+    }
+    let good = s["examples"].as_array()?.first()?.clone();
+    Some((good, json!("not one of these")))
+}
+
 /// The smallest valid value of `s`.
 fn sample(s: &Value, defs: &Defs) -> Value {
     let s = resolved(s, defs);
@@ -47,6 +59,10 @@ fn sample(s: &Value, defs: &Defs) -> Value {
         }
     }
     match kind(s) {
+        Some("string") if s.get("pattern").is_some() => match example(s) {
+            Some((good, _)) => good,
+            None => json!(format!("no example of {}", s["pattern"])),
+        },
         Some("string") => json!("a".repeat(s["minLength"].as_u64().unwrap_or(1).max(1) as usize)),
         Some("integer") => json!(s["minimum"].as_i64().unwrap_or(1).max(1)),
         Some("number") => json!(1.0),
@@ -93,6 +109,9 @@ fn edges(s: &Value, defs: &Defs) -> Vec<(&'static str, Value, Value)> {
             json!("a".repeat(max as usize)),
             json!("a".repeat(max as usize + 1)),
         ));
+    }
+    if let Some((good, bad)) = example(s) {
+        out.push(("pattern", good, bad));
     }
     if let Some(min) = s["minItems"].as_u64().filter(|m| *m > 0) {
         out.push(("minItems", items(min), items(min - 1)));
@@ -171,6 +190,14 @@ fn every_declared_bound_is_enforced_at_its_edge() {
         "display_media.heading maxLength",
         "decide_request.note maxLength",
         "upsert_custom_format.specifications maxItems",
+        "torrent_detail.info_hash pattern",
+        "diagnose.instance_id pattern",
+        "get_change.change_id pattern",
+        "get_operation.operation_id pattern",
+        "apply_change.idempotency_key pattern",
+        "get_title_details.media_id pattern",
+        "search_titles.page maximum",
+        "request_media.seasons maxItems",
     ] {
         assert!(
             checked.iter().any(|c| c == expected),

@@ -22,8 +22,10 @@ pub struct ApplyChange;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The change to apply, as the planned tool answered it (chg_…).
+    #[schemars(regex(pattern = crate::ids::CHANGE_ID))]
     pub change_id: String,
     /// Any new random text of 8 to 128 letters, digits, '-', '_', '.' or ':'. Calling again with the same key answers the same operation instead of acting twice.
+    #[schemars(regex(pattern = crate::ids::IDEMPOTENCY_KEY))]
     pub idempotency_key: String,
 }
 

@@ -16,6 +16,7 @@ pub struct CancelOperation;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The operation (op_…), as apply_change answered it.
+    #[schemars(regex(pattern = crate::ids::OPERATION_ID))]
     pub operation_id: String,
 }
 

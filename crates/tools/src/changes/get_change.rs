@@ -36,6 +36,7 @@ struct ChangeData<'a> {
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The change (chg_…), as the planned tool answered it.
+    #[schemars(regex(pattern = crate::ids::CHANGE_ID))]
     pub change_id: String,
 }
 

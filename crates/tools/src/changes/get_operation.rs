@@ -16,9 +16,11 @@ pub struct GetOperation;
 pub struct Input {
     /// The operation (op_…), as apply_change answered it. Give this or change_id.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::ids::OPERATION_ID))]
     pub operation_id: Option<String>,
     /// The change whose operation to show (chg_…). Give this or operation_id.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::ids::CHANGE_ID))]
     pub change_id: Option<String>,
 }
 

@@ -26,6 +26,7 @@ pub struct Input {
     pub media_type: TitleType,
     /// Genre names; a title must carry all of them. Unknown names are answered with the valid ones.
     #[serde(default)]
+    #[schemars(length(max = 20))]
     pub genres: Vec<String>,
     /// First release year, from.
     #[serde(default)]
@@ -71,10 +72,11 @@ pub struct Input {
     pub runtime_max: Option<u32>,
     /// Page, from 1 (default 1).
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = super::render::MAX_PAGE))]
     pub page: Option<u32>,
     /// The catalogue to browse, as list_instances shows it (default: the default catalogue).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 

@@ -46,6 +46,7 @@ pub struct Input {
     pub media_type: Option<TitleScope>,
     /// The catalogue to read, as list_instances shows it (default: one that answers each title's media_source).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// A heading shown above the carousel (at most 80 characters).
     #[serde(default)]
@@ -60,6 +61,7 @@ pub struct TitleRef {
     /// Where the id comes from (builtin, tmdb, imdb), as a discovery row gave it.
     pub media_source: MediaSource,
     /// The id within media_source.
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: String,
     /// movie or tv.
     pub media_type: TitleType,
@@ -67,6 +69,8 @@ pub struct TitleRef {
 
 impl Tool for DisplayMedia {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Carousel<'static>>);
     const META: Meta = Meta {
         name: "display_media",
         title: "Show titles as a carousel",
@@ -244,7 +248,7 @@ async fn searched(
 }
 
 /// One carousel card.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Card<'a> {
     #[serde(flatten)]
     row: render::TitleRow<'a>,
@@ -256,7 +260,9 @@ struct Card<'a> {
     requested: Option<&'static str>,
 }
 
-#[derive(Serialize)]
+/// The answer's data: the carousel's heading, its view and its cards, and what was hidden or
+/// not found.
+#[derive(Serialize, JsonSchema)]
 struct Carousel<'a> {
     heading: &'a str,
     view: &'static str,

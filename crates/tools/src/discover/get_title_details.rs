@@ -25,11 +25,13 @@ pub struct Input {
     pub media_source: Option<MediaSource>,
     /// The id within media_source (e.g. "603" for tmdb, "tt0113277" for builtin); always with media_source.
     #[schemars(required)]
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: Option<String>,
     /// movie or tv.
     pub media_type: TitleType,
     /// The catalogue to read, as list_instances shows it (default: one that answers media_source).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 

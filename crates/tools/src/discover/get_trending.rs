@@ -35,10 +35,11 @@ pub struct Input {
     pub window: Option<Window>,
     /// Page, from 1 (default 1).
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = super::render::MAX_PAGE))]
     pub page: Option<u32>,
     /// The catalogue to read, as list_instances shows it (default: a TMDB instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 

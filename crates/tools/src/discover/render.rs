@@ -280,9 +280,16 @@ pub(crate) fn page(page: Option<u32>) -> Result<u32, ToolError> {
         Some(0) => Err(ToolError::invalid(
             "invalid argument \"page\": pages start at 1",
         )),
+        Some(p) if p > MAX_PAGE => Err(ToolError::invalid(format!(
+            "invalid argument \"page\": {p} is above the last page a catalogue serves, {MAX_PAGE}"
+        ))),
         Some(p) => Ok(p),
     }
 }
+
+/// The last page a catalogue serves (TMDB's limit; MusicBrainz offsets stay below it too).
+/// Inputs declare it with `#[schemars(range(min = 1, max = render::MAX_PAGE))]`.
+pub(crate) const MAX_PAGE: u32 = 500;
 
 /// A title list answer: rows, counts, the instance read, and what the limits hid.
 pub(crate) fn titles_output(

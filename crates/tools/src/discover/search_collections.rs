@@ -16,13 +16,15 @@ pub struct SearchCollections;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// Words of the collection's name ("Toy Story").
+    #[schemars(length(max = 200))]
     pub query: String,
     /// Page, from 1 (default 1).
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = super::render::MAX_PAGE))]
     pub page: Option<u32>,
     /// The catalogue to search, as list_instances shows it (default: a TMDB instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 

@@ -35,6 +35,7 @@ pub enum Release {
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// Words of the name or title ("Radiohead", "OK Computer").
+    #[schemars(length(max = 200))]
     pub query: String,
     /// artist, release_group (an album, EP or single) or recording (default artist).
     #[serde(default)]
@@ -44,10 +45,11 @@ pub struct Input {
     pub release_type: Option<Release>,
     /// Page, from 1 (default 1); 25 rows per page.
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = super::render::MAX_PAGE))]
     pub page: Option<u32>,
     /// The catalogue to search, as list_instances shows it (default: a MusicBrainz instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 

@@ -20,6 +20,7 @@ pub struct SearchTitles;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// Words of the title; the builtin catalogue also matches cast and director names.
+    #[schemars(length(max = 200))]
     pub query: String,
     /// movie, tv or any (default any). The builtin catalogue holds movies only.
     #[serde(default)]
@@ -29,10 +30,11 @@ pub struct Input {
     pub year: Option<i32>,
     /// Page, from 1 (default 1); 20 rows per page.
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = super::render::MAX_PAGE))]
     pub page: Option<u32>,
     /// The catalogue to search, as list_instances shows it (default: the default catalogue).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 

@@ -8,9 +8,12 @@ use domain::{Capability, InfoHash};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{add_torrent_url, granted, labels, outcome::TorrentResult, refresher, torrent_file};
+use super::{
+    add_torrent_url, granted, labels,
+    outcome::{Outcomes, TorrentResult},
+    refresher, torrent_file,
+};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct AddTorrent;
@@ -32,11 +35,14 @@ pub struct Input {
     pub paused: bool,
     /// The download instance to add it to (default: the default download instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 
 impl Tool for AddTorrent {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Outcomes>);
     const META: Meta = Meta {
         name: "add_torrent",
         title: "Add a torrent",
@@ -116,14 +122,15 @@ impl Tool for AddTorrent {
         } else {
             format!("Not added: {}", row.message)
         };
-        let data = json!({
-            "ok": usize::from(row.ok),
-            "failed": usize::from(!row.ok),
-            "results": [row],
-        });
-        let out = Output::new(summary, data);
-        Ok(match row.info_hash {
-            Some(h) if row.ok => out.next(format!("torrent_detail {{\"info_hash\":\"{h}\"}}")),
+        let (ok, hash) = (row.ok, row.info_hash);
+        let data = Outcomes {
+            ok: usize::from(ok),
+            failed: usize::from(!ok),
+            results: vec![row],
+        };
+        let out = crate::typed::output(summary, &data)?;
+        Ok(match hash {
+            Some(h) if ok => out.next(format!("torrent_detail {{\"info_hash\":\"{h}\"}}")),
             _ => out,
         })
     }

@@ -32,11 +32,13 @@ pub struct DeleteTorrents;
 pub struct Input {
     /// The torrents, by info hash: 40 hexadecimal characters, any case, at most 50; repeats are ignored. One malformed entry refuses the whole call.
     #[schemars(length(min = 1, max = super::hashes::MAX_DELETE))]
+    #[schemars(inner(regex(pattern = crate::ids::INFO_HASH)))]
     pub info_hashes: Vec<String>,
     /// True also deletes the downloaded files (cannot be undone); false removes the torrents from the client and keeps the files.
     pub delete_data: bool,
     /// The download instance holding the torrents (default: each torrent is looked up on every download instance your grant covers; a torrent on several is refused).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 

@@ -2,11 +2,12 @@
 //! tracker trouble, from the cached catalogues; with `refresh`, after reading each instance's
 //! whole list again (progress as it goes, to a client that asked with a progress token).
 
-use domain::Capability;
+use std::collections::BTreeMap;
+
+use domain::{Capability, InstanceKind};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use super::{
     Source, chosen, freshness,
@@ -21,6 +22,7 @@ pub struct DownloadsOverview;
 pub struct Input {
     /// Only this download instance (default: every download instance your grant covers).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// Read each instance's whole torrent list again first, instead of answering from the
     /// cache (slow on large instances; a full read under 10 seconds old stands). A client that
@@ -31,6 +33,8 @@ pub struct Input {
 
 impl Tool for DownloadsOverview {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Overview>);
     const META: Meta = Meta {
         name: "downloads_overview",
         title: "Downloads overview",
@@ -63,13 +67,69 @@ impl Tool for DownloadsOverview {
 
 /// The overview of `sources`, counted over every torrent, after the full refresh's sentence
 /// and rows when there was one.
-fn overview(sources: &[&Source], full: Option<(String, Value)>) -> Result<Output, ToolError> {
+/// The answer's data: each instance's figures and, after `refresh`, how each full read went.
+#[derive(Serialize, JsonSchema)]
+struct Overview {
+    instances: Vec<Section>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    full_refresh: Option<Vec<Refreshed>>,
+}
+
+/// One instance's figures (only `instance_id`, `kind` and `status` when it could not be set up).
+#[derive(Serialize, JsonSchema)]
+struct Section {
+    instance_id: String,
+    #[schemars(with = "String")]
+    kind: InstanceKind,
+    status: freshness::Freshness,
+    #[serde(flatten)]
+    figures: Option<Figures>,
+}
+
+/// An instance's figures, from its catalogue.
+#[derive(Serialize, JsonSchema)]
+struct Figures {
+    torrents: usize,
+    /// Torrents per state.
+    #[schemars(with = "BTreeMap<String, usize>")]
+    by_state: BTreeMap<adapters_downloads::TorrentState, usize>,
+    /// Torrents with a tracker error, per class.
+    #[schemars(with = "BTreeMap<String, usize>")]
+    tracker_errors: BTreeMap<adapters_downloads::TrackerErrorClass, usize>,
+    /// Bytes per second.
+    dl_speed: u64,
+    ul_speed: u64,
+    /// Bytes free in the download folder, when the client reports it.
+    free_space: Option<u64>,
+    /// Bytes of all torrents.
+    size: u64,
+}
+
+/// How one instance's full read went.
+#[derive(Serialize, JsonSchema)]
+struct Refreshed {
+    instance_id: String,
+    /// read, recent (read seconds ago) or failed.
+    outcome: &'static str,
+    torrents: Option<usize>,
+    error: Option<String>,
+}
+
+fn overview(
+    sources: &[&Source],
+    full: Option<(String, Vec<Refreshed>)>,
+) -> Result<Output, ToolError> {
     let mut sections = Vec::new();
     let mut lines = Vec::new();
     for s in sources {
         let status = freshness::status(s);
         let Some(b) = s.working() else {
-            sections.push(json!({ "instance_id": s.id, "kind": s.kind, "status": status }));
+            sections.push(Section {
+                instance_id: s.id.clone(),
+                kind: s.kind,
+                status,
+                figures: None,
+            });
             lines.push(format!("{} could not be set up", s.id));
             continue;
         };
@@ -91,31 +151,36 @@ fn overview(sources: &[&Source], full: Option<(String, Value)>) -> Result<Output
         } else {
             lines.push(format!("{} could not be read", s.id));
         }
-        sections.push(json!({
-            "instance_id": s.id,
-            "kind": s.kind,
-            "status": status,
-            "torrents": total,
-            "by_state": o.by_state,
-            "tracker_errors": o.tracker_errors,
-            "dl_speed": o.dl_speed,
-            "ul_speed": o.ul_speed,
-            "free_space": o.free_space,
-            "size": o.size,
-        }));
+        sections.push(Section {
+            instance_id: s.id.clone(),
+            kind: s.kind,
+            status,
+            figures: Some(Figures {
+                torrents: total,
+                by_state: o.by_state,
+                tracker_errors: o.tracker_errors,
+                dl_speed: o.dl_speed,
+                ul_speed: o.ul_speed,
+                free_space: o.free_space,
+                size: o.size,
+            }),
+        });
     }
     let mut summary = format!("{}.", lines.join("; "));
-    let mut data = json!({ "instances": sections });
+    let mut data = Overview {
+        instances: sections,
+        full_refresh: None,
+    };
     if let Some((said, rows)) = full {
         summary = format!("{said}. {summary}");
-        data["full_refresh"] = rows;
+        data.full_refresh = Some(rows);
     }
-    let out = Output::new(summary, data);
+    let out = crate::typed::output(summary, &data)?;
     Ok(freshness::stamp(out, sources).next("find_torrents"))
 }
 
 /// What each instance's full read came to: a sentence for the summary, and `full_refresh` rows.
-fn refreshed(sources: &[&Source], fulls: &[Full]) -> (String, Value) {
+fn refreshed(sources: &[&Source], fulls: &[Full]) -> (String, Vec<Refreshed>) {
     let mut rows = Vec::new();
     let mut lines = Vec::new();
     for (s, full) in sources.iter().zip(fulls) {
@@ -133,11 +198,14 @@ fn refreshed(sources: &[&Source], fulls: &[Full]) -> (String, Value) {
                 ("failed", None, Some(why.as_str()))
             }
         };
-        rows.push(json!({
-            "instance_id": s.id, "outcome": outcome, "torrents": torrents, "error": error,
-        }));
+        rows.push(Refreshed {
+            instance_id: s.id.clone(),
+            outcome,
+            torrents,
+            error: error.map(str::to_string),
+        });
     }
-    (capitalized(&lines.join("; ")), json!(rows))
+    (capitalized(&lines.join("; ")), rows)
 }
 
 fn capitalized(s: &str) -> String {

@@ -28,6 +28,7 @@ const DEFAULT_LIMIT: u32 = 50;
 pub struct Input {
     /// Only this download instance (default: every download instance your grant covers, merged).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// Any of these states (default: any state).
     #[serde(default)]
@@ -197,7 +198,7 @@ struct Data {
     total: usize,
     offset: usize,
     next_offset: Option<usize>,
-    instances: Vec<serde_json::Value>,
+    instances: Vec<freshness::Freshness>,
     /// The torrents of the page, as the catalogue holds them.
     #[schemars(with = "Vec<serde_json::Value>")]
     rows: Rows,

@@ -4,6 +4,9 @@
 use std::time::SystemTime;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use domain::InstanceKind;
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::Source;
@@ -18,27 +21,65 @@ pub(crate) fn unix_rfc3339(secs: i64) -> Option<String> {
     DateTime::from_timestamp(secs, 0).map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
 }
 
+/// One instance's freshness, as the download reads show it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Freshness {
+    pub instance_id: String,
+    /// qbittorrent or transmission.
+    #[schemars(with = "String")]
+    pub kind: InstanceKind,
+    /// Read, and its latest refresh did not fail.
+    pub ok: bool,
+    /// The torrents its catalogue holds.
+    pub rows: usize,
+    /// When its last good refresh finished (`null`: never).
+    pub observed_at: Option<String>,
+    /// Why its latest refresh (or its setup) failed.
+    pub error: Option<Failure>,
+}
+
+/// Why an instance could not be read.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Failure {
+    /// config, auth, network, ... (the failure's class).
+    #[schemars(with = "String")]
+    pub class: Value,
+    pub message: String,
+    /// When it happened (absent for a setup failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
 /// One instance's freshness: `{instance_id, kind, ok, rows, observed_at, error}`.
-pub(crate) fn status(source: &Source) -> Value {
+pub(crate) fn status(source: &Source) -> Freshness {
     match source.state() {
-        Err(problem) => json!({
-            "instance_id": source.id, "kind": source.kind, "ok": false, "rows": 0,
-            "observed_at": null, "error": { "class": "config", "message": problem },
-        }),
+        Err(problem) => Freshness {
+            instance_id: source.id.clone(),
+            kind: source.kind,
+            ok: false,
+            rows: 0,
+            observed_at: None,
+            error: Some(Failure {
+                class: json!("config"),
+                message: problem.to_string(),
+                at: None,
+            }),
+        },
         Ok(b) => {
             let st = b.catalogue.status();
-            let error = st
-                .last_error
-                .as_ref()
-                .map(|e| json!({ "class": e.class, "message": e.message, "at": rfc3339(e.at) }));
-            json!({
-                "instance_id": source.id,
-                "kind": source.kind,
-                "ok": st.observed_at.is_some() && st.last_error.is_none(),
-                "rows": st.rows,
-                "observed_at": st.observed_at.map(rfc3339),
-                "error": error,
-            })
+            let error = st.last_error.as_ref().map(|e| Failure {
+                class: json!(e.class),
+                message: e.message.clone(),
+                at: Some(rfc3339(e.at)),
+            });
+            Freshness {
+                instance_id: source.id.clone(),
+                kind: source.kind,
+                ok: st.observed_at.is_some() && st.last_error.is_none(),
+                rows: st.rows,
+                observed_at: st.observed_at.map(rfc3339),
+                error,
+            }
         }
     }
 }

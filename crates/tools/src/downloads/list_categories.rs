@@ -2,11 +2,10 @@
 //! the valid values of every category and tag argument.
 
 use adapters_downloads::CategoryModel;
-use domain::Capability;
+use domain::{Capability, InstanceKind};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{Backend, Source, freshness, labels, one, refresher};
 use governance::ErrorCode;
@@ -19,11 +18,14 @@ pub struct ListCategories;
 pub struct Input {
     /// The download instance (default: the default download instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 
 impl Tool for ListCategories {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Listed>);
     const META: Meta = Meta {
         name: "list_categories",
         title: "List torrent categories and tags",
@@ -65,18 +67,18 @@ fn categories(source: &Source, b: &Backend) -> Result<Output, ToolError> {
     let items: Vec<_> = cats
         .items
         .iter()
-        .map(|c| {
-            json!({
-                "name": c.name,
-                "save_path": c.save_path,
-                "torrents": b.catalogue.category_count(&c.name),
-            })
+        .map(|c| CategoryRow {
+            name: c.name.clone(),
+            save_path: c.save_path.clone(),
+            torrents: b.catalogue.category_count(&c.name),
         })
         .collect();
     let tags = b.catalogue.tags();
     let (model, base) = match &cats.model {
         CategoryModel::Native => ("native", None),
-        CategoryModel::DownloadDirSubfolder { base } => ("download_dir_subfolder", Some(base)),
+        CategoryModel::DownloadDirSubfolder { base } => {
+            ("download_dir_subfolder", Some(base.clone()))
+        }
     };
     let names: Vec<&str> = cats.items.iter().map(|c| c.name.as_str()).collect();
     let summary = format!(
@@ -97,14 +99,40 @@ fn categories(source: &Source, b: &Backend) -> Result<Output, ToolError> {
             format!(" ({})", tags.join(", "))
         },
     );
-    let data = json!({
-        "instance_id": source.id,
-        "kind": source.kind,
-        "model": model,
-        "download_dir": base,
-        "note": labels::model_note(&cats.model),
-        "categories": items,
-        "tags": tags,
-    });
-    Ok(freshness::stamp(Output::new(summary, data), &[source]))
+    let data = Listed {
+        instance_id: source.id.clone(),
+        kind: source.kind,
+        model,
+        download_dir: base,
+        note: labels::model_note(&cats.model),
+        categories: items,
+        tags,
+    };
+    Ok(freshness::stamp(
+        crate::typed::output(summary, &data)?,
+        &[source],
+    ))
+}
+
+/// The answer's data: the instance's categories and tags, and how it keeps categories.
+#[derive(Serialize, JsonSchema)]
+struct Listed {
+    instance_id: String,
+    #[schemars(with = "String")]
+    kind: InstanceKind,
+    /// native (qBittorrent) or download_dir_subfolder (Transmission).
+    model: &'static str,
+    /// The folder categories are sub-folders of (`null` for native categories).
+    download_dir: Option<String>,
+    note: &'static str,
+    categories: Vec<CategoryRow>,
+    tags: Vec<String>,
+}
+
+/// A category, its save path and how many torrents it holds.
+#[derive(Serialize, JsonSchema)]
+struct CategoryRow {
+    name: String,
+    save_path: Option<String>,
+    torrents: usize,
 }

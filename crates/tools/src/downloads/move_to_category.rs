@@ -20,11 +20,13 @@ pub struct MoveToCategory;
 pub struct Input {
     /// The torrents, by info hash: 40 hexadecimal characters, any case, at most 100; repeats are ignored. One malformed entry refuses the whole call.
     #[schemars(length(min = 1, max = super::hashes::MAX_HASHES))]
+    #[schemars(inner(regex(pattern = crate::ids::INFO_HASH)))]
     pub info_hashes: Vec<String>,
     /// The category to move into, exactly as list_categories shows it.
     pub category: String,
     /// The download instance holding the torrents (default: each torrent is looked up on every download instance your grant covers).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 

@@ -77,9 +77,9 @@ impl TorrentResult {
 /// torrent's outcome.
 #[derive(Serialize, JsonSchema)]
 pub(crate) struct Outcomes {
-    ok: usize,
-    failed: usize,
-    results: Vec<TorrentResult>,
+    pub ok: usize,
+    pub failed: usize,
+    pub results: Vec<TorrentResult>,
 }
 
 /// The answer of a write: counts, rows, and a summary built from `verb` ("paused", …).

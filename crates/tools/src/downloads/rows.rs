@@ -5,17 +5,21 @@ use std::sync::Arc;
 
 use adapters_downloads::{Torrent, TorrentState, TrackerErrorClass};
 use domain::InfoHash;
+use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
-use serde_json::{Value, json};
 
 use super::freshness::unix_rfc3339;
 
 /// One torrent on one instance, borrowed from the catalogue and written straight to JSON.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub(crate) struct Row<'a> {
+    /// 40 hexadecimal characters.
+    #[schemars(with = "String")]
     info_hash: InfoHash,
     instance_id: &'a str,
     name: &'a str,
+    /// downloading, seeding, paused, ... as the catalogue names it.
+    #[schemars(with = "String")]
     state: TorrentState,
     progress: f64,
     size: u64,
@@ -24,9 +28,11 @@ pub(crate) struct Row<'a> {
     ul_speed: u64,
     eta_seconds: Option<u32>,
     category: Option<&'a str>,
+    #[schemars(with = "Vec<String>")]
     tags: Tags<'a>,
     added_at: Option<String>,
     tracker: Option<&'a str>,
+    #[schemars(with = "Option<String>")]
     tracker_error: Option<TrackerErrorClass>,
 }
 
@@ -61,26 +67,33 @@ impl Serialize for Tags<'_> {
     }
 }
 
-/// One torrent on one instance, as a JSON tree.
-pub(crate) fn row(instance: &str, t: &Torrent) -> Value {
-    serde_json::to_value(Row::new(instance, t)).unwrap_or_default()
+/// One torrent with everything the catalogue knows about it.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct FullRow<'a> {
+    #[serde(flatten)]
+    row: Row<'a>,
+    downloaded: u64,
+    uploaded: u64,
+    save_path: &'a str,
+    completed_at: Option<String>,
+    tracker_message: Option<&'a str>,
+    /// How many trackers it has.
+    trackers: u16,
+    num_seeds: u32,
+    num_peers: u32,
 }
 
 /// One torrent with everything the catalogue knows about it.
-pub(crate) fn full_row(instance: &str, t: &Torrent) -> Value {
-    let mut v = row(instance, t);
-    let extra = json!({
-        "downloaded": t.downloaded,
-        "uploaded": t.uploaded,
-        "save_path": &*t.save_path,
-        "completed_at": t.completed_at.and_then(unix_rfc3339),
-        "tracker_message": t.tracker_message.as_deref(),
-        "trackers": t.trackers,
-        "num_seeds": t.num_seeds,
-        "num_peers": t.num_peers,
-    });
-    if let (Value::Object(m), Value::Object(e)) = (&mut v, extra) {
-        m.extend(e);
+pub(crate) fn full_row<'a>(instance: &'a str, t: &'a Torrent) -> FullRow<'a> {
+    FullRow {
+        row: Row::new(instance, t),
+        downloaded: t.downloaded,
+        uploaded: t.uploaded,
+        save_path: &t.save_path,
+        completed_at: t.completed_at.and_then(unix_rfc3339),
+        tracker_message: t.tracker_message.as_deref(),
+        trackers: t.trackers,
+        num_seeds: t.num_seeds,
+        num_peers: t.num_peers,
     }
-    v
 }

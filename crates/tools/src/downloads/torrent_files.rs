@@ -7,8 +7,7 @@ use domain::{Capability, InfoHash};
 use parking_lot::Mutex;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{hashes, lookup};
 use governance::ErrorCode;
@@ -27,9 +26,11 @@ const MAX_FILES: u32 = 500;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The torrent's info hash: 40 hexadecimal characters, as find_torrents shows it.
+    #[schemars(regex(pattern = crate::ids::INFO_HASH))]
     pub info_hash: String,
     /// The download instance holding it (default: the instance whose catalogue has it).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// Files per page, 1 to 500 (default 100).
     #[serde(default)]
@@ -42,6 +43,8 @@ pub struct Input {
 
 impl Tool for TorrentFiles {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Files<'static>>);
     const META: Meta = Meta {
         name: "torrent_files",
         title: "Torrent files",
@@ -160,17 +163,58 @@ fn page(
                 .unwrap_or_default()
         ),
     };
-    let data = json!({
-        "instance_id": id,
-        "info_hash": hash,
-        "files": page,
-        "total": total,
-        "offset": start,
-        "next_offset": next_offset,
-    });
-    let mut out = Output::new(summary, data);
+    let data = Files {
+        instance_id: id,
+        info_hash: hash,
+        files: page.iter().map(FileRow::of).collect(),
+        total,
+        offset: start,
+        next_offset,
+    };
+    // Plain fields only: writing them cannot fail.
+    let mut out = Output::new(summary, crate::typed::tree(&data));
     out.observed_at = observed_at.into();
     out.shared()
+}
+
+/// The answer's data: a page of the torrent's files.
+#[derive(Serialize, JsonSchema)]
+struct Files<'a> {
+    instance_id: &'a str,
+    #[schemars(with = "String")]
+    info_hash: InfoHash,
+    files: Vec<FileRow<'a>>,
+    total: usize,
+    offset: usize,
+    next_offset: Option<usize>,
+}
+
+/// One file of a torrent.
+#[derive(Serialize, JsonSchema)]
+struct FileRow<'a> {
+    index: u32,
+    /// Path inside the torrent.
+    name: &'a str,
+    size: u64,
+    progress: f64,
+    /// False when the file is deselected ("do not download").
+    wanted: bool,
+    /// skip, low, normal or high.
+    #[schemars(with = "String")]
+    priority: adapters_downloads::FilePriority,
+}
+
+impl<'a> FileRow<'a> {
+    fn of(f: &'a TorrentFile) -> FileRow<'a> {
+        FileRow {
+            index: f.index,
+            name: &f.name,
+            size: f.size,
+            progress: f.progress,
+            wanted: f.wanted,
+            priority: f.priority,
+        }
+    }
 }
 
 #[cfg(test)]

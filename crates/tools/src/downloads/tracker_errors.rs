@@ -7,8 +7,7 @@ use adapters_downloads::TrackerErrorClass;
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{Source, chosen, freshness, refresher};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
@@ -20,6 +19,7 @@ pub struct TrackerErrors;
 pub struct Input {
     /// Only this download instance (default: every download instance your grant covers).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 
@@ -30,8 +30,42 @@ struct Group {
     messages: BTreeMap<Arc<str>, usize>,
 }
 
+/// The answer's data: torrents with tracker errors grouped by class, and each instance's
+/// freshness.
+#[derive(Serialize, JsonSchema)]
+struct Grouped {
+    groups: Vec<GroupRow>,
+    total: usize,
+    instances: Vec<freshness::Freshness>,
+}
+
+/// One class of tracker error: how many torrents, where, the most frequent messages, and what
+/// to do.
+#[derive(Serialize, JsonSchema)]
+struct GroupRow {
+    /// unregistered, auth, unreachable, rate_limited or other.
+    #[schemars(with = "String")]
+    class: TrackerErrorClass,
+    count: usize,
+    by_instance: BTreeMap<String, usize>,
+    /// The most frequent messages, most frequent first (at most 5).
+    messages: Vec<MessageRow>,
+    what_to_do: &'static str,
+    /// The find_torrents call that lists them.
+    list_with: String,
+}
+
+/// A tracker's message and how many torrents show it.
+#[derive(Serialize, JsonSchema)]
+struct MessageRow {
+    message: String,
+    count: usize,
+}
+
 impl Tool for TrackerErrors {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Grouped>);
     const META: Meta = Meta {
         name: "tracker_errors",
         title: "Tracker errors",
@@ -74,21 +108,27 @@ fn groups(sources: &[&Source]) -> Result<Output, ToolError> {
     }
     let total: usize = groups.values().map(|g| g.count).sum();
     let out: Vec<_> = groups
-            .iter()
-            .map(|(class, g)| {
-                let mut messages: Vec<(&Arc<str>, &usize)> = g.messages.iter().collect();
-                messages.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
-                messages.truncate(5);
-                json!({
-                    "class": class,
-                    "count": g.count,
-                    "by_instance": g.by_instance,
-                    "messages": messages.iter().map(|(m, n)| json!({"message": &***m, "count": n})).collect::<Vec<_>>(),
-                    "what_to_do": advice(*class),
-                    "list_with": format!("find_torrents {{\"tracker_error\":\"{}\"}}", class.as_str()),
-                })
-            })
-            .collect();
+        .iter()
+        .map(|(class, g)| {
+            let mut messages: Vec<(&Arc<str>, &usize)> = g.messages.iter().collect();
+            messages.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+            messages.truncate(5);
+            GroupRow {
+                class: *class,
+                count: g.count,
+                by_instance: g.by_instance.clone(),
+                messages: messages
+                    .iter()
+                    .map(|(m, n)| MessageRow {
+                        message: m.to_string(),
+                        count: **n,
+                    })
+                    .collect(),
+                what_to_do: advice(*class),
+                list_with: format!("find_torrents {{\"tracker_error\":\"{}\"}}", class.as_str()),
+            }
+        })
+        .collect();
     let tail = freshness::summary_tail(sources);
     let summary = if total == 0 {
         format!("No torrent has a tracker error{tail}.")
@@ -103,12 +143,12 @@ fn groups(sources: &[&Source]) -> Result<Output, ToolError> {
             parts.join(", ")
         )
     };
-    let data = json!({
-        "groups": out,
-        "total": total,
-        "instances": sources.iter().map(|s| freshness::status(s)).collect::<Vec<_>>(),
-    });
-    let mut result = Output::new(summary, data);
+    let data = Grouped {
+        groups: out,
+        total,
+        instances: sources.iter().map(|s| freshness::status(s)).collect(),
+    };
+    let mut result = crate::typed::output(summary, &data)?;
     if let Some(first) = groups.keys().next() {
         result = result.next(format!(
             "find_torrents {{\"tracker_error\":\"{}\"}}",

@@ -5,9 +5,9 @@ use chrono::{Duration, Utc};
 use domain::{Capability, InstanceKind};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::{
     count,
     source::{chosen, merged},
@@ -21,6 +21,7 @@ pub struct GetCalendar;
 pub struct Input {
     /// One radarr or sonarr instance (default: every radarr and sonarr instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// Days before today to include, 0 to 60 (default 0).
     #[serde(default)]
@@ -42,6 +43,8 @@ fn days(name: &str, v: Option<u32>, default: u32) -> Result<i64, ToolError> {
 
 impl Tool for GetCalendar {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Calendar>);
     const META: Meta = Meta {
         name: "get_calendar",
         title: "Library calendar",
@@ -88,22 +91,48 @@ impl Tool for GetCalendar {
             for e in list {
                 entries.push((
                     e.date.clone().unwrap_or_default(),
-                    json!({ "instance_id": s.id, "entry": e }),
+                    Dated {
+                        instance_id: s.id.clone(),
+                        entry: shapes::CalendarEntry::of(e),
+                    },
                 ));
             }
         }
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let rows: Vec<_> = entries.into_iter().map(|(_, v)| v).collect();
-        let mut out = Output::new(
+        let mut out = crate::typed::output(
             format!(
                 "{} from {start} to {end} (exclusive).",
                 count(rows.len(), "calendar entry", "calendar entries")
             ),
-            json!({ "start": start, "end": end, "entries": rows, "unreadable": m.failed_data() }),
-        );
+            &Calendar {
+                unreadable: m.failed_data(),
+                start,
+                end,
+                entries: rows,
+            },
+        )?;
         for w in m.warnings() {
             out = out.warn(w);
         }
         Ok(out)
     }
+}
+
+/// The answer's data: the window read and its entries, soonest first.
+#[derive(Serialize, JsonSchema)]
+struct Calendar {
+    /// The first day of the window.
+    start: String,
+    /// The day after the window.
+    end: String,
+    entries: Vec<Dated>,
+    unreadable: Vec<shapes::Unreadable>,
+}
+
+/// A calendar entry and the instance it is from.
+#[derive(Serialize, JsonSchema)]
+struct Dated {
+    instance_id: String,
+    entry: shapes::CalendarEntry,
 }

@@ -3,9 +3,9 @@
 use domain::{Capability, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::{count, source::one};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -16,6 +16,7 @@ pub struct GetCustomFormats;
 pub struct Input {
     /// The library instance, as list_instances shows it (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// movie, tv, music or book: picks the default instance of that kind.
     #[serde(default)]
@@ -24,6 +25,8 @@ pub struct Input {
 
 impl Tool for GetCustomFormats {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Formats>);
     const META: Meta = Meta {
         name: "get_custom_formats",
         title: "Custom formats",
@@ -47,13 +50,26 @@ impl Tool for GetCustomFormats {
             .custom_formats()
             .await
             .map_err(|e| source.error(e))?;
-        Ok(Output::new(
+        crate::typed::output(
             format!(
                 "{} has {}.",
                 source.id,
                 count(formats.len(), "custom format", "custom formats")
             ),
-            json!({ "instance_id": source.id, "kind": source.kind, "custom_formats": formats }),
-        ))
+            &Formats {
+                instance_id: source.id.clone(),
+                kind: source.kind,
+                custom_formats: shapes::all(&formats, shapes::CustomFormat::of),
+            },
+        )
     }
+}
+
+/// The answer's data: the instance's custom formats.
+#[derive(Serialize, JsonSchema)]
+struct Formats {
+    instance_id: String,
+    #[schemars(with = "String")]
+    kind: domain::InstanceKind,
+    custom_formats: Vec<shapes::CustomFormat>,
 }

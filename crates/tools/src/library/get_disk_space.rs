@@ -4,9 +4,9 @@
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::source::{chosen, merged};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -17,6 +17,7 @@ pub struct GetDiskSpace;
 pub struct Input {
     /// One library instance, as list_instances shows it (default: every library instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 
@@ -24,6 +25,8 @@ const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 impl Tool for GetDiskSpace {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Disks>);
     const META: Meta = Meta {
         name: "get_disk_space",
         title: "Library disk space",
@@ -66,20 +69,43 @@ impl Tool for GetDiskSpace {
                         ));
                     }
                 }
-                json!({ "instance_id": s.id, "kind": s.kind, "disks": disks })
+                InstanceDisks {
+                    instance_id: s.id.clone(),
+                    kind: s.kind,
+                    disks: shapes::all(disks, shapes::Disk::of),
+                }
             })
             .collect();
         let summary = match fullest {
             Some((_, line)) => format!("Fullest disk: {line}."),
             None => "The library services report no disks.".to_string(),
         };
-        let mut out = Output::new(
+        let mut out = crate::typed::output(
             summary,
-            json!({ "instances": instances, "unreadable": m.failed_data() }),
-        );
+            &Disks {
+                instances,
+                unreadable: m.failed_data(),
+            },
+        )?;
         for w in m.warnings() {
             out = out.warn(w);
         }
         Ok(out)
     }
+}
+
+/// The answer's data: each instance's disks, and the instances that could not be read.
+#[derive(Serialize, JsonSchema)]
+struct Disks {
+    instances: Vec<InstanceDisks>,
+    unreadable: Vec<shapes::Unreadable>,
+}
+
+/// The disks one instance sees.
+#[derive(Serialize, JsonSchema)]
+struct InstanceDisks {
+    instance_id: String,
+    #[schemars(with = "String")]
+    kind: domain::InstanceKind,
+    disks: Vec<shapes::Disk>,
 }

@@ -7,8 +7,7 @@ use chrono::{DateTime, Utc};
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{
     source::one,
@@ -23,10 +22,12 @@ pub struct GetEpisodeTimeline;
 pub struct Input {
     /// The sonarr instance (default: the default sonarr instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// tvdb, tmdb or imdb, as a discovery row gave it.
     pub media_source: MediaSource,
     /// The series' id within media_source.
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: String,
     /// The season number (0 for specials).
     pub season: u32,
@@ -38,8 +39,34 @@ fn parse(t: &Option<String>) -> Option<DateTime<Utc>> {
         .map(|d| d.with_timezone(&Utc))
 }
 
+/// The answer's data: a season's episodes, each with when it aired and when its file came.
+#[derive(Serialize, JsonSchema)]
+struct Timeline<'a> {
+    instance_id: &'a str,
+    series_id: i64,
+    title: &'a str,
+    season: u32,
+    episodes: Vec<EpisodeRow>,
+}
+
+/// One episode: when it aired, whether its file is held and when that was imported.
+#[derive(Serialize, JsonSchema)]
+struct EpisodeRow {
+    episode: i64,
+    title: Option<String>,
+    air_date_utc: Option<String>,
+    aired: bool,
+    monitored: bool,
+    has_file: bool,
+    imported_at: Option<String>,
+    /// The file came before the episode aired: usually mapped to the wrong episode.
+    imported_before_air: bool,
+}
+
 impl Tool for GetEpisodeTimeline {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Timeline<'static>>);
     const META: Meta = Meta {
         name: "get_episode_timeline",
         title: "Episode timeline",
@@ -95,20 +122,20 @@ impl Tool for GetEpisodeTimeline {
                     _ => false,
                 };
                 early += usize::from(before_air);
-                json!({
-                    "episode": e.episode,
-                    "title": e.title,
-                    "air_date_utc": e.air_date_utc,
-                    "aired": aired_at.is_some_and(|a| a <= now),
-                    "monitored": e.monitored,
-                    "has_file": e.has_file,
-                    "imported_at": imported_at,
-                    "imported_before_air": before_air,
-                })
+                EpisodeRow {
+                    episode: e.episode,
+                    title: e.title.clone(),
+                    air_date_utc: e.air_date_utc.clone(),
+                    aired: aired_at.is_some_and(|a| a <= now),
+                    monitored: e.monitored,
+                    has_file: e.has_file,
+                    imported_at,
+                    imported_before_air: before_air,
+                }
             })
             .collect();
         let held_n = episodes.iter().filter(|e| e.has_file).count();
-        let mut out = Output::new(
+        let mut out = crate::typed::output(
             format!(
                 "{} season {} in {}: {} episodes, {held_n} with files{}.",
                 series.title,
@@ -121,8 +148,14 @@ impl Tool for GetEpisodeTimeline {
                     String::new()
                 }
             ),
-            json!({ "instance_id": source.id, "series_id": series.id, "title": series.title, "season": input.season, "episodes": rows }),
-        );
+            &Timeline {
+                instance_id: &source.id,
+                series_id: series.id,
+                title: &series.title,
+                season: input.season,
+                episodes: rows,
+            },
+        )?;
         if early > 0 {
             out = out.warn(
                 "files imported before their episode aired are usually mapped to the wrong episode",

@@ -4,9 +4,9 @@
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::{
     count,
     source::{chosen, merged},
@@ -20,11 +20,14 @@ pub struct GetHealth;
 pub struct Input {
     /// One library instance, as list_instances shows it (default: every library instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 
 impl Tool for GetHealth {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Healths>);
     const META: Meta = Meta {
         name: "get_health",
         title: "Library health",
@@ -61,16 +64,39 @@ impl Tool for GetHealth {
                         count(checks.len(), "problem", "problems")
                     )
                 });
-                json!({ "instance_id": s.id, "kind": s.kind, "checks": checks })
+                InstanceHealth {
+                    instance_id: s.id.clone(),
+                    kind: s.kind,
+                    checks: shapes::all(checks, shapes::Health::of),
+                }
             })
             .collect();
-        let mut out = Output::new(
+        let mut out = crate::typed::output(
             format!("{}.", parts.join("; ")),
-            json!({ "instances": instances, "unreadable": m.failed_data() }),
-        );
+            &Healths {
+                instances,
+                unreadable: m.failed_data(),
+            },
+        )?;
         for w in m.warnings() {
             out = out.warn(w);
         }
         Ok(out)
     }
+}
+
+/// The answer's data: each instance's health checks, and the instances that could not be read.
+#[derive(Serialize, JsonSchema)]
+struct Healths {
+    instances: Vec<InstanceHealth>,
+    unreadable: Vec<shapes::Unreadable>,
+}
+
+/// The health checks one instance reports (empty: no problems).
+#[derive(Serialize, JsonSchema)]
+struct InstanceHealth {
+    instance_id: String,
+    #[schemars(with = "String")]
+    kind: domain::InstanceKind,
+    checks: Vec<shapes::Health>,
 }

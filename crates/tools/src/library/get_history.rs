@@ -4,9 +4,9 @@
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::{
     count,
     source::{chosen, merged, one},
@@ -21,12 +21,14 @@ pub struct GetHistory;
 pub struct Input {
     /// One library instance (default: every library instance, or the instance of media_type's kind for a title).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// One title's history: its source, with media_id and media_type.
     #[serde(default)]
     pub media_source: Option<MediaSource>,
     /// One title's history: its id, with media_source and media_type.
     #[serde(default)]
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: Option<String>,
     /// movie, tv or music; with media_source and media_id.
     #[serde(default)]
@@ -43,8 +45,37 @@ pub struct Input {
     pub limit: Option<u32>,
 }
 
+/// The answer's data: one title's history, or the latest events of each instance.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum History {
+    OfTitle {
+        instance_id: String,
+        item: Box<shapes::Item>,
+        season: Option<u32>,
+        episode: Option<u32>,
+        /// Newest first.
+        events: Vec<shapes::HistoryEvent>,
+    },
+    Latest {
+        instances: Vec<InstanceHistory>,
+        unreadable: Vec<shapes::Unreadable>,
+    },
+}
+
+/// The latest events of one instance, newest first.
+#[derive(Serialize, JsonSchema)]
+struct InstanceHistory {
+    instance_id: String,
+    #[schemars(with = "String")]
+    kind: domain::InstanceKind,
+    events: Vec<shapes::HistoryEvent>,
+}
+
 impl Tool for GetHistory {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<History>);
     const META: Meta = Meta {
         name: "get_history",
         title: "Library history",
@@ -98,15 +129,21 @@ impl Tool for GetHistory {
                     (Some(s), None) => format!(" season {s}"),
                     _ => String::new(),
                 };
-                return Ok(Output::new(
+                return crate::typed::output(
                     format!(
                         "{} for {}{scope} in {}.",
                         count(events.len(), "history event", "history events"),
                         item.title,
                         src.id
                     ),
-                    json!({ "instance_id": src.id, "item": item, "season": input.season, "episode": input.episode, "events": events }),
-                ));
+                    &History::OfTitle {
+                        instance_id: src.id.clone(),
+                        item: Box::new(shapes::Item::of(&item)),
+                        season: input.season,
+                        episode: input.episode,
+                        events: shapes::all(&events, shapes::HistoryEvent::of),
+                    },
+                );
             }
             _ => {
                 return Err(ToolError::invalid(
@@ -123,16 +160,23 @@ impl Tool for GetHistory {
         let instances: Vec<_> = m
             .read
             .iter()
-            .map(|(s, events)| json!({ "instance_id": s.id, "kind": s.kind, "events": events }))
+            .map(|(s, events)| InstanceHistory {
+                instance_id: s.id.clone(),
+                kind: s.kind,
+                events: shapes::all(events, shapes::HistoryEvent::of),
+            })
             .collect();
-        let mut out = Output::new(
+        let mut out = crate::typed::output(
             format!(
                 "{} from {}.",
                 count(n, "history event", "history events"),
                 count(m.read.len(), "instance", "instances")
             ),
-            json!({ "instances": instances, "unreadable": m.failed_data() }),
-        );
+            &History::Latest {
+                instances,
+                unreadable: m.failed_data(),
+            },
+        )?;
         for w in m.warnings() {
             out = out.warn(w);
         }

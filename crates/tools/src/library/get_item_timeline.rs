@@ -5,9 +5,9 @@ use adapters_library::Service;
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::{
     source::one,
     title::{held, media_ref},
@@ -21,17 +21,51 @@ pub struct GetItemTimeline;
 pub struct Input {
     /// The library instance (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// As a discovery row gave it.
     pub media_source: MediaSource,
     /// The title's id within media_source.
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: String,
     /// movie, tv or music (an album).
     pub media_type: MediaType,
 }
 
+/// The answer's data: the item and its history events and files on disk, oldest first.
+#[derive(Serialize, JsonSchema)]
+struct ItemTimeline<'a> {
+    instance_id: &'a str,
+    item: shapes::Item,
+    timeline: Vec<Event>,
+}
+
+/// One moment of an item's life: a history event, or a file arriving on disk.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Event {
+    History {
+        at: Option<String>,
+        /// grabbed, downloadFolderImported, ... as the service names it.
+        event: String,
+        source_title: Option<String>,
+        quality: Option<String>,
+        download_id: Option<String>,
+    },
+    File {
+        at: Option<String>,
+        /// Always `file_on_disk`.
+        event: &'static str,
+        file: Option<String>,
+        quality: Option<String>,
+        size: i64,
+    },
+}
+
 impl Tool for GetItemTimeline {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<ItemTimeline<'static>>);
     const META: Meta = Meta {
         name: "get_item_timeline",
         title: "Item timeline",
@@ -63,25 +97,37 @@ impl Tool for GetItemTimeline {
             }
             Service::Lidarr | Service::Readarr => Vec::new(),
         };
-        let mut events: Vec<(String, Value)> = history
+        let mut events: Vec<(String, Event)> = history
             .iter()
             .map(|h| {
                 (
                     h.date.clone().unwrap_or_default(),
-                    json!({ "at": h.date, "event": h.event, "source_title": h.source_title, "quality": h.quality, "download_id": h.download_id }),
+                    Event::History {
+                        at: h.date.clone(),
+                        event: h.event.clone(),
+                        source_title: h.source_title.clone(),
+                        quality: h.quality.clone(),
+                        download_id: h.download_id.clone(),
+                    },
                 )
             })
             .collect();
         events.extend(files.iter().map(|f| {
             (
                 f.date_added.clone().unwrap_or_default(),
-                json!({ "at": f.date_added, "event": "file_on_disk", "file": f.relative_path, "quality": f.quality, "size": f.size }),
+                Event::File {
+                    at: f.date_added.clone(),
+                    event: "file_on_disk",
+                    file: f.relative_path.clone(),
+                    quality: f.quality.clone(),
+                    size: f.size,
+                },
             )
         }));
         events.sort_by(|a, b| a.0.cmp(&b.0));
-        let rows: Vec<Value> = events.into_iter().map(|(_, v)| v).collect();
+        let rows: Vec<Event> = events.into_iter().map(|(_, v)| v).collect();
         let grabs = history.iter().filter(|h| h.event == "grabbed").count();
-        let mut out = Output::new(
+        let mut out = crate::typed::output(
             format!(
                 "{} in {}: {} history events ({grabs} grabbed), {} file(s) on disk.",
                 item.title,
@@ -89,8 +135,12 @@ impl Tool for GetItemTimeline {
                 history.len(),
                 files.len()
             ),
-            json!({ "instance_id": source.id, "item": item, "timeline": rows }),
-        );
+            &ItemTimeline {
+                instance_id: &source.id,
+                item: shapes::Item::of(&item),
+                timeline: rows,
+            },
+        )?;
         if matches!(client.service(), Service::Lidarr | Service::Readarr) {
             out = out.warn("track and book files are not read by this version; the timeline shows the history only");
         }

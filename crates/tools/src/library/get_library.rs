@@ -17,6 +17,7 @@ pub struct GetLibrary;
 pub struct Input {
     /// The library instance, as list_instances shows it (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// movie (radarr), tv (sonarr), music (lidarr) or book (readarr): picks the default instance of that kind.
     #[serde(default)]

@@ -4,9 +4,9 @@
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::{
     count,
     source::one,
@@ -21,10 +21,12 @@ pub struct GetMediaFileDetails;
 pub struct Input {
     /// The radarr or sonarr instance (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// As a discovery row gave it.
     pub media_source: MediaSource,
     /// The title's id within media_source.
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: String,
     /// movie or tv.
     pub media_type: MediaType,
@@ -36,8 +38,26 @@ pub struct Input {
     pub episode: Option<u32>,
 }
 
+/// The answer's data: the title's files, each with what the service's analysis found.
+#[derive(Serialize, JsonSchema)]
+struct Files<'a> {
+    instance_id: &'a str,
+    item_id: i64,
+    title: &'a str,
+    files: Vec<FileRow>,
+}
+
+/// One file, and whether the service has analysed it.
+#[derive(Serialize, JsonSchema)]
+struct FileRow {
+    file: shapes::MediaFile,
+    analysed: bool,
+}
+
 impl Tool for GetMediaFileDetails {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Files<'static>>);
     const META: Meta = Meta {
         name: "get_media_file_details",
         title: "Media file details",
@@ -102,11 +122,19 @@ impl Tool for GetMediaFileDetails {
         }
         let rows: Vec<_> = files
             .iter()
-            .map(|f| json!({ "file": f, "analysed": f.media_info.is_some() }))
+            .map(|f| FileRow {
+                file: shapes::MediaFile::of(f),
+                analysed: f.media_info.is_some(),
+            })
             .collect();
-        Ok(Output::new(
+        crate::typed::output(
             summary,
-            json!({ "instance_id": source.id, "item_id": item.id, "title": item.title, "files": rows }),
-        ))
+            &Files {
+                instance_id: &source.id,
+                item_id: item.id,
+                title: &item.title,
+                files: rows,
+            },
+        )
     }
 }

@@ -4,9 +4,9 @@
 use domain::{Capability, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::{count, source::one};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -17,6 +17,7 @@ pub struct GetQualityProfiles;
 pub struct Input {
     /// The library instance, as list_instances shows it (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// movie, tv, music or book: picks the default instance of that kind.
     #[serde(default)]
@@ -25,6 +26,8 @@ pub struct Input {
 
 impl Tool for GetQualityProfiles {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Profiles>);
     const META: Meta = Meta {
         name: "get_quality_profiles",
         title: "Quality profiles",
@@ -48,19 +51,29 @@ impl Tool for GetQualityProfiles {
             tokio::try_join!(client.quality_profiles(), client.metadata_profiles())
                 .map_err(|e| source.error(e))?;
         let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
-        Ok(Output::new(
+        crate::typed::output(
             format!(
                 "{} has {}: {}.",
                 source.id,
                 count(profiles.len(), "quality profile", "quality profiles"),
                 names.join(", ")
             ),
-            json!({
-                "instance_id": source.id,
-                "kind": source.kind,
-                "quality_profiles": profiles,
-                "metadata_profiles": metadata,
-            }),
-        ))
+            &Profiles {
+                instance_id: source.id.clone(),
+                kind: source.kind,
+                quality_profiles: shapes::all(&profiles, shapes::Profile::of),
+                metadata_profiles: shapes::all(&metadata, shapes::Profile::of),
+            },
+        )
     }
+}
+
+/// The answer's data: the instance's quality profiles and (Lidarr, Readarr) metadata profiles.
+#[derive(Serialize, JsonSchema)]
+struct Profiles {
+    instance_id: String,
+    #[schemars(with = "String")]
+    kind: domain::InstanceKind,
+    quality_profiles: Vec<shapes::Profile>,
+    metadata_profiles: Vec<shapes::Profile>,
 }

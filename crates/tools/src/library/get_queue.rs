@@ -22,6 +22,7 @@ pub struct GetQueue;
 pub struct Input {
     /// One library instance, as list_instances shows it (default: every library instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// Only items in trouble (a warning or error from the service, or failed).
     #[serde(default)]
@@ -45,7 +46,7 @@ struct Row<'a> {
 #[derive(Serialize, JsonSchema)]
 struct Data<'a> {
     instances: Vec<InstanceCount<'a>>,
-    unreadable: serde_json::Value,
+    unreadable: Vec<super::shapes::Unreadable>,
     total: usize,
     by_status: BTreeMap<&'a str, usize>,
     /// The queue items of the page, each with its instance_id.

@@ -5,9 +5,9 @@ use adapters_library::CONFIG_BOUND;
 use domain::{Capability, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
+use super::shapes;
 use super::{count, source::one};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -18,6 +18,7 @@ pub struct GetServiceConfig;
 pub struct Input {
     /// The library instance, as list_instances shows it (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// movie, tv, music or book: picks the default instance of that kind.
     #[serde(default)]
@@ -26,6 +27,8 @@ pub struct Input {
 
 impl Tool for GetServiceConfig {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Config>);
     const META: Meta = Meta {
         name: "get_service_config",
         title: "Library service settings",
@@ -50,7 +53,7 @@ impl Tool for GetServiceConfig {
             .await
             .map_err(|e| source.error(e))?;
         let enabled = config.indexers.iter().filter(|i| i.enabled).count();
-        let mut out = Output::new(
+        let mut out = crate::typed::output(
             format!(
                 "{} has {} ({} enabled), {}, {}.",
                 source.id,
@@ -67,11 +70,24 @@ impl Tool for GetServiceConfig {
                     "remote path mappings"
                 )
             ),
-            json!({ "instance_id": source.id, "kind": source.kind, "config": config }),
-        );
+            &Config {
+                instance_id: source.id.clone(),
+                kind: source.kind,
+                config: shapes::ServiceConfig::of(&config),
+            },
+        )?;
         if config.truncated {
             out = out.warn(format!("some lists were cut at {CONFIG_BOUND} entries"));
         }
         Ok(out)
     }
+}
+
+/// The answer's data: the instance's secret-free settings.
+#[derive(Serialize, JsonSchema)]
+struct Config {
+    instance_id: String,
+    #[schemars(with = "String")]
+    kind: domain::InstanceKind,
+    config: shapes::ServiceConfig,
 }

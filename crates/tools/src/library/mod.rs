@@ -20,6 +20,7 @@ mod repair;
 mod rescan_media;
 mod search_books;
 pub(crate) mod settings;
+pub(crate) mod shapes;
 pub(crate) mod source;
 pub(crate) mod title;
 mod trigger_search;

@@ -5,8 +5,7 @@
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{count, source::one};
 use crate::discover::limits::{Filtered, Gate, unrated_rows};
@@ -22,6 +21,7 @@ pub struct Input {
     pub query: String,
     /// The readarr instance (default: the default readarr instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// Rows, 1 to 50 (default 20).
     #[serde(default)]
@@ -29,8 +29,33 @@ pub struct Input {
     pub limit: Option<u32>,
 }
 
+/// The answer's data: the books found, and how many the caller's content limits hid.
+#[derive(Serialize, JsonSchema)]
+struct Books<'a> {
+    instance_id: &'a str,
+    results: Vec<BookRow<'a>>,
+    hidden_by_limits: u32,
+    content_limits_applied: bool,
+}
+
+/// A book found, named as request_media takes it.
+#[derive(Serialize, JsonSchema)]
+struct BookRow<'a> {
+    media_source: MediaSource,
+    /// The book source's id (`null` when the source gave none).
+    media_id: Option<&'a str>,
+    /// Always `book`.
+    media_type: &'static str,
+    title: &'a str,
+    author: Option<&'a str>,
+    year: Option<i64>,
+    in_library: bool,
+}
+
 impl Tool for SearchBooks {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Books<'static>>);
     const META: Meta = Meta {
         name: "search_books",
         title: "Search books",
@@ -72,7 +97,15 @@ impl Tool for SearchBooks {
         let Filtered { rows: hits, hidden } = unrated_rows(ctx, hits, |b| &b.genres);
         let rows: Vec<_> = hits
             .iter()
-            .map(|b| json!({ "media_source": MediaSource::Goodreads, "media_id": b.book_source_id, "media_type": "book", "title": b.title, "author": b.author, "year": b.year, "in_library": b.library_id.is_some() }))
+            .map(|b| BookRow {
+                media_source: MediaSource::Goodreads,
+                media_id: b.book_source_id.as_deref(),
+                media_type: "book",
+                title: &b.title,
+                author: b.author.as_deref(),
+                year: b.year,
+                in_library: b.library_id.is_some(),
+            })
             .collect();
         let mut summary = format!(
             "{} for \"{query}\" in {}.",
@@ -85,9 +118,14 @@ impl Tool for SearchBooks {
                 if hidden == 1 { " was" } else { "s were" }
             ));
         }
-        Ok(Output::new(
+        crate::typed::output(
             summary,
-            json!({ "instance_id": source.id, "results": rows, "hidden_by_limits": hidden, "content_limits_applied": Gate::for_caller_would_filter(ctx) }),
-        ))
+            &Books {
+                instance_id: &source.id,
+                results: rows,
+                hidden_by_limits: hidden,
+                content_limits_applied: Gate::for_caller_would_filter(ctx),
+            },
+        )
     }
 }

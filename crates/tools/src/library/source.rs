@@ -13,7 +13,7 @@ use adapters_library::{Error, LibraryClient, Service, Writer};
 use domain::{InstanceKind, KindFamily, MediaType};
 use futures::future::join_all;
 use policy::Allowed;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::reader::Reader;
 use governance::{
@@ -340,14 +340,16 @@ pub(crate) struct Merged<'c, T> {
 }
 
 impl<T> Merged<'_, T> {
-    /// The unreadable instances as shown: `[{instance_id, error}]`.
-    pub fn failed_data(&self) -> Value {
-        Value::Array(
-            self.failed
-                .iter()
-                .map(|(s, e)| json!({ "instance_id": s.id, "code": e.code.as_str(), "error": e.message }))
-                .collect(),
-        )
+    /// The unreadable instances as shown: `[{instance_id, code, error}]`.
+    pub fn failed_data(&self) -> Vec<super::shapes::Unreadable> {
+        self.failed
+            .iter()
+            .map(|(s, e)| super::shapes::Unreadable {
+                instance_id: s.id.clone(),
+                code: e.code.as_str(),
+                error: e.message.clone(),
+            })
+            .collect()
     }
 
     /// Warnings naming each instance that could not be read.

@@ -7,8 +7,8 @@ use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
+use super::shapes;
 use super::{
     source::granted,
     title::{held, media_ref},
@@ -22,10 +22,12 @@ pub struct TriggerSearch;
 pub struct Input {
     /// The library instance (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// As a discovery row gave it.
     pub media_source: MediaSource,
     /// The title's id within media_source.
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: String,
     /// movie, tv or music (an album).
     pub media_type: MediaType,
@@ -42,6 +44,8 @@ pub struct Input {
 
 impl Tool for TriggerSearch {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<shapes::Commanded>);
     const META: Meta = Meta {
         name: "trigger_search",
         title: "Search for a title",
@@ -147,13 +151,17 @@ impl Tool for TriggerSearch {
             .search(&target)
             .await
             .map_err(|e| source.error(e))?;
-        Ok(Output::new(
+        Ok(crate::typed::output(
             format!(
                 "{} is searching for {scope} (command {}, {}).",
                 source.id, command.id, command.status
             ),
-            json!({ "instance_id": source.id, "item_id": item.id, "command": command }),
-        )
+            &shapes::Commanded {
+                instance_id: source.id.clone(),
+                item_id: item.id,
+                command: shapes::Command::of(&command),
+            },
+        )?
         .next("get_queue {} shows what the search grabbed"))
     }
 }

@@ -6,12 +6,12 @@
 use adapters_library::{AddOptions, Found, Profile, RootFolder, SearchTarget};
 use domain::{MediaId, MediaType};
 use serde::Serialize;
-use serde_json::{Value, json};
 use store::{LibraryLink, MediaRequest, RequestStatus, Store};
 
 // Which library instance serves a request's media type is the library family's to say.
 use crate::library::{
     reader::Reader,
+    shapes,
     source::{Source, granted, one},
     title::media_ref,
 };
@@ -309,7 +309,42 @@ pub(crate) struct Progress {
     /// added, searching, downloading, available or failed.
     pub state: &'static str,
     pub detail: String,
-    pub data: Value,
+    pub data: Followed,
+}
+
+/// Where a followed request is in its library, as `check_request_status` shows it.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct Followed {
+    /// The library instance it was handed to.
+    pub instance_id: String,
+    /// Its item there, once added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_id: Option<i64>,
+    /// Percent downloaded, while it downloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<f64>,
+    /// Its downloads in the library's queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downloads: Option<Vec<shapes::QueueItem>>,
+    /// The library's search command for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<shapes::Command>,
+    /// The sentence the state was told with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl Followed {
+    fn at(instance_id: &str, item_id: Option<i64>) -> Followed {
+        Followed {
+            instance_id: instance_id.to_string(),
+            item_id,
+            progress: None,
+            downloads: None,
+            command: None,
+            detail: None,
+        }
+    }
 }
 
 /// Follows an approved request through its service; `available` is also recorded in the store.
@@ -337,14 +372,14 @@ pub(crate) async fn follow_with<'s>(
         return Ok(Some(Progress {
             state: "failed",
             detail: failure.clone(),
-            data: json!({ "instance_id": link.instance_id }),
+            data: Followed::at(&link.instance_id, None),
         }));
     }
     let Some(item_id) = link.item_id else {
         return Ok(Some(Progress {
             state: "approved",
             detail: format!("not handed to {} yet", link.instance_id),
-            data: json!({ "instance_id": link.instance_id }),
+            data: Followed::at(&link.instance_id, None),
         }));
     };
     let source = source(&link.instance_id)?;
@@ -363,12 +398,12 @@ pub(crate) async fn follow_with<'s>(
             return Ok(Some(Progress {
                 state: "failed",
                 detail: reason,
-                data: json!({ "instance_id": link.instance_id }),
+                data: Followed::at(&link.instance_id, None),
             }));
         }
         Err(e) => return Err(source.error(e)),
     };
-    let base = json!({ "instance_id": link.instance_id, "item_id": item_id });
+    let base = Followed::at(&link.instance_id, Some(item_id));
     if held_completely(&item, &request.seasons) {
         if request.status == RequestStatus::Approved {
             store.mark_available(request.id).await?;
@@ -393,8 +428,8 @@ pub(crate) async fn follow_with<'s>(
             0.0
         };
         let mut data = base;
-        data["progress"] = json!(progress);
-        data["downloads"] = json!(mine);
+        data.progress = Some(progress);
+        data.downloads = Some(mine.iter().map(|q| shapes::QueueItem::of(q)).collect());
         let trouble: Vec<&str> = mine
             .iter()
             .flat_map(|q| q.messages.iter().map(String::as_str))
@@ -421,7 +456,7 @@ pub(crate) async fn follow_with<'s>(
         .await
         .map_err(|e| source.error(e))?;
     let mut data = base;
-    data["command"] = json!(command);
+    data.command = Some(shapes::Command::of(&command));
     Ok(Some(match command.status.as_str() {
         "failed" | "aborted" | "cancelled" | "orphaned" => Progress {
             state: "failed",

@@ -4,11 +4,10 @@
 use domain::{Capability, MediaSource};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use store::{RequestQuery, RequestStatus};
 
-use super::{NO_LIBRARY, arrive, library_configured, request_label, request_row, sees_all};
+use super::{NO_LIBRARY, RequestRow, arrive, library_configured, request_label, sees_all};
 use crate::discover::identity;
 use governance::ErrorCode;
 use governance::{
@@ -25,17 +24,38 @@ pub struct CheckRequestStatus;
 pub struct Input {
     /// The request's id, as request_media or list_requests gave it. Or name the title instead.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub request_id: Option<i64>,
     /// The requested title's source; always with media_id (instead of request_id).
     #[serde(default)]
     pub media_source: Option<MediaSource>,
     /// The requested title's id; always with media_source (instead of request_id).
     #[serde(default)]
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: Option<String>,
+}
+
+/// The answer's data: each request found, with where it stands.
+#[derive(Serialize, JsonSchema)]
+struct Statuses<'a> {
+    requests: Vec<Standing<'a>>,
+}
+
+/// A request as shown, with its state read live and, once handed to a library, where it is.
+#[derive(Serialize, JsonSchema)]
+struct Standing<'a> {
+    #[serde(flatten)]
+    row: RequestRow<'a>,
+    /// added, searching, downloading, available or failed once followed; else the status.
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    library: Option<arrive::Followed>,
 }
 
 impl Tool for CheckRequestStatus {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Statuses<'static>>);
     const META: Meta = Meta {
         name: "check_request_status",
         title: "Check a request",
@@ -98,13 +118,13 @@ async fn status(ctx: &Ctx, input: Input, all: bool) -> Result<(Output, Keep), To
             let found = ctx.store().requests_page(&query).await?;
             if found.is_empty() {
                 return Ok((
-                    Output::new(
+                    crate::typed::output(
                         format!(
                             "No request for {media}{}.",
                             if all { "" } else { " of yours" }
                         ),
-                        json!({ "requests": [] }),
-                    )
+                        &Statuses { requests: vec![] },
+                    )?
                     .next("list_requests {}"),
                     Keep::WhileUnchanged,
                 ));
@@ -134,8 +154,8 @@ async fn status(ctx: &Ctx, input: Input, all: bool) -> Result<(Output, Keep), To
             }
             _ => Ok(None),
         };
-        let mut row = request_row(r, true);
-        match followed {
+        let row = RequestRow::of(r, true);
+        let standing = match followed {
             Ok(Some(p)) => {
                 parts.push(format!(
                     "request {} for {} is {}: {}",
@@ -144,13 +164,19 @@ async fn status(ctx: &Ctx, input: Input, all: bool) -> Result<(Output, Keep), To
                     p.state,
                     p.detail
                 ));
-                row["state"] = json!(p.state);
                 // follow() recorded these in the store; the row was read before.
-                if p.state == "available" {
-                    row["status"] = json!(p.state);
+                let row = if p.state == "available" {
+                    row.with_status(RequestStatus::Available)
+                } else {
+                    row
+                };
+                let mut library = p.data;
+                library.detail = Some(p.detail);
+                Standing {
+                    row,
+                    state: p.state,
+                    library: Some(library),
                 }
-                row["library"] = p.data;
-                row["library"]["detail"] = json!(p.detail);
             }
             _ => {
                 parts.push(format!(
@@ -159,16 +185,20 @@ async fn status(ctx: &Ctx, input: Input, all: bool) -> Result<(Output, Keep), To
                     request_label(r),
                     r.status
                 ));
-                row["state"] = json!(r.status.as_str());
+                Standing {
+                    row,
+                    state: r.status.as_str(),
+                    library: None,
+                }
             }
-        }
-        rows.push(row);
+        };
+        rows.push(standing);
     }
     let mut summary = format!("{}.", parts.join("; "));
     if waiting {
         summary.push_str(&format!(" Approved requests wait: {NO_LIBRARY}."));
     }
-    let mut out = Output::new(summary, json!({ "requests": rows }));
+    let mut out = crate::typed::output(summary, &Statuses { requests: rows })?;
     for w in warnings {
         out = out.warn(w);
     }

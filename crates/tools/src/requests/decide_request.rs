@@ -5,9 +5,8 @@ use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{NO_LIBRARY, arrive, library_configured, request_label, request_row};
+use super::{NO_LIBRARY, RequestRow, arrive, library_configured, request_label};
 use governance::ErrorCode;
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
@@ -25,6 +24,7 @@ pub enum Decision {
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The pending request's id (list_requests {"status":"pending"} shows them).
+    #[schemars(range(min = 1))]
     pub request_id: i64,
     /// approve or reject.
     pub decision: Decision,
@@ -37,8 +37,16 @@ pub struct Input {
 /// Longest note kept, in characters.
 const MAX_NOTE: usize = 500;
 
+/// The answer's data: the request as decided.
+#[derive(serde::Serialize, JsonSchema)]
+struct Decided<'a> {
+    request: RequestRow<'a>,
+}
+
 impl Tool for DecideRequest {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Decided<'static>>);
     const META: Meta = Meta {
         name: "decide_request",
         title: "Decide a request",
@@ -123,9 +131,11 @@ impl Tool for DecideRequest {
                 decided.person_name
             ));
         }
-        Ok(Output::new(
+        crate::typed::output(
             summary,
-            json!({ "request": request_row(&decided, true) }),
-        ))
+            &Decided {
+                request: RequestRow::of(&decided, true),
+            },
+        )
     }
 }

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use domain::{Capability, InstanceKind, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use store::{MediaRequest, QuotaCheck, RequestStatus};
 
 use super::{
-    NO_LIBRARY, arrive, library_configured, quota_data, quota_sentence, request_row,
+    NO_LIBRARY, QuotaData, RequestRow, arrive, library_configured, quota_data, quota_sentence,
     seasons::{SeasonScope, select},
     title,
 };
@@ -37,25 +37,31 @@ pub struct Input {
     pub media_source: Option<MediaSource>,
     /// The id within media_source; always with media_source.
     #[schemars(required)]
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: Option<String>,
     /// movie, tv, music (an album: a MusicBrainz release group) or book (search_books' goodreads id).
     pub media_type: MediaType,
     /// TV only: the seasons to price (default: every season not yet requested).
     #[serde(default)]
+    #[schemars(length(max = 100))]
     pub seasons: Option<Vec<u32>>,
     /// TV only: all, first or latest, instead of seasons.
     #[serde(default)]
     pub season_scope: Option<SeasonScope>,
     /// Movies and tv: the catalogue to read the title from, as list_instances shows it.
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// The library instance the title would go to (default: the default radarr, sonarr, lidarr or readarr instance); albums and books are read from it.
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub library_instance_id: Option<String>,
 }
 
 impl Tool for GetRequestOptions {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Options<'static>>);
     const META: Meta = Meta {
         name: "get_request_options",
         title: "Request options",
@@ -90,7 +96,7 @@ async fn options(ctx: &Ctx, input: Input, show_people: bool) -> Result<(Output, 
     let resolved = resolve(ctx, input).await?;
     let destination = read_destination(&resolved).await?;
     let keep = keep(ctx, &resolved);
-    Ok((render(ctx, &resolved, destination, show_people), keep))
+    Ok((render(ctx, &resolved, destination, show_people)?, keep))
 }
 
 /// The title, the selection asked, what open requests already hold, and the quota preview.
@@ -202,13 +208,82 @@ fn keep(ctx: &Ctx, r: &Resolved<'_>) -> Keep {
     }
 }
 
+/// The answer's data: the title, what can be requested of it and at what cost, the quota,
+/// open requests, and the library it would go to.
+#[derive(Serialize, JsonSchema)]
+struct Options<'a> {
+    media_source: MediaSource,
+    media_id: &'a str,
+    media_type: &'static str,
+    title: &'a str,
+    year: Option<i32>,
+    /// The catalogue instance the title was read from.
+    instance_id: &'a str,
+    requestable: bool,
+    /// A show's seasons, each with the status of its open request (`null`: not requested).
+    seasons: Option<Vec<SeasonRow>>,
+    /// The seasons a request would ask for (`null` for a movie, album or book).
+    selection: Option<&'a [u32]>,
+    cost_units: u32,
+    open_requests: Vec<RequestRow<'a>>,
+    quota: QuotaData,
+    library: Library,
+}
+
+/// One season of a show and whether it is requested already.
+#[derive(Serialize, JsonSchema)]
+struct SeasonRow {
+    season: u32,
+    requested: Option<&'static str>,
+}
+
+/// The library a request would go to, or why there is none.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Library {
+    Configured {
+        /// Always true here.
+        configured: bool,
+        instance_id: String,
+        quality_profiles: Vec<ProfileRow>,
+        root_folders: Vec<FolderRow>,
+        default_quality_profile_id: i64,
+        default_root_folder: String,
+        in_library: bool,
+        available: bool,
+    },
+    Missing {
+        /// Always false here.
+        configured: bool,
+        note: &'static str,
+        /// Always empty.
+        profiles: Vec<ProfileRow>,
+        /// Always empty.
+        folders: Vec<FolderRow>,
+    },
+}
+
+/// A quality profile a request may choose.
+#[derive(Serialize, JsonSchema)]
+struct ProfileRow {
+    id: i64,
+    name: String,
+}
+
+/// A root folder a request may choose.
+#[derive(Serialize, JsonSchema)]
+struct FolderRow {
+    path: String,
+    free_bytes: Option<i64>,
+}
+
 /// The summary, the data and the `request_media` call to make next.
 fn render(
     ctx: &Ctx,
     r: &Resolved<'_>,
     destination: Option<arrive::Destination>,
     show_people: bool,
-) -> Output {
+) -> Result<Output, ToolError> {
     let d = &r.title;
     let (units, quota) = (r.units, &r.quota);
     let requestable = units > 0;
@@ -242,44 +317,72 @@ fn render(
                 dest.instance_id
             ));
         }
-        json!({
-            "configured": true,
-            "instance_id": dest.instance_id,
-            "quality_profiles": dest.quality_profiles.iter().map(|p| json!({"id": p.id, "name": p.name})).collect::<Vec<_>>(),
-            "root_folders": dest.root_folders.iter().map(|r| json!({"path": r.path, "free_bytes": r.free_bytes})).collect::<Vec<_>>(),
-            "default_quality_profile_id": dest.quality_profile_id,
-            "default_root_folder": dest.root_folder,
-            "in_library": dest.in_library,
-            "available": dest.available,
-        })
-    } else if library_configured(ctx) {
-        json!({ "configured": false, "note": "no library instance holds this media type", "profiles": [], "folders": [] })
+        Library::Configured {
+            configured: true,
+            quality_profiles: dest
+                .quality_profiles
+                .iter()
+                .map(|p| ProfileRow {
+                    id: p.id,
+                    name: p.name.clone(),
+                })
+                .collect(),
+            root_folders: dest
+                .root_folders
+                .iter()
+                .map(|r| FolderRow {
+                    path: r.path.clone(),
+                    free_bytes: r.free_bytes,
+                })
+                .collect(),
+            instance_id: dest.instance_id,
+            default_quality_profile_id: dest.quality_profile_id,
+            default_root_folder: dest.root_folder,
+            in_library: dest.in_library,
+            available: dest.available,
+        }
     } else {
-        json!({ "configured": false, "note": NO_LIBRARY, "profiles": [], "folders": [] })
+        Library::Missing {
+            configured: false,
+            note: if library_configured(ctx) {
+                "no library instance holds this media type"
+            } else {
+                NO_LIBRARY
+            },
+            profiles: Vec::new(),
+            folders: Vec::new(),
+        }
     };
     let selection = json!(r.new);
     let seasons_view = r.new.as_ref().map(|_| {
         (1..=d.seasons.unwrap_or(0))
-            .map(|s| json!({ "season": s, "requested": r.taken.get(&s).map(|st| st.as_str()) }))
+            .map(|s| SeasonRow {
+                season: s,
+                requested: r.taken.get(&s).map(|st| st.as_str()),
+            })
             .collect::<Vec<_>>()
     });
     let me = ctx.caller.authority.person.id;
-    let data = json!({
-        "media_source": d.id.media_source,
-        "media_id": d.id.media_id,
-        "media_type": media_type_str(d.media_type),
-        "title": d.title,
-        "year": d.year,
-        "instance_id": d.read_from,
-        "requestable": requestable,
-        "seasons": seasons_view,
-        "selection": selection,
-        "cost_units": units,
-        "open_requests": r.open.iter().map(|o| request_row(o, show_people || o.person == me)).collect::<Vec<_>>(),
-        "quota": quota_data(quota),
-        "library": library,
-    });
-    let mut out = Output::new(summary, data);
+    let data = Options {
+        media_source: d.id.media_source,
+        media_id: &d.id.media_id,
+        media_type: media_type_str(d.media_type),
+        title: &d.title,
+        year: d.year,
+        instance_id: &d.read_from,
+        requestable,
+        seasons: seasons_view,
+        selection: r.new.as_deref(),
+        cost_units: units,
+        open_requests: r
+            .open
+            .iter()
+            .map(|o| RequestRow::of(o, show_people || o.person == me))
+            .collect(),
+        quota: quota_data(quota),
+        library,
+    };
+    let mut out = crate::typed::output(summary, &data)?;
     if requestable && quota.fits_now() {
         let id = &d.id;
         let extra = if d.media_type == MediaType::Tv {
@@ -294,5 +397,5 @@ fn render(
                 media_type_str(d.media_type)
             ));
     }
-    out
+    Ok(out)
 }

@@ -16,10 +16,11 @@ mod waiting;
 
 use chrono::{SecondsFormat, TimeZone, Utc};
 use domain::KindFamily;
+use serde::Serialize;
 use serde_json::{Value, json};
 use store::{Fit, MediaRequest, QuotaCheck, QuotaScope};
 
-pub(crate) use row::{RequestRow, request_row};
+pub(crate) use row::RequestRow;
 
 use crate::discover::render::media_type_str;
 use governance::{Ctx, DynTool, ErrorCode, Job, Slots, ToolError, contract::BoxFuture};
@@ -134,15 +135,15 @@ fn unit_noun(media_type: domain::MediaType, n: u32) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn fit_time(fit: Fit) -> Value {
+fn fit_at(fit: Fit) -> Option<String> {
     match fit {
-        Fit::At(at) => json!(time(at)),
-        Fit::Now | Fit::Never => Value::Null,
+        Fit::At(at) => Some(time(at)),
+        Fit::Now | Fit::Never => None,
     }
 }
 
 /// Each allowance of a quota check as shown: the rule, what is used and left, when it fits.
-fn allowances_data(q: &QuotaCheck) -> Vec<Value> {
+fn allowance_rows(q: &QuotaCheck) -> Vec<AllowanceData> {
     q.allowances
         .iter()
         .map(|a| {
@@ -150,32 +151,67 @@ fn allowances_data(q: &QuotaCheck) -> Vec<Value> {
                 QuotaScope::Role { role } => format!("role {role}"),
                 QuotaScope::Person { name, .. } => format!("person {name}"),
             };
-            json!({
-                "scope": scope,
-                "media_type": media_type_str(a.rule.media_type),
-                "units": a.rule.units,
-                "window_days": a.rule.window_days,
-                "used": a.used,
-                "remaining": a.remaining,
-                "fits_now": a.fit == Fit::Now,
-                "fits_at": fit_time(a.fit),
-            })
+            AllowanceData {
+                scope,
+                media_type: media_type_str(a.rule.media_type),
+                units: a.rule.units,
+                window_days: a.rule.window_days,
+                used: a.used,
+                remaining: a.remaining,
+                fits_now: a.fit == Fit::Now,
+                fits_at: fit_at(a.fit),
+            }
         })
         .collect()
 }
 
+/// [`allowance_rows`] as JSON trees.
+fn allowances_data(q: &QuotaCheck) -> Vec<Value> {
+    allowance_rows(q).iter().map(crate::typed::tree).collect()
+}
+
 /// A quota check as shown: every allowance, the cost, and when it fits.
-pub(crate) fn quota_data(q: &QuotaCheck) -> Value {
-    json!({
-        "exempt": q.exempt,
-        "media_type": media_type_str(q.media_type),
-        "requested_units": q.requested_units,
-        "fits_now": q.fits_now(),
-        "never_fits": q.fit == Fit::Never,
-        "earliest_fits_at": fit_time(q.fit),
-        "max_units_now": q.max_units_now,
-        "allowances": allowances_data(q),
-    })
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct QuotaData {
+    /// Owners and admins: no quota applies.
+    exempt: bool,
+    media_type: &'static str,
+    requested_units: u32,
+    fits_now: bool,
+    never_fits: bool,
+    /// When the whole selection fits every quota (`null`: now, or never).
+    earliest_fits_at: Option<String>,
+    /// The most units that would fit now; `null` when unlimited.
+    max_units_now: Option<u32>,
+    allowances: Vec<AllowanceData>,
+}
+
+/// One allowance of a quota check as shown: the rule, what is used and left, when it fits.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct AllowanceData {
+    /// `role <role>` or `person <name>`.
+    scope: String,
+    media_type: &'static str,
+    units: u32,
+    window_days: u32,
+    used: u32,
+    remaining: u32,
+    fits_now: bool,
+    fits_at: Option<String>,
+}
+
+/// A quota check as shown: every allowance, the cost, and when it fits.
+pub(crate) fn quota_data(q: &QuotaCheck) -> QuotaData {
+    QuotaData {
+        exempt: q.exempt,
+        media_type: media_type_str(q.media_type),
+        requested_units: q.requested_units,
+        fits_now: q.fits_now(),
+        never_fits: q.fit == Fit::Never,
+        earliest_fits_at: fit_at(q.fit),
+        max_units_now: q.max_units_now,
+        allowances: allowance_rows(q),
+    }
 }
 
 /// What is left of each allowance: "2 of 5 movies per 7 days left".
@@ -295,7 +331,7 @@ pub(crate) fn quota_refusal(q: &QuotaCheck) -> ToolError {
         })
         .collect();
     let reduce = how_to_reduce(q);
-    let mut data = quota_data(q);
+    let mut data = crate::typed::tree(&quota_data(q));
     data["how_to_reduce"] = json!(reduce);
     ToolError::new(REQUEST_QUOTA_EXCEEDED,
         format!(

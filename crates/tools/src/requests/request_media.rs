@@ -9,13 +9,12 @@
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use store::{MediaRequest, NewRequest, QuotaCheck, RequestOutcome, RequestStatus};
 
 use super::{
-    NO_LIBRARY, arrive, by_title, library_configured, quota_data, quota_refusal, quota_sentence,
-    request_label, request_row,
+    NO_LIBRARY, QuotaData, RequestRow, arrive, by_title, library_configured, quota_data,
+    quota_refusal, quota_sentence, request_label,
     seasons::{self, SeasonScope, select},
     title,
 };
@@ -32,6 +31,7 @@ pub struct Input {
     pub media_source: Option<MediaSource>,
     /// The id within media_source; always with media_source.
     #[serde(default)]
+    #[schemars(length(max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: Option<String>,
     /// Movies and tv: the title's name, instead of media_source + media_id; several titles of that name are put to the person to choose.
     #[serde(default)]
@@ -44,15 +44,18 @@ pub struct Input {
     pub media_type: MediaType,
     /// TV only: the season numbers to request (each costs one quota unit). Or use season_scope.
     #[serde(default)]
+    #[schemars(length(max = 100))]
     pub seasons: Option<Vec<u32>>,
     /// TV only: all, first or latest season(s), instead of seasons.
     #[serde(default)]
     pub season_scope: Option<SeasonScope>,
     /// Movies and tv: the catalogue to read the title from, as list_instances shows it (default: one that answers media_source).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// The library instance the title goes to (default: the default radarr, sonarr, lidarr or readarr instance); albums and books are read from it.
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub library_instance_id: Option<String>,
     /// A quality profile id from get_request_options (default: the library's first profile).
     #[serde(default)]
@@ -64,6 +67,8 @@ pub struct Input {
 
 impl Tool for RequestMedia {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Requested<'static>>);
     const META: Meta = Meta {
         name: "request_media",
         title: "Request a title",
@@ -85,7 +90,7 @@ impl Tool for RequestMedia {
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let resolved = resolve(ctx, input).await?;
         let outcome = act(ctx, &resolved).await?;
-        Ok(render(ctx, &resolved, outcome))
+        render(ctx, &resolved, outcome)
     }
 }
 
@@ -266,16 +271,19 @@ async fn act(ctx: &Ctx, r: &Resolved<'_>) -> Result<Acted, ToolError> {
 }
 
 /// The answer: what was found, requested or left alone, and what to call next.
-fn render(ctx: &Ctx, r: &Resolved<'_>, acted: Acted) -> Output {
+fn render(ctx: &Ctx, r: &Resolved<'_>, acted: Acted) -> Result<Output, ToolError> {
     let d = &r.title;
     match acted {
-        Acted::Available(instance_id) => Output::new(
+        Acted::Available(instance_id) => crate::typed::output(
             format!(
                 "{} is already available in {}; nothing was requested and no quota was charged.",
                 d.label(),
                 instance_id
             ),
-            json!({ "already_available": true, "instance_id": instance_id }),
+            &Requested::Available {
+                already_available: true,
+                instance_id: &instance_id,
+            },
         ),
         Acted::AlreadyRequested(open) => {
             let me = ctx.caller.authority.person.id;
@@ -283,27 +291,30 @@ fn render(ctx: &Ctx, r: &Resolved<'_>, acted: Acted) -> Output {
             let statuses: Vec<&str> = open.iter().map(|r| r.status.as_str()).collect();
             let rows: Vec<_> = open
                 .iter()
-                .map(|r| request_row(r, show_people || r.person == me))
+                .map(|r| RequestRow::of(r, show_people || r.person == me))
                 .collect();
-            Output::new(
+            Ok(crate::typed::output(
                 format!(
                     "{} is already requested ({}); nothing new was created and no quota was charged.",
                     d.label(),
                     statuses.join(", ")
                 ),
-                json!({ "already_requested": true, "requests": rows }),
-            )
+                &Requested::AlreadyRequested {
+                    already_requested: true,
+                    requests: rows,
+                },
+            )?
             .next(format!(
                 "check_request_status {{\"request_id\":{}}}",
                 open[0].id
-            ))
+            )))
         }
         Acted::Created(created) => render_created(ctx, r, &created),
     }
 }
 
 /// A new request's answer: its state, the hand-over, seasons left out and the quota.
-fn render_created(ctx: &Ctx, r: &Resolved<'_>, created: &Created) -> Output {
+fn render_created(ctx: &Ctx, r: &Resolved<'_>, created: &Created) -> Result<Output, ToolError> {
     let Created {
         request,
         handed,
@@ -338,14 +349,53 @@ fn render_created(ctx: &Ctx, r: &Resolved<'_>, created: &Created) -> Output {
         ));
     }
     summary.push_str(&quota_sentence(quota));
-    let data = json!({
-        "request": request_row(request, true),
-        "library": r.destination.as_ref().map(|d| json!({ "instance_id": d.instance_id, "quality_profile_id": d.quality_profile_id, "root_folder": d.root_folder, "in_library": d.in_library })),
-        "already_requested_seasons": already_covered,
-        "quota": quota_data(quota),
-    });
-    Output::new(summary, data).next(format!(
+    let data = Requested::Created {
+        request: Box::new(RequestRow::of(request, true)),
+        library: r.destination.as_ref().map(|d| Destined {
+            instance_id: &d.instance_id,
+            quality_profile_id: d.quality_profile_id,
+            root_folder: &d.root_folder,
+            in_library: d.in_library,
+        }),
+        already_requested_seasons: already_covered,
+        quota: quota_data(quota),
+    };
+    Ok(crate::typed::output(summary, &data)?.next(format!(
         "check_request_status {{\"request_id\":{}}}",
         request.id
-    ))
+    )))
+}
+
+/// The answer's data: the title was already available, already requested, or requested now.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Requested<'a> {
+    Available {
+        /// Always true here.
+        already_available: bool,
+        /// The library instance that holds it.
+        instance_id: &'a str,
+    },
+    AlreadyRequested {
+        /// Always true here.
+        already_requested: bool,
+        requests: Vec<RequestRow<'a>>,
+    },
+    Created {
+        request: Box<RequestRow<'a>>,
+        /// The library it goes to once approved (`null`: none holds this media type).
+        library: Option<Destined<'a>>,
+        /// Asked seasons open requests already held, left out of this one.
+        already_requested_seasons: &'a [u32],
+        quota: QuotaData,
+    },
+}
+
+/// Where a new request goes.
+#[derive(Serialize, JsonSchema)]
+struct Destined<'a> {
+    instance_id: &'a str,
+    quality_profile_id: i64,
+    root_folder: &'a str,
+    in_library: bool,
 }

@@ -5,10 +5,35 @@
 
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use domain::InstanceKind;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::{discover::Catalogues, downloads::Downloads, library::Libraries};
 use governance::{App, InstanceSpec};
+
+/// One instance's check as `diagnose` answers it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct InstanceCheck {
+    pub id: String,
+    /// radarr, qbittorrent, folder, ... as the config names it.
+    #[schemars(with = "String")]
+    pub kind: InstanceKind,
+    /// Whether this version has an adapter for the kind.
+    pub supported: bool,
+    /// Whether it answered: `null` when it was not checked.
+    pub ok: Option<bool>,
+    /// What the check found, when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Why no check was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// How long the family's check took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+}
 
 /// What a check found, as both reports show it: `{id, kind, supported, ok, detail | note,
 /// latency_ms}`; `own` is the instance's family check (`None`: no family checks it).
@@ -17,17 +42,25 @@ pub(crate) async fn report(
     supported: bool,
     own: Option<Result<String, String>>,
     started: Instant,
-) -> Value {
-    let mut v = json!({ "id": spec.id, "kind": spec.kind, "supported": supported });
+) -> InstanceCheck {
+    let mut v = InstanceCheck {
+        id: spec.id.clone(),
+        kind: spec.kind,
+        supported,
+        ok: None,
+        detail: None,
+        note: None,
+        latency_ms: None,
+    };
     match own {
         Some(found) => {
-            v["latency_ms"] = json!(started.elapsed().as_millis() as u64);
+            v.latency_ms = Some(started.elapsed().as_millis() as u64);
             let (ok, detail) = match found {
                 Ok(found) => (true, found),
                 Err(why) => (false, why),
             };
-            v["ok"] = json!(ok);
-            v["detail"] = json!(detail);
+            v.ok = Some(ok);
+            v.detail = Some(detail);
         }
         None => unchecked(spec, supported, &mut v).await,
     }
@@ -36,22 +69,22 @@ pub(crate) async fn report(
 
 /// An instance no family checks: a kind this version has no adapter for is unchecked; a
 /// folder of a supported kind is looked at on disk; any other is unchecked.
-async fn unchecked(spec: &InstanceSpec, supported: bool, v: &mut Value) {
+async fn unchecked(spec: &InstanceSpec, supported: bool, v: &mut InstanceCheck) {
     if supported && let Some(path) = &spec.path {
         let exists = tokio::fs::metadata(path)
             .await
             .map(|m| m.is_dir())
             .unwrap_or(false);
-        v["ok"] = json!(exists);
-        v["detail"] = json!(if exists {
+        v.ok = Some(exists);
+        v.detail = Some(if exists {
             format!("folder {path} exists")
         } else {
             format!("folder {path} does not exist or is not a folder")
         });
         return;
     }
-    v["ok"] = json!(null);
-    v["note"] = json!(if supported {
+    v.ok = None;
+    v.note = Some(if supported {
         format!(
             "no check is made of {} instances; the instance is not reported healthy or failing",
             spec.kind
@@ -83,7 +116,8 @@ pub async fn check_instances(app: &App) -> Vec<Value> {
         {
             own = d.check(&spec.id).await;
         }
-        report(spec, app.supports(spec.kind), own, started).await
+        let found = report(spec, app.supports(spec.kind), own, started).await;
+        serde_json::to_value(found).unwrap_or_default()
     });
     futures::future::join_all(checks).await
 }

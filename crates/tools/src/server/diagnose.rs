@@ -6,9 +6,9 @@ use std::time::Instant;
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
+use super::checks::InstanceCheck;
 use governance::{Ctx, ErrorCode, InstanceSpec, Meta, Output, Tool, ToolError, stored::Keep};
 
 /// How long a healthy answer is handed out again (its `observed_at` says when it was checked).
@@ -33,11 +33,47 @@ pub struct Diagnose;
 pub struct Input {
     /// Check only this instance (default: all).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
+}
+
+/// The answer's data: the database, the configuration, each instance checked, and what the
+/// families noted.
+#[derive(Serialize, JsonSchema)]
+struct Diagnosis {
+    store: StoreCheck,
+    config: ConfigSeen,
+    instances: Vec<InstanceCheck>,
+    /// What the families noted of their own state (requests waiting, jobs, ...).
+    notes: Vec<String>,
+}
+
+/// Whether Marquee's own database answers.
+#[derive(Serialize, JsonSchema)]
+struct StoreCheck {
+    ok: bool,
+    /// The database file (`null` in memory); present when it answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<Option<String>>,
+    /// Why it did not answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<String>,
+}
+
+/// The configuration the server runs with.
+#[derive(Serialize, JsonSchema)]
+struct ConfigSeen {
+    /// The config file read (`null`: the embedded default).
+    file: Option<String>,
+    embedded_default: bool,
+    allow_destructive: bool,
+    warnings: Vec<String>,
 }
 
 impl Tool for Diagnose {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Diagnosis>);
     const META: Meta = Meta {
         name: "diagnose",
         title: "Diagnose the stack",
@@ -93,49 +129,58 @@ async fn diagnose(ctx: &Ctx, input: Input) -> Result<(Output, Keep), ToolError> 
         },
     };
     let store = match ctx.store().ping().await {
-        Ok(()) => {
-            json!({ "ok": true, "path": ctx.store().path().map(|p| p.display().to_string()) })
-        }
+        Ok(()) => StoreCheck {
+            ok: true,
+            path: Some(ctx.store().path().map(|p| p.display().to_string())),
+            problem: None,
+        },
         Err(e) => {
             tracing::error!(error = %e, "store ping failed");
-            json!({ "ok": false, "problem": "the database does not answer; see the server log" })
+            StoreCheck {
+                ok: false,
+                path: None,
+                problem: Some("the database does not answer; see the server log".into()),
+            }
         }
     };
     let settings = ctx.settings();
-    let config = json!({
-        "file": settings.config_file.as_ref().map(|p| p.display().to_string()),
-        "embedded_default": settings.config_file.is_none(),
-        "allow_destructive": settings.allow_destructive(),
-        "warnings": settings.warnings(),
-    });
+    let config = ConfigSeen {
+        file: settings
+            .config_file
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        embedded_default: settings.config_file.is_none(),
+        allow_destructive: settings.allow_destructive(),
+        warnings: settings.warnings(),
+    };
     let checks = futures::future::join_all(chosen.iter().map(|s| check(ctx, s))).await;
     let notes = ctx.family_health().await?;
     let bad: Vec<&str> = checks
         .iter()
-        .filter(|c| c["ok"] == json!(false))
-        .filter_map(|c| c["id"].as_str())
+        .filter(|c| c.ok == Some(false))
+        .map(|c| c.id.as_str())
         .collect();
-    let healthy = store["ok"] == json!(true) && bad.is_empty();
-    let mut out = Output::new(
-        format!(
-            "Database {}; {} instance{} checked, {} with problems{}.{}",
-            if store["ok"] == json!(true) {
-                "ok"
-            } else {
-                "NOT ok"
-            },
-            checks.len(),
-            if checks.len() == 1 { "" } else { "s" },
-            bad.len(),
-            if bad.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", bad.join(", "))
-            },
-            if healthy { HEALTHY_NOTE } else { PROBLEM_NOTE }
-        ),
-        json!({ "store": store, "config": config, "instances": checks, "notes": notes }),
+    let healthy = store.ok && bad.is_empty();
+    let summary = format!(
+        "Database {}; {} instance{} checked, {} with problems{}.{}",
+        if store.ok { "ok" } else { "NOT ok" },
+        checks.len(),
+        if checks.len() == 1 { "" } else { "s" },
+        bad.len(),
+        if bad.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", bad.join(", "))
+        },
+        if healthy { HEALTHY_NOTE } else { PROBLEM_NOTE }
     );
+    let data = Diagnosis {
+        store,
+        config,
+        instances: checks,
+        notes,
+    };
+    let mut out = Output::typed(summary, &data)?;
     for w in settings.warnings() {
         out = out.warn(w);
     }
@@ -150,7 +195,7 @@ async fn diagnose(ctx: &Ctx, input: Input) -> Result<(Output, Keep), ToolError> 
 
 /// One instance's health, from its family's own check (its config, its credentials), asked of
 /// its adapter. Tools speak no HTTP themselves.
-async fn check(ctx: &Ctx, spec: &InstanceSpec) -> Value {
+async fn check(ctx: &Ctx, spec: &InstanceSpec) -> InstanceCheck {
     let started = Instant::now();
     let own = ctx.check_instance(spec).await;
     super::checks::report(spec, ctx.supports(spec.kind), own, started).await

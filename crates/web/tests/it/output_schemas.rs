@@ -9,36 +9,28 @@ use serde_json::{Value, json};
 
 use crate::support;
 
-/// The tools whose `data` schema is generated from their answer's type.
-const TYPED: &[&str] = &[
-    "apply_change",
-    "browse_titles",
-    "cancel_operation",
-    "delete_torrents",
-    "find_torrents",
-    "get_activity",
-    "get_change",
-    "get_guide",
-    "get_library",
-    "get_operation",
-    "get_queue",
-    "get_recommendations",
-    "get_title_details",
-    "get_trending",
-    "list_instances",
-    "list_requests",
-    "move_to_category",
-    "pause_torrents",
-    "reannounce_torrents",
-    "recheck_torrents",
-    "resume_torrents",
-    "search_collections",
-    "search_music",
-    "search_titles",
-    "set_category",
-    "set_tags",
-    "whoami",
+/// The tools whose answers are not typed yet, each with its reason. Every other tool's `data`
+/// schema must be generated from the type its answer is written from.
+const UNTYPED: &[(&str, &str)] = &[
+    (
+        "grab_release",
+        "its answer is being reworked with the indexer searches; typed with that change",
+    ),
+    (
+        "search_releases",
+        "its answer is being reworked with the indexer searches; typed with that change",
+    ),
 ];
+
+/// The files family's tools are typed by the change that builds the family out.
+fn files_family() -> Vec<&'static str> {
+    use governance::Family;
+    tools::files::FilesFamily
+        .tools()
+        .iter()
+        .map(|t| t.meta().name)
+        .collect()
+}
 
 fn schema(s: &support::Server, tool: &str) -> Value {
     serde_json::to_value(s.host.definition(tool).unwrap()).unwrap()["outputSchema"].clone()
@@ -47,7 +39,7 @@ fn schema(s: &support::Server, tool: &str) -> Value {
 #[tokio::test]
 async fn every_tool_declares_the_envelope_and_typed_tools_their_data() {
     let s = support::server_with(true).await;
-    let mut typed = Vec::new();
+    let mut untyped = Vec::new();
     for view in s.host.app.all_tools() {
         let name = view.meta.name;
         let out = schema(&s, name);
@@ -68,11 +60,19 @@ async fn every_tool_declares_the_envelope_and_typed_tools_their_data() {
         } else {
             data.clone()
         };
-        if own != json!({}) {
-            typed.push(name);
+        if own == json!({}) {
+            untyped.push(name);
         }
     }
-    assert_eq!(typed, TYPED);
+    let files = files_family();
+    untyped.retain(|name| !files.contains(name));
+    let mut exempt: Vec<&str> = UNTYPED.iter().map(|(name, _)| *name).collect();
+    exempt.sort_unstable();
+    untyped.sort_unstable();
+    assert_eq!(
+        untyped, exempt,
+        "every tool outside the files family and the named exemptions declares typed data"
+    );
 }
 
 #[tokio::test]

@@ -8,7 +8,8 @@ use adapters_downloads::{Torrent, TorrentState};
 use adapters_library::QueueItem;
 use chrono::{DateTime, SecondsFormat, Utc};
 use domain::InfoHash;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::verdict::ClientSays;
 use crate::downloads;
@@ -19,6 +20,39 @@ pub(super) struct Clients<'c> {
     readable: Vec<&'c downloads::Source>,
     /// Configured download instances the caller may not read.
     withheld: usize,
+}
+
+/// The download client's own state of a queue item's torrent, as `diagnose_queue` shows it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub(super) enum ClientState<'a> {
+    Held {
+        /// Always true here.
+        available: bool,
+        instance_id: &'a str,
+        #[schemars(with = "String")]
+        kind: domain::InstanceKind,
+        name: &'a str,
+        #[schemars(with = "String")]
+        state: TorrentState,
+        progress: f64,
+        size: u64,
+        seeds: u32,
+        peers: u32,
+        dl_speed: u64,
+        eta_seconds: Option<u32>,
+        save_path: &'a str,
+        tracker_message: Option<&'a str>,
+        /// When the row was read (`null`: never refreshed).
+        observed_at: Option<String>,
+        /// Why the instance's latest refresh failed (the row is then as last seen).
+        unreachable: Option<&'a str>,
+    },
+    Missing {
+        /// Always false here.
+        available: bool,
+        reason: String,
+    },
 }
 
 /// What the download clients say about one queue item.
@@ -138,8 +172,11 @@ impl Seen<'_> {
     }
 
     /// The evidence as data: the client's state, or why it is not shown.
-    pub(super) fn evidence(&self) -> Value {
-        let missing = |reason: String| json!({ "available": false, "reason": reason });
+    pub(super) fn evidence(&self) -> ClientState<'_> {
+        let missing = |reason: String| ClientState::Missing {
+            available: false,
+            reason,
+        };
         match self {
             Seen::NoHash => missing(
                 "the download id is not a torrent info hash, so no download client was looked up".into(),
@@ -153,23 +190,23 @@ impl Seen<'_> {
                 torrent: t,
                 observed_at,
                 unreachable,
-            } => json!({
-                "available": true,
-                "instance_id": instance.id,
-                "kind": instance.kind,
-                "name": &*t.name,
-                "state": t.state,
-                "progress": (t.progress * 1000.0).round() / 1000.0,
-                "size": t.size,
-                "seeds": t.num_seeds,
-                "peers": t.num_peers,
-                "dl_speed": t.dl_speed,
-                "eta_seconds": t.eta,
-                "save_path": &*t.save_path,
-                "tracker_message": t.tracker_message.as_deref(),
-                "observed_at": observed_at.map(rfc3339),
-                "unreachable": unreachable,
-            }),
+            } => ClientState::Held {
+                available: true,
+                instance_id: &instance.id,
+                kind: instance.kind,
+                name: &t.name,
+                state: t.state,
+                progress: (t.progress * 1000.0).round() / 1000.0,
+                size: t.size,
+                seeds: t.num_seeds,
+                peers: t.num_peers,
+                dl_speed: t.dl_speed,
+                eta_seconds: t.eta,
+                save_path: &t.save_path,
+                tracker_message: t.tracker_message.as_deref(),
+                observed_at: observed_at.map(rfc3339),
+                unreachable: unreachable.as_deref(),
+            },
             Seen::NotHeld {
                 searched,
                 unreadable,

@@ -11,7 +11,7 @@ use domain::Capability;
 use futures::{StreamExt, stream::FuturesOrdered};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{
@@ -31,11 +31,14 @@ const NEXT_CALLS_AT_ONCE: usize = 8;
 pub struct Input {
     /// One library instance (default: every library instance).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
 }
 
 impl Tool for DiagnoseQueue {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Diagnosis<'static>>);
     const META: Meta = Meta {
         name: "diagnose_queue",
         title: "Diagnose stuck downloads",
@@ -94,24 +97,31 @@ impl Tool for DiagnoseQueue {
         while let Some(next) = pending.next().await {
             next_calls.push(next);
         }
-        let rows: Vec<Value> = found
+        let rows: Vec<Stuck> = found
             .iter()
             .zip(next_calls)
             .map(|((source, q, v, seen), next)| {
                 let unreachable = seen
                     .unreachable_instance()
                     .filter(|_| *v == Verdict::DownloadClientUnreachable);
-                json!({
-                    "instance_id": source.id, "queue_id": q.id, "title": q.title, "verdict": v.name(),
-                    "sentence": sentence(*v, &q.title, &source.id, unreachable.map(|(id, _)| id)),
-                    "evidence": {
-                        "status": q.status, "tracked_download_state": q.tracked_state,
-                        "tracked_download_status": q.tracked_status, "status_messages": q.messages,
-                        "error": q.error, "download_client": q.download_client, "download_id": q.download_id,
-                        "client_state": seen.evidence(),
+                Stuck {
+                    instance_id: &source.id,
+                    queue_id: q.id,
+                    title: &q.title,
+                    verdict: v.name(),
+                    sentence: sentence(*v, &q.title, &source.id, unreachable.map(|(id, _)| id)),
+                    evidence: Evidence {
+                        status: &q.status,
+                        tracked_download_state: q.tracked_state.as_deref(),
+                        tracked_download_status: q.tracked_status.as_deref(),
+                        status_messages: &q.messages,
+                        error: q.error.as_deref(),
+                        download_client: q.download_client.as_deref(),
+                        download_id: q.download_id.as_deref(),
+                        client_state: seen.evidence(),
                     },
-                    "next_call": next,
-                })
+                    next_call: next,
+                }
             })
             .collect();
         let verdicts: Vec<String> = by_verdict.iter().map(|(k, n)| format!("{n} {k}")).collect();
@@ -131,10 +141,15 @@ impl Tool for DiagnoseQueue {
                 names.join(", ")
             ));
         }
-        let mut out = Output::new(
+        let mut out = crate::typed::output(
             summary,
-            json!({ "stuck": rows, "fine": fine, "by_verdict": by_verdict, "unreadable": m.failed_data() }),
-        );
+            &Diagnosis {
+                stuck: rows,
+                fine,
+                by_verdict,
+                unreadable: m.failed_data(),
+            },
+        )?;
         for w in m.warnings() {
             out = out.warn(w);
         }
@@ -142,12 +157,70 @@ impl Tool for DiagnoseQueue {
     }
 }
 
-fn call(tool: &str, arguments: Value) -> Value {
-    json!({ "tool": tool, "arguments": arguments })
+fn call(tool: &'static str, arguments: Value) -> Call {
+    Call { tool, arguments }
 }
 
-fn person(what: String) -> Value {
-    json!({ "person": what })
+fn person(what: String) -> Next {
+    Next::Person {
+        person: what,
+        then: None,
+    }
+}
+
+/// The answer's data: the stuck items with their verdicts and fixes, how many are fine, and
+/// the instances that could not be read.
+#[derive(Serialize, JsonSchema)]
+struct Diagnosis<'a> {
+    stuck: Vec<Stuck<'a>>,
+    fine: usize,
+    by_verdict: BTreeMap<&'static str, usize>,
+    unreadable: Vec<crate::library::shapes::Unreadable>,
+}
+
+/// A stuck queue item: why, on what evidence, and what clears it.
+#[derive(Serialize, JsonSchema)]
+struct Stuck<'a> {
+    instance_id: &'a str,
+    queue_id: i64,
+    title: &'a str,
+    verdict: &'static str,
+    sentence: String,
+    evidence: Evidence<'a>,
+    next_call: Next,
+}
+
+/// What the service and the download client say about the item.
+#[derive(Serialize, JsonSchema)]
+struct Evidence<'a> {
+    status: &'a str,
+    tracked_download_state: Option<&'a str>,
+    tracked_download_status: Option<&'a str>,
+    status_messages: &'a [String],
+    error: Option<&'a str>,
+    download_client: Option<&'a str>,
+    download_id: Option<&'a str>,
+    client_state: super::client::ClientState<'a>,
+}
+
+/// A tool call that clears the item.
+#[derive(Serialize, JsonSchema)]
+struct Call {
+    tool: &'static str,
+    /// The call's arguments, as the tool takes them.
+    arguments: Value,
+}
+
+/// What clears the item: a tool call, or what a person must do (then, perhaps, a call).
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Next {
+    Call(Call),
+    Person {
+        person: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        then: Option<Call>,
+    },
 }
 
 /// The call that clears the item, or what a person must do.
@@ -157,7 +230,7 @@ async fn next_call(
     v: Verdict,
     seen: &Seen<'_>,
     removable: bool,
-) -> Value {
+) -> Next {
     let remove = |action: &str| {
         if !removable {
             let blocklist = if action == "remove_and_blocklist" {
@@ -170,10 +243,10 @@ async fn next_call(
                 q.title, source.id
             ));
         }
-        call(
+        Next::Call(call(
             "remove_queue_item",
             json!({ "instance_id": source.id, "queue_ids": [q.id], "action": action }),
-        )
+        ))
     };
     let candidates = call(
         "get_manual_import_candidates",
@@ -184,15 +257,16 @@ async fn next_call(
             remove("remove_and_blocklist")
         }
         Verdict::NotAnUpgrade => remove("remove"),
-        Verdict::NeedsUnpacking => {
-            let mut next = person(format!(
+        Verdict::NeedsUnpacking => Next::Person {
+            person: format!(
                 "unpack the archive of {} in the download client's folder (or turn on unpacking there), then import it",
                 q.title
-            ));
-            next["then"] = candidates;
-            next
+            ),
+            then: Some(candidates),
+        },
+        Verdict::WrongEpisodeMapping => {
+            Next::Call(mapped_import(source, q).await.unwrap_or(candidates))
         }
-        Verdict::WrongEpisodeMapping => mapped_import(source, q).await.unwrap_or(candidates),
         Verdict::MissingRemotePathMapping => person(format!(
             "in {} open Settings > Download Clients > Remote Path Mappings and map the folder the download client reports ({}) to where {} sees the same files; the import is then retried by itself",
             source.id,
@@ -226,7 +300,7 @@ async fn next_call(
 }
 
 /// A wrong mapping's fix: import the download's files as the item the service grabbed them for.
-async fn mapped_import(source: &Source, q: &QueueItem) -> Option<Value> {
+async fn mapped_import(source: &Source, q: &QueueItem) -> Option<Call> {
     let client = source.client().ok()?;
     let download = q.download_id.as_deref()?;
     let files = client

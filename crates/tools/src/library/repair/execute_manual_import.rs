@@ -8,8 +8,7 @@ use adapters_library::ImportMapping;
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{super::source::granted, download_of};
 use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
@@ -31,6 +30,7 @@ pub struct File {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: String,
     /// The queue item whose download holds the files.
     #[serde(default)]
@@ -49,8 +49,18 @@ pub struct Input {
 /// How long the command's outcome is awaited.
 const WAIT: Duration = Duration::from_secs(10);
 
+/// The answer's data: the import command and how many files it took.
+#[derive(Serialize, JsonSchema)]
+struct Imported<'a> {
+    instance_id: &'a str,
+    command: crate::library::shapes::Command,
+    files: usize,
+}
+
 impl Tool for ExecuteManualImport {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Imported<'static>>);
     const META: Meta = Meta {
         name: "execute_manual_import",
         title: "Import files by hand",
@@ -170,10 +180,15 @@ impl Tool for ExecuteManualImport {
             ),
         };
         let failed = !matches!(command.status.as_str(), "completed" | "queued" | "started");
-        let data = json!({ "instance_id": source.id, "command": command, "files": chosen.len() });
+        let data = Imported {
+            instance_id: &source.id,
+            command: crate::library::shapes::Command::of(&command),
+            files: chosen.len(),
+        };
         if failed {
-            return Err(ToolError::new(ErrorCode::BackendError, outcome).with_data(data));
+            return Err(ToolError::new(ErrorCode::BackendError, outcome)
+                .with_data(crate::typed::tree(&data)));
         }
-        Ok(Output::new(outcome, data))
+        crate::typed::output(outcome, &data)
     }
 }

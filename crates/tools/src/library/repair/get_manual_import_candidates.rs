@@ -5,8 +5,7 @@
 use domain::Capability;
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{
     super::source::{Source, one},
@@ -20,6 +19,7 @@ pub struct GetManualImportCandidates;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The library instance.
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: String,
     /// A queue item (get_queue, diagnose_queue): its download's files.
     #[serde(default)]
@@ -31,6 +31,8 @@ pub struct Input {
 
 impl Tool for GetManualImportCandidates {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Candidates<'static>>);
     const META: Meta = Meta {
         name: "get_manual_import_candidates",
         title: "Manual import candidates",
@@ -77,25 +79,72 @@ impl Tool for GetManualImportCandidates {
         let importable = files.iter().filter(|f| f.rejections.is_empty()).count();
         let rows: Vec<_> = files
             .iter()
-            .map(|f| {
-                json!({
-                    "path": f.path, "name": f.name, "size_bytes": f.size, "quality": f.quality,
-                    "languages": f.languages, "item_id": f.item_id, "item_title": f.item_title,
-                    "season": f.season,
-                    "episodes": f.episodes.iter().map(|(id, n)| json!({ "episode_id": id, "episode": n })).collect::<Vec<_>>(),
-                    "rejections": f.rejections,
-                })
+            .map(|f| CandidateRow {
+                path: &f.path,
+                name: &f.name,
+                size_bytes: f.size,
+                quality: f.quality.as_deref(),
+                languages: &f.languages,
+                item_id: f.item_id,
+                item_title: f.item_title.as_deref(),
+                season: f.season,
+                episodes: f
+                    .episodes
+                    .iter()
+                    .map(|&(episode_id, episode)| EpisodeRef {
+                        episode_id,
+                        episode,
+                    })
+                    .collect(),
+                rejections: &f.rejections,
             })
             .collect();
-        Ok(Output::new(
+        crate::typed::output(
             format!(
                 "{} has {} to import ({importable} without rejections).",
                 source.id,
                 super::super::count(files.len(), "file", "files")
             ),
-            json!({ "instance_id": source.id, "queue_id": input.queue_id, "files": rows }),
-        ))
+            &Candidates {
+                instance_id: &source.id,
+                queue_id: input.queue_id,
+                files: rows,
+            },
+        )
     }
+}
+
+/// The answer's data: the files the service would import, each with what it matched and why
+/// it would not import it on its own.
+#[derive(Serialize, JsonSchema)]
+struct Candidates<'a> {
+    instance_id: &'a str,
+    queue_id: Option<i64>,
+    files: Vec<CandidateRow<'a>>,
+}
+
+/// One file a manual import could take.
+#[derive(Serialize, JsonSchema)]
+struct CandidateRow<'a> {
+    path: &'a str,
+    name: &'a str,
+    size_bytes: i64,
+    quality: Option<&'a str>,
+    languages: &'a [String],
+    /// The movie, album or book (or series) the service matched.
+    item_id: Option<i64>,
+    item_title: Option<&'a str>,
+    season: Option<i64>,
+    episodes: Vec<EpisodeRef>,
+    /// Why the service would not import it on its own (empty: it would).
+    rejections: &'a [String],
+}
+
+/// An episode a file was matched to.
+#[derive(Serialize, JsonSchema)]
+struct EpisodeRef {
+    episode_id: i64,
+    episode: i64,
 }
 
 /// Confines a caller's `folder` to the folders `source`'s service reports as its own: its root

@@ -40,6 +40,7 @@ pub enum Action {
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The library instance whose queue holds the items.
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: String,
     /// Queue item ids as get_queue showed them (1 to 50).
     #[schemars(length(min = 1, max = 50))]
@@ -49,6 +50,8 @@ pub struct Input {
 
 impl Tool for RemoveQueueItem {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Removals<'static>>);
     const META: Meta = Meta {
         name: "remove_queue_item",
         title: "Remove queue items",
@@ -191,23 +194,50 @@ async fn remove(
             }))
             .await?;
         }
-        let outcome = match writer.remove_queue_item(item.queue_id, how).await {
-            Ok(()) => json!({ "queue_id": item.queue_id, "title": item.title, "ok": true }),
-            Err(e) => {
-                json!({ "queue_id": item.queue_id, "title": item.title, "ok": false, "error": source.error(e).message })
-            }
+        let error = match writer.remove_queue_item(item.queue_id, how).await {
+            Ok(()) => None,
+            Err(e) => Some(source.error(e).message),
         };
-        outcomes.push(outcome);
+        outcomes.push(Removed {
+            queue_id: item.queue_id,
+            title: &item.title,
+            ok: error.is_none(),
+            error,
+        });
     }
-    let done = outcomes.iter().filter(|o| o["ok"] == json!(true)).count();
-    Ok(Output::new(
+    let done = outcomes.iter().filter(|o| o.ok).count();
+    crate::typed::output(
         format!(
             "{} removed {done} of {} queue items.",
             source.id,
             outcomes.len()
         ),
-        json!({ "instance_id": source.id, "action": plan.action.name(), "items": outcomes }),
-    ))
+        &Removals {
+            instance_id: &source.id,
+            action: plan.action.name(),
+            items: outcomes,
+        },
+    )
+}
+
+/// The answer's data: what was removed, item by item.
+#[derive(Serialize, JsonSchema)]
+struct Removals<'a> {
+    instance_id: &'a str,
+    /// remove or remove_and_blocklist.
+    action: &'static str,
+    items: Vec<Removed<'a>>,
+}
+
+/// One queue item's removal.
+#[derive(Serialize, JsonSchema)]
+struct Removed<'a> {
+    queue_id: i64,
+    title: &'a str,
+    ok: bool,
+    /// Why it was not removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 /// The plan hooks of `remove_queue_item`.

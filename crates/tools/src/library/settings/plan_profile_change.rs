@@ -21,6 +21,7 @@ pub struct PlanProfileChange;
 pub struct Input {
     /// The library instance, as list_instances shows it (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// movie, tv, music or book: picks the default instance of that kind.
     #[serde(default)]
@@ -35,9 +36,11 @@ pub struct Input {
     pub cutoff: Option<String>,
     /// Qualities or groups of the profile to allow, by name.
     #[serde(default)]
+    #[schemars(length(max = 100))]
     pub allow: Vec<String>,
     /// Qualities or groups of the profile to stop allowing, by name.
     #[serde(default)]
+    #[schemars(length(max = 100))]
     pub disallow: Vec<String>,
     #[serde(default)]
     pub min_format_score: Option<i64>,
@@ -56,6 +59,8 @@ const MAX_SCORE: i64 = 100_000;
 
 impl Tool for PlanProfileChange {
     type Input = Input;
+    /// It only stores plans: its answer is always the planned answer.
+    const DATA: Option<governance::contract::DataSchema> = Some(governance::contract::planned_only);
     const META: Meta = Meta {
         name: "plan_profile_change",
         title: "Plan a quality profile change",

@@ -19,11 +19,14 @@ pub struct RevertChange;
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// The applied settings change to undo (chg_…).
+    #[schemars(regex(pattern = crate::ids::CHANGE_ID))]
     pub change_id: String,
 }
 
 impl Tool for RevertChange {
     type Input = Input;
+    /// It only stores plans: its answer is always the planned answer.
+    const DATA: Option<governance::contract::DataSchema> = Some(governance::contract::planned_only);
     const META: Meta = Meta {
         name: "revert_change",
         title: "Plan a revert of a settings change",

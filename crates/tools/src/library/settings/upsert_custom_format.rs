@@ -22,6 +22,7 @@ pub struct UpsertCustomFormat;
 pub struct Input {
     /// The library instance, as list_instances shows it (default: the instance of media_type's kind).
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// movie, tv, music or book: picks the default instance of that kind.
     #[serde(default)]
@@ -56,6 +57,8 @@ const MAX_SPECIFICATIONS: usize = 20;
 
 impl Tool for UpsertCustomFormat {
     type Input = Input;
+    /// It only stores plans: its answer is always the planned answer.
+    const DATA: Option<governance::contract::DataSchema> = Some(governance::contract::planned_only);
     const META: Meta = Meta {
         name: "upsert_custom_format",
         title: "Plan a custom format",

@@ -261,7 +261,7 @@ pub(crate) async fn reads(s: &Server, [q1, q2, q3, t1, t2, t3]: [&Fixture; 6]) {
     let e = refused(s, "torrent_detail", json!({"info_hash": UNKNOWN})).await;
     assert!(e.contains("on any instance (searched qb, tr)"), "{e}");
     let e = refused(s, "torrent_files", json!({"info_hash": "xyz"})).await;
-    assert!(e.contains("40-character"), "{e}");
+    assert!(e.contains("\"info_hash\"") && e.contains("{40}"), "{e}");
 }
 
 /// A torrent whose (loopback) tracker says "unregistered torrent": grouped and filterable.
