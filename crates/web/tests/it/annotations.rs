@@ -22,6 +22,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
     ("diagnose", true, false, true, false),
     ("diagnose_queue", true, false, true, false),
     ("display_media", true, false, true, true),
+    ("download_subtitle", false, false, false, true),
     ("downloads_overview", true, false, true, false),
     ("execute_manual_import", false, false, false, false),
     ("find_torrents", true, false, true, false),
@@ -49,6 +50,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
     ("grab_release", false, false, false, true),
     ("list_categories", true, false, true, false),
     ("list_instances", true, false, true, false),
+    ("list_missing_subtitles", true, false, true, false),
     ("list_requests", true, false, true, false),
     ("move_to_category", false, false, true, false),
     ("pause_torrents", false, false, true, false),
@@ -65,6 +67,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
     ("search_collections", true, false, true, true),
     ("search_music", true, false, true, true),
     ("search_releases", false, false, false, true),
+    ("search_subtitles", true, false, true, true),
     ("search_titles", true, false, true, true),
     ("set_category", false, false, true, false),
     ("set_tags", false, false, true, false),
@@ -87,6 +90,7 @@ fn every_family() -> Vec<tools::InstanceSpec> {
             path: Some(std::env::temp_dir().display().to_string()),
             ..support::instance("library", Folder, None, None)
         },
+        support::instance("subs", Opensubtitles, Some("http://127.0.0.1:9/"), Some("k")),
     ]
 }
 
