@@ -90,7 +90,12 @@ fn every_family() -> Vec<tools::InstanceSpec> {
             path: Some(std::env::temp_dir().display().to_string()),
             ..support::instance("library", Folder, None, None)
         },
-        support::instance("subs", Opensubtitles, Some("http://127.0.0.1:9/"), Some("k")),
+        support::instance(
+            "subs",
+            Opensubtitles,
+            Some("http://127.0.0.1:9/"),
+            Some("k"),
+        ),
     ]
 }
 
