@@ -22,7 +22,7 @@ pub struct GetRecentlyAdded;
 pub struct Input {
     /// One media server (default: every one your grant covers).
     #[serde(default)]
-    #[schemars(length(min = 1, max = super::INSTANCE_ID_MAX), regex(pattern = super::INSTANCE_ID))]
+    #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
     /// movie or tv (episodes); default both.
     #[serde(default, rename = "type")]

@@ -23,13 +23,6 @@ use std::sync::Arc;
 use domain::InstanceKind;
 use governance::{CheckFuture, Ctx, DynTool, InstanceSpec, Instances, Job, Slots};
 
-/// An instance id as a call may name it: no spaces or control characters.
-const INSTANCE_ID: &str = r"^[^\s\x00-\x1f\x7f]+$";
-const INSTANCE_ID_MAX: u32 = 64;
-/// A title's id at its source (`348`, `tt0078748`): printable, no spaces.
-const MEDIA_ID: &str = r"^[^\s\x00-\x1f\x7f]+$";
-const MEDIA_ID_MAX: u32 = 64;
-
 /// The media servers: Jellyfin, Emby and Plex.
 pub struct MediaFamily;
 

@@ -27,7 +27,7 @@ pub struct Input {
     /// The source the id is from: tmdb, imdb or tvdb.
     pub media_source: MediaSource,
     /// The title's id at that source (`348`, `tt0078748`).
-    #[schemars(length(min = 1, max = super::MEDIA_ID_MAX), regex(pattern = super::MEDIA_ID))]
+    #[schemars(length(min = 1, max = crate::ids::MEDIA_ID_MAX), regex(pattern = crate::ids::MEDIA_ID))]
     pub media_id: String,
     /// movie or tv.
     pub media_type: MediaType,
