@@ -20,6 +20,7 @@ mod display_media_view;
 mod downloads;
 mod dropped_caller;
 mod edge;
+mod every_tool;
 mod import_doctor;
 mod import_doctor_clients;
 mod library;
