@@ -481,6 +481,7 @@ pub fn config_check(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<()> {
         Some(f) => println!("config file {}: ok", f.display()),
         None => println!("no config file: the embedded default is in force"),
     }
+    println!("data folder {}", data_dir.display());
     println!(
         "listen {}; allowed hosts {}; allow_destructive {}",
         loaded.config.listen,
@@ -542,7 +543,6 @@ pub async fn doctor(loaded: Loaded, data_dir: &Path) -> anyhow::Result<()> {
             .unwrap_or_default(),
         people.len()
     );
-    println!("data folder {}", data_dir.display());
     if owners == 0 {
         println!("warning: no owner yet; `marquee serve` creates one on first start");
     }

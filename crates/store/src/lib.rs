@@ -45,9 +45,9 @@ use sqlx::{
 pub use allowances::{AllowanceLeft, Reserved};
 pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit, under_audit};
+pub use backup::{BackupFacts, database_file, inspect_backup, latest_schema};
 pub use changes::{Change, ChangeStatus, NewChange};
 pub use download_history::Grab;
-pub use backup::{BackupFacts, database_file, inspect_backup, latest_schema};
 pub use error::{Error, UnknownStatus};
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
