@@ -19,9 +19,9 @@ pub const OPERATION_ID: &str = r"^op_[A-Za-z0-9]{20}$";
 pub const IDEMPOTENCY_KEY: &str = r"^[A-Za-z0-9._:-]{8,128}$";
 
 /// A media id as a source writes it (digits for TMDB, TVDB and Goodreads, `tt…` for IMDb, a
-/// UUID for MusicBrainz, a slug for the built-in catalogue): printable, no spaces (an empty
-/// one is refused by the tool, which names it).
-pub const MEDIA_ID: &str = r"^[^\s\x00-\x1f\x7f]*$";
+/// UUID for MusicBrainz, a slug for the built-in catalogue): printable, no spaces inside (spaces
+/// around it are trimmed by the tool, and an empty one is refused by the tool, which names it).
+pub const MEDIA_ID: &str = r"^\s*[^\s\x00-\x1f\x7f]*\s*$";
 /// The longest media id a call may name (a MusicBrainz UUID is 36).
 pub const MEDIA_ID_MAX: u32 = 64;
 

@@ -201,12 +201,12 @@ pub(crate) async fn writes(s: &Server, w: &World, [q1, q2, t1, t2, t3]: [&Fixtur
         (
             "pause_torrents",
             json!({"info_hashes": [q2.hash, "xyz"]}),
-            "info_hashes[1] \"xyz\"",
+            "invalid argument \"info_hashes[1]\": \"xyz\"",
         ),
         (
             "resume_torrents",
             json!({"info_hashes": [q2.hash, "xyz"]}),
-            "nothing was changed",
+            "does not match ^[0-9A-Fa-f]{40}$",
         ),
         (
             "pause_torrents",
