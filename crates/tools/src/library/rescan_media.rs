@@ -62,7 +62,7 @@ impl Tool for RescanMedia {
             .rescan(target)
             .await
             .map_err(|e| source.error(e))?;
-        Ok(crate::typed::output(
+        crate::typed::output(
             format!(
                 "{} is rescanning the folder of {} (command {}, {}).",
                 source.id, item.title, command.id, command.status
@@ -72,6 +72,6 @@ impl Tool for RescanMedia {
                 item_id: item.id,
                 command: shapes::Command::of(&command),
             },
-        )?)
+        )
     }
 }

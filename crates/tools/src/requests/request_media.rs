@@ -299,7 +299,7 @@ fn render(ctx: &Ctx, r: &Resolved<'_>, acted: Acted) -> Result<Output, ToolError
                     d.label(),
                     statuses.join(", ")
                 ),
-                &Requested::AlreadyRequested {
+                &Requested::Open {
                     already_requested: true,
                     requests: rows,
                 },
@@ -376,7 +376,7 @@ enum Requested<'a> {
         /// The library instance that holds it.
         instance_id: &'a str,
     },
-    AlreadyRequested {
+    Open {
         /// Always true here.
         already_requested: bool,
         requests: Vec<RequestRow<'a>>,
