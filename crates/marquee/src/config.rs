@@ -778,9 +778,9 @@ mod tests {
         assert_eq!(ids, ["q", "builtin", "library"]);
         assert_eq!(specs[0].password.as_ref().unwrap().expose(), "s3cret");
         assert!(!format!("{specs:?}").contains("s3cret"));
-        c.instances[0].kind = "plex".into();
+        c.instances[0].kind = "kodi".into();
         let e = c.instances(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("unknown instance kind \"plex\""), "{e}");
+        assert!(e.contains("unknown instance kind \"kodi\""), "{e}");
     }
 
     #[test]

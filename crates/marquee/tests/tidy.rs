@@ -107,6 +107,10 @@ const ONLY_IN: &[(&str, &[&str])] = &[
             "adapters-downloads",
             "adapters-catalogue",
             "adapters-library",
+            "adapters-folder",
+            "adapters-indexers",
+            "adapters-media",
+            "adapters-subtitles",
         ],
     ),
 ];

@@ -42,7 +42,7 @@ fn generate(dir: &Path, n: usize) {
         let a = WORDS[i % WORDS.len()];
         let b = WORDS[(i / WORDS.len()) % WORDS.len()];
         let year = 1950 + (i % 70);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             // A film: the video, a subtitle, a sample and an NFO.
             let folder = format!("Movies/{a} {b} {i} ({year})");
             sparse(

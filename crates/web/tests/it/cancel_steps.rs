@@ -5,13 +5,12 @@
 
 use std::{sync::Arc, time::Duration};
 
-use domain::{InstanceKind, Role, Secret};
+use domain::Role;
 use serde_json::{Value, json};
 use store::{ChangeStatus, OperationStatus};
-use test_support::fault::{Fault, FaultProxy};
-use tools::InstanceSpec;
+use test_support::fault::Fault;
 
-use crate::peers::{Daemon, Fixture, TrRaw, poll};
+use crate::peers::{Daemon, Fixture, TrRaw, poll, transmission_behind_proxy};
 use crate::support::server_for;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -20,18 +19,7 @@ async fn a_deletion_cancelled_part_way_reports_what_was_done_and_leaves_the_rest
         .join()
         .unwrap();
     let traw = TrRaw::new(&tr);
-    let url = tr.cred("TRANSMISSION_URL");
-    let proxy = FaultProxy::in_front_of(&url).await;
-    let spec = InstanceSpec {
-        id: "tr".into(),
-        kind: InstanceKind::Transmission,
-        url: Some(proxy.url_for(&url).parse().unwrap()),
-        path: None,
-        username: Some(tr.cred("TRANSMISSION_USER")),
-        password: Some(Secret::new(tr.cred("TRANSMISSION_PASS"))),
-        api_key: None,
-        default: true,
-    };
+    let (proxy, spec) = transmission_behind_proxy(&tr).await;
     let s = Arc::new(server_for(vec![spec], true).await);
     let operator = s.key_for("ops", Role::Admin, "operator").await;
     let fix = tr.dir.path().join("fixtures");

@@ -5,14 +5,12 @@
 
 use std::time::Duration;
 
-use domain::{InstanceKind, Secret};
 use serde_json::json;
 use store::{AuditQuery, AuditStatus};
-use test_support::fault::{Fault, FaultProxy};
+use test_support::fault::Fault;
 use tokio::io::AsyncWriteExt;
-use tools::InstanceSpec;
 
-use crate::peers::{Daemon, Fixture, TrRaw, poll};
+use crate::peers::{Daemon, Fixture, TrRaw, poll, transmission_behind_proxy};
 use crate::support::server_for;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -21,18 +19,7 @@ async fn a_write_whose_client_hung_up_still_finishes_and_is_audited_applied() {
         .join()
         .unwrap();
     let traw = TrRaw::new(&tr);
-    let url = tr.cred("TRANSMISSION_URL");
-    let proxy = FaultProxy::in_front_of(&url).await;
-    let spec = InstanceSpec {
-        id: "tr".into(),
-        kind: InstanceKind::Transmission,
-        url: Some(proxy.url_for(&url).parse().unwrap()),
-        path: None,
-        username: Some(tr.cred("TRANSMISSION_USER")),
-        password: Some(Secret::new(tr.cred("TRANSMISSION_PASS"))),
-        api_key: None,
-        default: true,
-    };
+    let (proxy, spec) = transmission_behind_proxy(&tr).await;
     let s = server_for(vec![spec], false).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

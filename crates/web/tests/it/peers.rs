@@ -333,3 +333,23 @@ pub fn dead_url() -> String {
         .port();
     format!("http://127.0.0.1:{port}/")
 }
+
+/// A Transmission instance `tr` reached through a fault proxy in front of the daemon `d`, so a
+/// test can slow or break the way between Marquee and a real daemon.
+pub async fn transmission_behind_proxy(
+    d: &Daemon,
+) -> (test_support::fault::FaultProxy, tools::InstanceSpec) {
+    let url = d.cred("TRANSMISSION_URL");
+    let proxy = test_support::fault::FaultProxy::in_front_of(&url).await;
+    let spec = tools::InstanceSpec {
+        id: "tr".into(),
+        kind: domain::InstanceKind::Transmission,
+        url: Some(proxy.url_for(&url).parse().unwrap()),
+        path: None,
+        username: Some(d.cred("TRANSMISSION_USER")),
+        password: Some(domain::Secret::new(d.cred("TRANSMISSION_PASS"))),
+        api_key: None,
+        default: true,
+    };
+    (proxy, spec)
+}
