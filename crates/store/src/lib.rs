@@ -113,6 +113,13 @@ impl Store {
             .max_connections(8)
             // A local file does not drop connections; the liveness ping would double every query.
             .test_before_acquire(false)
+            // A connection handed back still inside a transaction (a COMMIT that failed, say on
+            // a full disk, leaves sqlx counting one) would refuse every later transaction: close
+            // it instead, and the pool opens a fresh one.
+            .after_release(|conn, _| {
+                let clean = !sqlx::Connection::is_in_transaction(conn);
+                Box::pin(async move { Ok(clean) })
+            })
             .connect_with(options)
             .await?;
         Store::prepare(pool, Some(path.into())).await

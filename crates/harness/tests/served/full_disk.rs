@@ -1,9 +1,8 @@
 //! The data folder on a full file system: a small tmpfs (or, where tmpfs cannot be mounted, a
 //! loop-mounted ext4 image) filled until SQLite's writes fail. Writes are refused with a
-//! sentence that says the folder is full, reads keep answering, and once the filler is gone and
-//! the server started again writes work, the database passes `PRAGMA integrity_check` and the
-//! requests stored are exactly the acknowledged ones. (Before the restart some writes keep
-//! failing: a known, open finding, counted and printed.) The folder is unmounted whatever
+//! sentence that says the folder is full, reads keep answering, and once the filler is gone
+//! writes work at once and again after a restart, the database passes `PRAGMA integrity_check`
+//! and the requests stored are exactly the acknowledged ones. The folder is unmounted whatever
 //! happens (a guard).
 
 use std::{
@@ -202,10 +201,10 @@ async fn a_full_data_folder_refuses_writes_with_a_sentence_and_recovers() {
         served.log_tail()
     );
 
-    // Space returns. Known and open (RELIABILITY.md, Findings): a pooled connection whose
-    // COMMIT failed on the full disk stays "in a transaction" in sqlx's bookkeeping, so some
-    // writes keep failing until a restart. Counted here, not asserted; after a restart every
-    // write must work, nothing be corrupt and nothing acknowledged be lost.
+    // Space returns: every write works again at once (a pooled connection whose COMMIT failed
+    // on the full disk stayed "in a transaction" in sqlx's bookkeeping and refused later
+    // writes until a restart; the store now closes such a connection instead of reusing it),
+    // and again after a restart; nothing is corrupt and nothing acknowledged is lost.
     std::fs::remove_file(&filler).unwrap();
     let mut refused_after = 0;
     for _ in 0..8 {
@@ -217,6 +216,12 @@ async fn a_full_data_folder_refuses_writes_with_a_sentence_and_recovers() {
             None => refused_after += 1,
         }
     }
+    assert_eq!(
+        refused_after,
+        0,
+        "writes refused after space returned:\n{}",
+        served.log_tail()
+    );
     served.kill();
     served.start().await;
     for _ in 0..3 {
@@ -253,7 +258,7 @@ async fn a_full_data_folder_refuses_writes_with_a_sentence_and_recovers() {
     drop(db);
     served.kill();
     println!(
-        "harness: full-disk {} writes acknowledged, the write after {filled} filler bytes refused: {said}; {refused_after} of 8 writes refused after space returned, before a restart (known, open)",
+        "harness: full-disk {} writes acknowledged, the write after {filled} filler bytes refused: {said}; {refused_after} of 8 writes refused after space returned, before a restart",
         acked.len()
     );
 }
