@@ -457,6 +457,7 @@ pub(crate) fn all<X, Y>(xs: &[X], f: impl Fn(&X) -> Y) -> Vec<Y> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     /// Each shape writes what the adapter's own record writes, key by key.
     #[test]
