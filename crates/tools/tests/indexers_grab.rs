@@ -152,6 +152,9 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
         Arc::new(Settings::new(false, None)),
         Arc::new(Instances::new(list).unwrap()),
     );
+    // As `serve` does: the download catalogues refresh in the background, so a torrent a daemon
+    // lists only after the first read still reaches find_torrents.
+    app.start_jobs(std::future::pending());
     let owner = app
         .authenticate(owner_key.secret.expose())
         .await
