@@ -23,6 +23,7 @@ use crate::{
     authority,
     context::{Caller, Credential, Ctx},
     contract::{DynTool, Meta, Output},
+    delegate::Delegate,
     detached::Detached,
     instances::Instances,
     outcome::{contained, failed_unexpectedly, finish},
@@ -50,6 +51,8 @@ pub(crate) struct Shared {
     /// The families' background jobs, made once.
     pub jobs: Vec<Job>,
     jobs_started: AtomicBool,
+    /// When each job's passes ran and how they ended (`list_schedulers`).
+    pub(crate) job_runs: crate::delegate::JobRuns,
     /// Dropped with the last handle on the core: the jobs stop.
     alive: tokio::sync::watch::Sender<()>,
     /// Writes under way, each on a task of its own: a caller who leaves does not stop one.
@@ -58,7 +61,7 @@ pub(crate) struct Shared {
 
 /// The tool host: one per process.
 pub struct App {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 /// A tool as a caller may see it.
@@ -116,32 +119,34 @@ impl App {
         families: Vec<Arc<dyn Family>>,
         mut tools: Vec<Box<dyn DynTool>>,
     ) -> App {
-        let mut slots = Slots::default();
-        // The store, for the families' background jobs (they run with no call, so no `Ctx`).
-        slots.insert(store.clone());
-        let mut supported = HashSet::new();
-        let mut codes: HashMap<&'static str, &'static str> = ErrorCode::CORE
-            .iter()
-            .map(|c| (c.as_str(), "core"))
-            .collect();
-        for family in &families {
-            family.install(&instances, &mut slots);
-            supported.extend(family.kinds().iter().copied());
-            tools.extend(family.tools());
-            for code in family.error_codes() {
-                if let Some(other) = codes.insert(code.as_str(), family.name()) {
-                    tracing::error!(
-                        code = code.as_str(),
-                        family = family.name(),
-                        other,
-                        "two families declare the same error code"
-                    );
+        let shared = Arc::new_cyclic(|core| {
+            let mut slots = Slots::default();
+            // The store, for the families' background jobs (they run with no call, so no `Ctx`).
+            slots.insert(store.clone());
+            // The core itself, for work done for a person while nobody calls (scheduled tasks).
+            slots.insert(Delegate::new(core.clone()));
+            let mut supported = HashSet::new();
+            let mut codes: HashMap<&'static str, &'static str> = ErrorCode::CORE
+                .iter()
+                .map(|c| (c.as_str(), "core"))
+                .collect();
+            for family in &families {
+                family.install(&instances, &mut slots);
+                supported.extend(family.kinds().iter().copied());
+                tools.extend(family.tools());
+                for code in family.error_codes() {
+                    if let Some(other) = codes.insert(code.as_str(), family.name()) {
+                        tracing::error!(
+                            code = code.as_str(),
+                            family = family.name(),
+                            other,
+                            "two families declare the same error code"
+                        );
+                    }
                 }
             }
-        }
-        let jobs = families.iter().flat_map(|f| f.jobs(&slots)).collect();
-        App {
-            shared: Arc::new(Shared {
+            let jobs = families.iter().flat_map(|f| f.jobs(&slots)).collect();
+            Shared {
                 stored: Stored::default(),
                 registry: Registry::new(tools),
                 slots,
@@ -149,13 +154,15 @@ impl App {
                 supported,
                 jobs,
                 jobs_started: AtomicBool::new(false),
+                job_runs: Default::default(),
                 alive: tokio::sync::watch::channel(()).0,
                 detached: Detached::default(),
                 store,
                 settings,
                 instances,
-            }),
-        }
+            }
+        });
+        App { shared }
     }
 
     /// Starts every family's background jobs, once: each runs a pass, waits its interval and
@@ -169,15 +176,19 @@ impl App {
             return;
         }
         let shutdown = shutdown.boxed().shared();
-        for job in &self.shared.jobs {
+        for (index, job) in self.shared.jobs.iter().enumerate() {
             let pass = job.pass.clone();
             let every = job.every;
             let stop = shutdown.clone();
             let mut alive = self.shared.alive.subscribe();
+            let shared = Arc::downgrade(&self.shared);
             runtime.spawn(async move {
                 let passes = async {
                     loop {
-                        pass().await;
+                        let Some(core) = shared.upgrade() else { return };
+                        let name = &core.jobs[index].name;
+                        core.job_runs.record(name, pass()).await;
+                        drop(core);
                         tokio::time::sleep(every).await;
                     }
                 };
@@ -200,8 +211,13 @@ impl App {
         let Some(job) = self.shared.jobs.iter().find(|j| j.name == name) else {
             return false;
         };
-        (job.pass)().await;
+        self.shared.job_runs.record(name, (job.pass)()).await;
         true
+    }
+
+    /// Whether the background jobs run in this process ([`App::start_jobs`] was called).
+    pub fn jobs_running(&self) -> bool {
+        self.shared.jobs_started.load(Ordering::Acquire)
     }
 
     /// Serves `tool` from now on (a federated server's); refused when its name is taken by a
@@ -337,6 +353,7 @@ impl App {
                 self.authenticate_token(token.expose(), resource).await
             }
             Credential::Local => self.authenticate_local().await,
+            Credential::Delegated { key_id } => self.authenticate_delegated(key_id).await,
         }
     }
 

@@ -28,6 +28,9 @@ pub enum Credential {
     Token { token: Secret, resource: String },
     /// A request from this machine without a key, let in by `[auth] local_person`.
     Local,
+    /// Work done for a person while nobody is calling (a scheduled task): the key (or OAuth
+    /// connection) `key_id` it was made with, its authority read again by id at every check.
+    Delegated { key_id: String },
 }
 
 /// An authenticated caller and the authority read for this request.
@@ -159,7 +162,7 @@ impl Ctx {
                     .authenticate_token_with_switches(token.expose(), resource)
                     .await?
             }
-            Credential::Local => return Ok(()),
+            Credential::Local | Credential::Delegated { .. } => return Ok(()),
         };
         let changed = || {
             ToolError::denied(
