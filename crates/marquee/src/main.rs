@@ -4,9 +4,11 @@
 mod admin;
 mod backup;
 mod config;
+mod connect;
 mod data_dir;
 mod governance;
 mod oauth;
+mod ready;
 mod serve;
 
 use std::path::PathBuf;
@@ -94,6 +96,22 @@ enum Command {
     /// Configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Succeeds when the server of this configuration answers /readyz (a health check).
+    Ready,
+    /// Prints what a client needs to connect (claude-code, claude-desktop, cursor, vscode,
+    /// codex, inspector, n8n, chatgpt, claude-ai): its snippet on standard output, where it
+    /// goes and how to make a key on standard error. Never prints a key.
+    Connect {
+        /// The client; an unknown name lists them.
+        client: String,
+        /// The MCP URL the client reaches (default: public_url + /mcp, else the listening
+        /// address).
+        #[arg(long)]
+        url: Option<String>,
+        /// The person the key is for, named in the line that makes it.
+        #[arg(long)]
+        person: Option<String>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -166,6 +184,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Backup { file } => backup::backup(&file, &cli.data_dir).await,
         Command::Restore { file } => backup::restore(&file, &cli.data_dir).await,
         Command::Config(ConfigCommand::Check) => admin::config_check(&loaded, &cli.data_dir),
+        Command::Ready => ready::ready(&loaded.config),
+        Command::Connect {
+            client,
+            url,
+            person,
+        } => connect::connect(
+            &client,
+            url.as_deref(),
+            person.as_deref(),
+            &loaded.config,
+            &cli.data_dir,
+        ),
     }
 }
 

@@ -1,0 +1,262 @@
+//! `marquee connect CLIENT`: each client's snippet is what that client reads (JSON for Claude
+//! Desktop, Cursor and VS Code, TOML for Codex, a command line for Claude Code and the
+//! Inspector) with this server's URL and no key; the Inspector's line, run as printed, lists
+//! the tools of a real server; an unknown client gets the list.
+
+#![allow(clippy::unwrap_used)]
+
+mod kit;
+
+use std::{
+    io::{Read, Write},
+    path::Path,
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use serde_json::Value;
+
+const CLIENTS: [&str; 9] = [
+    "claude-code",
+    "claude-desktop",
+    "cursor",
+    "vscode",
+    "codex",
+    "inspector",
+    "n8n",
+    "chatgpt",
+    "claude-ai",
+];
+
+/// `marquee connect ARGS` with `config` in `dir`: (stdout, stderr), or a panic.
+fn connect(dir: &Path, config: &str, args: &[&str]) -> (String, String) {
+    let file = dir.join("marquee.toml");
+    std::fs::write(&file, config).unwrap();
+    let out = Command::new(kit::BIN)
+        .arg("connect")
+        .args(args)
+        .arg("--config")
+        .arg(&file)
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .env("MARQUEE_LOG", "error")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(out.status.success(), "connect {args:?}: {stderr}");
+    assert!(
+        !format!("{stdout}{stderr}").replace("mq_…", "").contains("mq_"),
+        "no key: {stdout}{stderr}"
+    );
+    (stdout, stderr)
+}
+
+const PUBLIC: &str = "public_url = \"https://marquee.example.org\"\n";
+const URL: &str = "https://marquee.example.org/mcp";
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn every_client_gets_its_own_format_with_the_servers_url_and_how_to_make_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for client in CLIENTS {
+        let (stdout, stderr) = connect(dir.path(), PUBLIC, &[client, "--person", "alice"]);
+        assert!(stdout.contains(URL), "{client}: {stdout}");
+        let oauth = matches!(client, "chatgpt" | "claude-ai");
+        assert_eq!(
+            stderr.contains(&format!(
+                "marquee keys create --person alice --label {client}"
+            )),
+            !oauth,
+            "{client}: {stderr}"
+        );
+    }
+
+    let (line, _) = connect(dir.path(), PUBLIC, &["claude-code"]);
+    assert_eq!(
+        line.trim(),
+        format!(
+            "claude mcp add --transport http marquee {URL} --header \"Authorization: Bearer ${{MARQUEE_KEY}}\""
+        )
+    );
+
+    let cursor = json(&connect(dir.path(), PUBLIC, &["cursor"]).0);
+    let server = &cursor["mcpServers"]["marquee"];
+    assert_eq!(server["url"], URL);
+    assert_eq!(
+        server["headers"]["Authorization"],
+        "Bearer ${env:MARQUEE_KEY}"
+    );
+
+    let vscode = json(&connect(dir.path(), PUBLIC, &["vscode"]).0);
+    let input = &vscode["inputs"][0];
+    assert_eq!(
+        (&input["type"], &input["password"]),
+        (&Value::from("promptString"), &Value::from(true))
+    );
+    let server = &vscode["servers"]["marquee"];
+    assert_eq!(
+        (&server["type"], &server["url"]),
+        (&"http".into(), &URL.into())
+    );
+    assert_eq!(
+        server["headers"]["Authorization"],
+        format!("Bearer ${{input:{}}}", input["id"].as_str().unwrap())
+    );
+
+    let codex: toml::Table = connect(dir.path(), PUBLIC, &["codex"]).0.parse().unwrap();
+    let server = &codex["mcp_servers"]["marquee"];
+    assert_eq!(server["url"].as_str(), Some(URL));
+    assert_eq!(server["bearer_token_env_var"].as_str(), Some("MARQUEE_KEY"));
+
+    let (n8n, _) = connect(dir.path(), PUBLIC, &["n8n"]);
+    assert!(n8n.starts_with(&format!(
+        "MCP Endpoint URL: {URL}\nServer Transport: HTTP Streamable\n"
+    )));
+
+    let (chatgpt, notes) = connect(dir.path(), PUBLIC, &["chatgpt"]);
+    assert_eq!(chatgpt, format!("{URL}\n"));
+    assert!(!notes.contains("warning"), "{notes}");
+    let (_, notes) = connect(dir.path(), "", &["claude-ai"]);
+    assert!(
+        notes.starts_with("warning: these connectors need an https:// address"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn claude_desktop_runs_stdio_on_this_machine_and_the_bridge_to_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = json(
+        &connect(
+            dir.path(),
+            "listen = \"0.0.0.0:9000\"\n",
+            &["claude-desktop"],
+        )
+        .0,
+    );
+    let server = &local["mcpServers"]["marquee"];
+    assert_eq!(server["command"], kit::BIN);
+    assert_eq!(server["args"], serde_json::json!(["stdio"]));
+    assert_eq!(
+        server["env"]["MARQUEE_DATA_DIR"],
+        dir.path().join("data").display().to_string()
+    );
+    assert_eq!(server["env"]["MARQUEE_KEY"], "<paste the key here>");
+
+    let remote = json(
+        &connect(
+            dir.path(),
+            "",
+            &["claude-desktop", "--url", "http://nas.lan:8765/mcp"],
+        )
+        .0,
+    );
+    let server = &remote["mcpServers"]["marquee"];
+    assert_eq!(
+        server["args"],
+        serde_json::json!(["bridge", "--url", "http://nas.lan:8765/mcp"])
+    );
+    assert!(server["env"].get("MARQUEE_DATA_DIR").is_none());
+}
+
+#[test]
+fn the_url_is_the_listening_address_without_a_public_url_and_an_unknown_client_gets_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = connect(dir.path(), "listen = \"0.0.0.0:9000\"\n", &["cursor"]);
+    assert_eq!(
+        json(&out)["mcpServers"]["marquee"]["url"],
+        "http://127.0.0.1:9000/mcp"
+    );
+
+    let out = Command::new(kit::BIN)
+        .args(["connect", "kodi", "--data-dir"])
+        .arg(dir.path())
+        .env("MARQUEE_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        said.contains("unknown client \"kodi\"; the clients are:"),
+        "{said}"
+    );
+    for client in CLIENTS {
+        assert!(said.contains(&format!("\n  {client} ")), "{client}: {said}");
+    }
+}
+
+/// Waits until `GET /readyz` answers 200 on `port`.
+fn wait_ready(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut answer = String::new();
+        if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+            let _ = s
+                .write_all(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+            let _ = s.read_to_string(&mut answer);
+        }
+        if answer.starts_with("HTTP/1.1 200") {
+            return;
+        }
+        assert!(Instant::now() < deadline, "marquee did not become ready");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[tokio::test]
+async fn the_inspector_line_run_as_printed_lists_the_tools() {
+    let inspector = kit::root().join("../shared/mcp-clients/inspector.sh");
+    let installed = std::env::var_os("MCP_CLIENTS_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            let root = kit::root().canonicalize().ok()?;
+            root.ancestors()
+                .map(|a| a.join("shared-cache/mcp-clients"))
+                .find(|p| {
+                    p.join("npm/node_modules/@modelcontextprotocol/inspector")
+                        .exists()
+                })
+        });
+    if !inspector.exists() || installed.is_none() {
+        eprintln!(
+            "skipped: the MCP Inspector is not installed here (../shared/mcp-clients/install.sh)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = kit::free_port();
+    let config = dir.path().join("marquee.toml");
+    std::fs::write(&config, format!("listen = \"127.0.0.1:{port}\"\n")).unwrap();
+    let data = dir.path().join("data");
+    let key = kit::person_key(&config, &data, "alice", "user", "reader");
+    let _serving = kit::serve(&config, &data, port).await;
+    wait_ready(port);
+    let line = kit::cli(&config, &data, &["connect", "inspector"]);
+    assert!(!line.contains(&key));
+    // The kit's Inspector stands for `npx @modelcontextprotocol/inspector --cli` (the same
+    // package, pinned and installed offline).
+    let line = line.trim().replacen(
+        "npx @modelcontextprotocol/inspector --cli",
+        &format!("{} --format json", inspector.display()),
+        1,
+    );
+    let out = Command::new("bash")
+        .args(["-c", &line])
+        .env("MARQUEE_KEY", &key)
+        .env("MCP_CLIENTS_HOME", installed.unwrap())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{line}: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("\"whoami\""), "{stdout}");
+}
