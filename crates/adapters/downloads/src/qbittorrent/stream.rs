@@ -3,7 +3,8 @@
 //! body is fed in chunks to a parser on a blocking thread, and each torrent of a full update
 //! goes straight into a staged catalogue (compact rows, interned strings) that replaces the
 //! old rows in one step when the answer is complete. The torrents read so far are counted as
-//! they are parsed, so a full refresh can tell how far it is.
+//! they are parsed, so a full refresh can tell how far it is. An answer without its `rid` is
+//! not a maindata answer, and is refused rather than read as an empty one.
 
 use std::{
     collections::HashMap,
@@ -160,9 +161,10 @@ impl<'de> Visitor<'de> for MainDataSeed {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<MainData, A::Error> {
         let mut md = MainData::default();
+        let mut rid = None;
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
-                "rid" => md.rid = map.next_value()?,
+                "rid" => rid = Some(map.next_value()?),
                 "full_update" => md.full_update = map.next_value()?,
                 "torrents" => {
                     // qBittorrent writes its keys sorted, so `full_update` comes first and a
@@ -185,6 +187,10 @@ impl<'de> Visitor<'de> for MainDataSeed {
                 }
             }
         }
+        // Every maindata answer carries its `rid`: an object without one (`{}`, an error
+        // object, another endpoint's answer) is not a torrent list, and reading it as an
+        // empty one would show the instance as holding nothing.
+        md.rid = rid.ok_or_else(|| de::Error::missing_field("rid"))?;
         Ok(md)
     }
 }

@@ -146,6 +146,34 @@ fn skips_keys_that_are_not_hashes_and_refuses_garbage() {
     ));
 }
 
+/// An answer that is JSON but no maindata (no `rid`) is refused, never read as an empty list;
+/// the smallest real answer, `{"rid":N}`, is a partial update that changes nothing.
+#[test]
+fn an_answer_without_its_rid_is_refused_not_read_as_empty() {
+    for body in [
+        "{}",
+        r#"{"server_state":{"free_space_on_disk":1}}"#,
+        r#"{"full_update":true,"torrents":{}}"#,
+        r#"{"error":"Forbidden"}"#,
+    ] {
+        match MainData::parse(body.as_bytes()) {
+            Err(Error::Decode { detail }) => {
+                assert!(detail.contains("rid"), "{body}: {detail}")
+            }
+            other => panic!("{body}: {other:?}"),
+        }
+    }
+    let mut s = CatalogueState::default();
+    let mut cur = QbCursor::default();
+    apply(
+        &mut s,
+        &mut cur,
+        &format!(r#"{{"rid":1,"full_update":true,"torrents":{{"{A}":{{"name":"Alpha"}}}}}}"#),
+    );
+    assert_eq!(apply(&mut s, &mut cur, r#"{"rid":2}"#), (0, 0));
+    assert_eq!((s.rows().len(), cur.rid), (1, 2));
+}
+
 #[test]
 fn maps_every_state_string() {
     use TorrentState::*;
