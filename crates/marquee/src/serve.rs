@@ -155,6 +155,9 @@ pub async fn serve(
             "    claude mcp add --transport http marquee {url} --header \"Authorization: Bearer {}\"\n",
             key.secret.expose()
         );
+        println!(
+            "Every other client (claude-desktop, cursor, vscode, codex, inspector, n8n, chatgpt, claude-ai):\n\n    marquee connect <client>\n"
+        );
     }
     watch_config(
         host.app.settings().clone(),

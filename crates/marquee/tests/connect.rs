@@ -48,7 +48,9 @@ fn connect(dir: &Path, config: &str, args: &[&str]) -> (String, String) {
     );
     assert!(out.status.success(), "connect {args:?}: {stderr}");
     assert!(
-        !format!("{stdout}{stderr}").replace("mq_…", "").contains("mq_"),
+        !format!("{stdout}{stderr}")
+            .replace("mq_…", "")
+            .contains("mq_"),
         "no key: {stdout}{stderr}"
     );
     (stdout, stderr)
@@ -259,4 +261,55 @@ async fn the_inspector_line_run_as_printed_lists_the_tools() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("\"whoami\""), "{stdout}");
+}
+
+#[test]
+fn the_first_start_names_every_client_and_the_connect_command() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let port = kit::free_port();
+    let config = dir.path().join("marquee.toml");
+    std::fs::write(&config, format!("listen = \"127.0.0.1:{port}\"\n")).unwrap();
+    let child = Command::new(kit::BIN)
+        .arg("serve")
+        .arg("--config")
+        .arg(&config)
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .env("MARQUEE_LOG", "error")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut serving = kit::Serving(child);
+    let stdout = serving.0.stdout.take().unwrap();
+    let (send, lines_in) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines = Vec::new();
+    loop {
+        let line = lines_in
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no `marquee connect <client>` line in {lines:?}"));
+        if line.contains("marquee connect <client>") {
+            break;
+        }
+        lines.push(line);
+    }
+    let others = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("Every other client"))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    for client in CLIENTS.iter().filter(|c| **c != "claude-code") {
+        assert!(others.contains(client), "{client}: {others}");
+    }
 }
