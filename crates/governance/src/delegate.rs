@@ -20,6 +20,7 @@ use crate::{
 
 /// The core, for a family's work done without a call. Holds no strong handle: the core ends
 /// when its last `App` is dropped.
+#[derive(Clone)]
 pub struct Delegate {
     core: Weak<Shared>,
 }

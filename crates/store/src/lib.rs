@@ -29,6 +29,7 @@ mod quotas;
 mod requests;
 mod sessions;
 mod switches;
+mod tasks;
 
 use std::{
     path::{Path, PathBuf},
@@ -67,6 +68,7 @@ pub use quotas::{
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
 pub use sessions::Session;
 pub use switches::ToolSwitches;
+pub use tasks::{Task, TaskRun};
 
 /// The schema, embedded at build time and applied at every open (already applied steps are skipped).
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");

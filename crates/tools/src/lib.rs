@@ -18,6 +18,7 @@ mod registry;
 pub mod requests;
 mod server;
 pub mod subtitles;
+pub mod tasks;
 mod typed;
 pub mod views;
 

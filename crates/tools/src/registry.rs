@@ -7,6 +7,7 @@ use governance::Family;
 
 use crate::{
     changes, discover, downloads, files, indexers, library, media, requests, server, subtitles,
+    tasks,
 };
 
 /// Every family of this build, in the order their jobs and checks run.
@@ -21,6 +22,7 @@ pub fn families() -> Vec<Arc<dyn Family>> {
         Arc::new(media::MediaFamily),
         Arc::new(indexers::IndexersFamily),
         Arc::new(subtitles::SubtitlesFamily),
+        Arc::new(tasks::TasksFamily),
         Arc::new(changes::ChangesFamily),
     ]
 }

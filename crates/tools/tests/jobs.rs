@@ -46,7 +46,8 @@ async fn the_builtin_load_and_each_librarys_held_refresh_are_named_jobs() {
             "discover.builtin",
             "library.held:radarr",
             "library.held:sonarr",
-            "requests.follow"
+            "requests.follow",
+            "tasks.schedule"
         ]
     );
     // A held refresh nobody asked for reads nothing and ends at once.
@@ -55,12 +56,13 @@ async fn the_builtin_load_and_each_librarys_held_refresh_are_named_jobs() {
 }
 
 #[tokio::test]
-async fn without_a_builtin_catalogue_or_library_there_is_no_such_job() {
+async fn without_a_builtin_catalogue_or_library_only_the_task_scheduler_runs() {
     let store = Store::open_in_memory().await.unwrap();
     let app = tools::app(
         store,
         Arc::new(Settings::new(false, None)),
         Arc::new(Instances::default()),
     );
-    assert!(app.jobs().is_empty());
+    let names: Vec<&str> = app.jobs().iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["tasks.schedule"]);
 }

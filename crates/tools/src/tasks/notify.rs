@@ -1,0 +1,152 @@
+//! Where a task's results go (`[[notifiers]]`): a webhook (a JSON body signed with
+//! HMAC-SHA256 of the notifier's secret in `X-Marquee-Signature: sha256=<hex>`) or an ntfy
+//! topic (a text message, with a bearer token when one is configured). Each send is tried a
+//! few times with back-off, each try under a timeout, on a task of its own: a notifier that
+//! hangs or fails never holds a run up.
+
+use std::time::Duration;
+
+use domain::Secret;
+use hmac::{Hmac, Mac};
+use serde::Serialize;
+use sha2::Sha256;
+
+/// One configured notifier.
+#[derive(Debug, Clone)]
+pub struct Notifier {
+    pub id: String,
+    pub kind: NotifierKind,
+    /// How long one try may take before it is given up.
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub enum NotifierKind {
+    /// POSTs the JSON body to `url`, signed with `secret`.
+    Webhook { url: url::Url, secret: Secret },
+    /// POSTs a text message to the topic URL.
+    Ntfy {
+        url: url::Url,
+        token: Option<Secret>,
+    },
+}
+
+/// What is said about a finished run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Message {
+    pub task: TaskRef,
+    pub run_id: i64,
+    pub status: &'static str,
+    /// One line per call made: the tool and its summary (or its error).
+    pub summaries: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskRef {
+    pub id: i64,
+    pub name: String,
+}
+
+/// Tries after the first, and the wait before each.
+const BACKOFF: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(4)];
+
+/// `sha256=<hex HMAC-SHA256 of body under secret>`.
+pub fn signature(secret: &str, body: &[u8]) -> String {
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else {
+        // HMAC takes a key of any length; this branch is unreachable in practice.
+        return String::new();
+    };
+    mac.update(body);
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// Sends `message` to `notifier`, retrying with back-off; logs (never returns) the outcome.
+pub async fn send(notifier: &Notifier, message: &Message) {
+    let timeouts = httpx::Timeouts {
+        connect: notifier.timeout,
+        request: notifier.timeout,
+    };
+    let client = match httpx::client(timeouts) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(notifier = %notifier.id, error = %e, "a notifier's client could not be built");
+            return;
+        }
+    };
+    let mut last = String::new();
+    for attempt in 0..=BACKOFF.len() {
+        if let Some(wait) = attempt.checked_sub(1).and_then(|i| BACKOFF.get(i)) {
+            tokio::time::sleep(*wait).await;
+        }
+        let sent = tokio::time::timeout(notifier.timeout, try_once(&client, notifier, message));
+        match sent.await {
+            Ok(Ok(())) => {
+                tracing::info!(notifier = %notifier.id, run = message.run_id, "task run notified");
+                return;
+            }
+            Ok(Err(e)) => last = e,
+            Err(_) => last = format!("no answer within {:?}", notifier.timeout),
+        }
+    }
+    tracing::warn!(notifier = %notifier.id, run = message.run_id, error = %last, "a task run could not be notified");
+}
+
+async fn try_once(
+    client: &httpx::reqwest::Client,
+    notifier: &Notifier,
+    message: &Message,
+) -> Result<(), String> {
+    let request = match &notifier.kind {
+        NotifierKind::Webhook { url, secret } => {
+            let body = serde_json::to_vec(message).map_err(|e| e.to_string())?;
+            client
+                .post(url.clone())
+                .header("content-type", "application/json")
+                .header("x-marquee-signature", signature(secret.expose(), &body))
+                .body(body)
+        }
+        NotifierKind::Ntfy { url, token } => {
+            let mut text = message.summaries.join("\n");
+            if let Some(e) = &message.error {
+                text.push_str(&format!("\n{e}"));
+            }
+            let request = client
+                .post(url.clone())
+                .header(
+                    "title",
+                    format!("{}: {}", message.task.name, message.status).replace(['\r', '\n'], " "),
+                )
+                .body(text);
+            match token {
+                Some(t) => request.bearer_auth(t.expose()),
+                None => request,
+            }
+        }
+    };
+    let answer = request
+        .send()
+        .await
+        .map_err(|e| httpx::redact(&e.to_string()))?;
+    let status = answer.status();
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(format!("answered HTTP {}", status.as_u16()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_signature_is_rfc_4231s_hmac_sha256() {
+        // RFC 4231, test case 2.
+        assert_eq!(
+            signature("Jefe", b"what do ya want for nothing?"),
+            "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+}
