@@ -446,3 +446,235 @@ async fn a_qbittorrent_write_is_sent_once_whatever_the_fault() {
     )
     .await;
 }
+
+/// The request words of a daemon's writes: add, pause and resume.
+struct Writes {
+    add: &'static str,
+    pause: &'static str,
+    resume: &'static str,
+}
+
+/// Adds, pauses and resumes on a daemon of `kind` whose write is answered `429` with
+/// `Retry-After` (not forwarded) or passed on and answered one byte at a time (the daemon acted,
+/// its answer never arrives in time): each call answers within the instance's timeout with an
+/// error naming the instance, the write sent once (no retry, no waiting out `Retry-After`), and
+/// another instance answers meanwhile. `pause` and `resume` are the daemon's words for them
+/// (qBittorrent's differ between WebAPI versions; they are read off a faultless call first).
+async fn a_throttled_or_dripped_write_is_named(kind: InstanceKind, id: &str, add: &'static str) {
+    let (a, b) = daemons(kind).await;
+    let a_url = url_of(kind, &a);
+    let proxy = FaultProxy::in_front_of(&a_url).await;
+    let other_id = format!("{id}-other");
+    let m = marquee_with(
+        vec![
+            client(id, kind, &proxy.url_for(&a_url), &a),
+            client(&other_id, kind, &url_of(kind, &b), &b),
+        ],
+        &[(id, SHORT)],
+    )
+    .await;
+    // A torrent to pause and resume, and the words of those writes as this daemon takes them.
+    let (link, hash) = magnet(500);
+    let c = m
+        .call(
+            "add_torrent",
+            json!({"source": link, "instance_id": id, "paused": true}),
+        )
+        .await;
+    assert!(!c.error && c.summary.contains("Added"), "{}", c.summary);
+    let words = {
+        let word_of =
+            |ops: &[&'static str]| ops.iter().copied().find(|w| proxy.requests_with(w) > 0);
+        proxy.clear();
+        let c = m
+            .call(
+                "pause_torrents",
+                json!({"info_hashes": [hash], "instance_id": id}),
+            )
+            .await;
+        assert!(!c.error, "{}", c.summary);
+        let pause = word_of(&[
+            "/api/v2/torrents/stop",
+            "/api/v2/torrents/pause",
+            "\"torrent-stop\"",
+        ]);
+        proxy.clear();
+        let c = m
+            .call(
+                "resume_torrents",
+                json!({"info_hashes": [hash], "instance_id": id}),
+            )
+            .await;
+        assert!(!c.error, "{}", c.summary);
+        let resume = word_of(&[
+            "/api/v2/torrents/start",
+            "/api/v2/torrents/resume",
+            "\"torrent-start\"",
+        ]);
+        Writes {
+            add,
+            pause: pause.expect("the pause request was seen"),
+            resume: resume.expect("the resume request was seen"),
+        }
+    };
+    let faults = [
+        Fault::TooManyRequests { retry_after: 120 },
+        Fault::SlowDrip(Duration::from_millis(400)),
+    ];
+    for (n, fault) in faults.iter().enumerate() {
+        let (link, _) = magnet(600 + n as u32);
+        let calls = [
+            (
+                words.add,
+                "add_torrent",
+                json!({"source": link, "instance_id": id, "paused": true}),
+            ),
+            (
+                words.pause,
+                "pause_torrents",
+                json!({"info_hashes": [hash], "instance_id": id}),
+            ),
+            (
+                words.resume,
+                "resume_torrents",
+                json!({"info_hashes": [hash], "instance_id": id}),
+            ),
+        ];
+        for (word, tool, args) in calls {
+            proxy.set_when(word, fault.clone());
+            proxy.clear();
+            let (c, other) = tokio::join!(
+                m.call(tool, args),
+                m.call("find_torrents", json!({"instance_id": other_id})),
+            );
+            let data = &c.result["structuredContent"]["data"];
+            assert!(
+                c.error || data["failed"].as_u64().is_some_and(|f| f >= 1),
+                "{tool} {fault:?}: {}",
+                c.result
+            );
+            assert!(
+                c.result.to_string().contains(id),
+                "{tool} {fault:?}: the instance is named: {}",
+                c.result
+            );
+            assert!(c.took < SHORT + ROOM, "{tool} {fault:?}: {:?}", c.took);
+            assert_eq!(
+                proxy.requests_with(word),
+                1,
+                "{tool} {fault:?}: the write is sent once: {:?}",
+                proxy.request_lines()
+            );
+            assert!(
+                !other.error,
+                "{tool} {fault:?}: {other_id}: {}",
+                other.summary
+            );
+        }
+    }
+    proxy.set(Fault::None);
+    let c = m
+        .call(
+            "pause_torrents",
+            json!({"info_hashes": [hash], "instance_id": id}),
+        )
+        .await;
+    assert!(!c.error, "after the faults: {}", c.summary);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transmission_write_answered_429_or_dripped_is_named_and_sent_once() {
+    a_throttled_or_dripped_write_is_named(InstanceKind::Transmission, "tr-t", "\"torrent-add\"")
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_qbittorrent_write_answered_429_or_dripped_is_named_and_sent_once() {
+    a_throttled_or_dripped_write_is_named(
+        InstanceKind::Qbittorrent,
+        "qb-t",
+        "/api/v2/torrents/add",
+    )
+    .await;
+}
+
+/// A `sync/maindata` answer that is JSON but no torrent list (`{}`, an object without `rid`)
+/// is a failed read naming the instance, never an empty list: the overview says qb-a could not
+/// be read and keeps no empty catalogue for it; afterwards a real answer is read whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_maindata_answer_without_rid_is_an_error_not_an_empty_list() {
+    let kind = InstanceKind::Qbittorrent;
+    let (a, b) = daemons(kind).await;
+    let a_url = url_of(kind, &a);
+    let proxy = FaultProxy::in_front_of(&a_url).await;
+    let m = marquee_with(
+        vec![
+            client("qb-a", kind, &proxy.url_for(&a_url), &a),
+            client("qb-b", kind, &url_of(kind, &b), &b),
+        ],
+        &[("qb-a", SHORT)],
+    )
+    .await;
+    let (link, hash) = magnet(700);
+    let c = m
+        .call(
+            "add_torrent",
+            json!({"source": link, "instance_id": "qb-a", "paused": true}),
+        )
+        .await;
+    assert!(!c.error && c.summary.contains("Added"), "{}", c.summary);
+    // A good full read stands for a while (a failed one does not): wait that out once.
+    tokio::time::sleep(adapters_downloads::FULL_REFRESH_GAP).await;
+    for body in ["{}", r#"{"server_state":{"free_space_on_disk":1}}"#] {
+        proxy.set_when(
+            "/api/v2/sync/maindata",
+            Fault::Answer {
+                status: 200,
+                body: body.into(),
+            },
+        );
+        proxy.clear();
+        let c = m
+            .call(
+                "downloads_overview",
+                json!({"instance_id": "qb-a", "refresh": true}),
+            )
+            .await;
+        assert!(
+            proxy.requests_with("/api/v2/sync/maindata") >= 1,
+            "{body}: asked"
+        );
+        assert!(
+            c.error || c.summary.contains("Could not read qb-a"),
+            "{body}: {}",
+            c.result
+        );
+        let full = &c.result["structuredContent"]["data"]["full_refresh"][0];
+        assert_eq!(full["outcome"], "failed", "{body}: {full}");
+        assert!(
+            full["error"].as_str().is_some_and(|e| e.contains("qb-a")),
+            "{body}: the error names the instance: {full}"
+        );
+        assert_eq!(entry(&c.result, "qb-a")["status"]["ok"], false, "{body}");
+    }
+    proxy.set(Fault::None);
+    let c = m
+        .call(
+            "downloads_overview",
+            json!({"instance_id": "qb-a", "refresh": true}),
+        )
+        .await;
+    assert_eq!(
+        c.result["structuredContent"]["data"]["full_refresh"][0]["outcome"], "read",
+        "{}",
+        c.result
+    );
+    let found = m
+        .call("find_torrents", json!({"instance_id": "qb-a"}))
+        .await;
+    assert!(
+        found.result.to_string().contains(&hash),
+        "the torrent is listed again: {}",
+        found.result
+    );
+}

@@ -1,4 +1,5 @@
-//! An *arr instance behind the fault proxy, a second one of the same kind beside it.
+//! An *arr instance behind the fault proxy, a second one of the same kind beside it: reads of
+//! every kind, and a write (a command) of Radarr, Sonarr, Lidarr and Readarr under every fault.
 
 use std::time::{Duration, Instant};
 
@@ -360,33 +361,104 @@ async fn readarr_every_fault_is_named_within_its_timeout() {
     every_fault_on_a_read(ArrKind::Readarr, InstanceKind::Readarr, "readarr").await;
 }
 
-/// A Sonarr command whose `POST` fails in any way (latency past the timeout included: the
-/// command may have run) is sent once, and its error names the instance.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sonarr_command_is_sent_once_whatever_the_fault() {
-    let t = two_of(ArrKind::Sonarr, InstanceKind::Sonarr, "sonarr").await;
-    t.a.insert(
-        Resource::Series,
-        json!({"title": "Game of Thrones", "year": 2011, "tvdbId": 121361, "tmdbId": 1399, "monitored": true}),
-    );
-    let got = json!({"instance_id": "sonarr-a", "media_source": "tvdb", "media_id": "121361", "media_type": "tv"});
-    let c = t.m.call("rescan_media", got.clone()).await;
-    assert!(!c.error, "before the faults: {}", c.summary);
+/// A title the fake of `kind` holds, and a write on it through `<name>-a`: a rescan of a Sonarr
+/// series, a search for a Lidarr album or a Readarr book (each a command the service runs).
+fn held_write(kind: ArrKind, fake: &FakeArr, ida: &str) -> (&'static str, serde_json::Value) {
+    match kind {
+        ArrKind::Sonarr => {
+            fake.insert(
+                Resource::Series,
+                json!({"title": "Game of Thrones", "year": 2011, "tvdbId": 121361, "tmdbId": 1399, "monitored": true}),
+            );
+            (
+                "rescan_media",
+                json!({"instance_id": ida, "media_source": "tvdb", "media_id": "121361", "media_type": "tv"}),
+            )
+        }
+        ArrKind::Lidarr => {
+            let mbid = "9162580e-1f0c-4d8e-8d6a-0a1b2c3d4e5f";
+            let artist = fake.insert(
+                Resource::Artist,
+                json!({"artistName": "The Beatles", "foreignArtistId": "b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d", "path": "/music/The Beatles", "monitored": true}),
+            );
+            fake.insert(
+                Resource::Album,
+                json!({"title": "Abbey Road", "foreignAlbumId": mbid, "artistId": artist, "monitored": true}),
+            );
+            (
+                "trigger_search",
+                json!({"instance_id": ida, "media_source": "musicbrainz", "media_id": mbid, "media_type": "music"}),
+            )
+        }
+        ArrKind::Readarr => {
+            let author = fake.insert(
+                Resource::Author,
+                json!({"authorName": "Frank Herbert", "foreignAuthorId": "58", "path": "/books/Frank Herbert", "monitored": true}),
+            );
+            fake.insert(
+                Resource::Book,
+                json!({"title": "Dune", "foreignBookId": "234225", "authorId": author, "monitored": true}),
+            );
+            fake.seed_lookup(
+                Resource::Book,
+                json!({"title": "Dune", "foreignBookId": "234225"}),
+                vec![],
+            );
+            (
+                "trigger_search",
+                json!({"instance_id": ida, "media_source": "goodreads", "media_id": "234225", "media_type": "book"}),
+            )
+        }
+        other => panic!("no write of {other:?} here"),
+    }
+}
+
+/// Every fault in turn on the `POST` of a write to `<name>-a` (latency past the timeout
+/// included: the command may have run): an error naming the instance within its timeout, the
+/// command sent once (never retried), and the same write as before once the fault is gone.
+async fn a_command_is_sent_once_whatever_the_fault(
+    kind: ArrKind,
+    instance_kind: InstanceKind,
+    name: &str,
+) {
+    let t = two_of(kind, instance_kind, name).await;
+    let ida = format!("{name}-a");
+    let (tool, args) = held_write(kind, &t.a, &ida);
+    let c = t.m.call(tool, args.clone()).await;
+    assert!(!c.error, "{name}: before the faults: {}", c.summary);
     for fault in every_fault() {
         t.proxy.set_for("POST", fault.clone());
         t.proxy.clear();
-        let c = t.m.call("rescan_media", got.clone()).await;
-        assert!(c.error, "{fault:?}: {}", c.summary);
-        assert!(c.summary.contains("sonarr-a"), "{fault:?}: {}", c.summary);
-        assert!(c.took < SHORT + ROOM, "{fault:?}: {:?}", c.took);
+        let c = t.m.call(tool, args.clone()).await;
+        assert!(c.error, "{name} {fault:?}: {}", c.summary);
+        assert!(c.summary.contains(&ida), "{name} {fault:?}: {}", c.summary);
+        assert!(c.took < SHORT + ROOM, "{name} {fault:?}: {:?}", c.took);
         assert_eq!(
             t.proxy.requests_of("POST"),
             1,
-            "{fault:?}: the command is sent once: {:?}",
+            "{name} {fault:?}: the command is sent once: {:?}",
             t.proxy.request_lines()
         );
     }
     t.proxy.set(Fault::None);
-    let c = t.m.call("rescan_media", got).await;
-    assert!(!c.error, "after the faults: {}", c.summary);
+    let c = t.m.call(tool, args).await;
+    assert!(!c.error, "{name}: after the faults: {}", c.summary);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sonarr_command_is_sent_once_whatever_the_fault() {
+    a_command_is_sent_once_whatever_the_fault(ArrKind::Sonarr, InstanceKind::Sonarr, "sonarr")
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lidarr_command_is_sent_once_whatever_the_fault() {
+    a_command_is_sent_once_whatever_the_fault(ArrKind::Lidarr, InstanceKind::Lidarr, "lidarr")
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_readarr_command_is_sent_once_whatever_the_fault() {
+    a_command_is_sent_once_whatever_the_fault(ArrKind::Readarr, InstanceKind::Readarr, "readarr")
+        .await;
 }
