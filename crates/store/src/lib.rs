@@ -48,7 +48,7 @@ pub use arrivals::LibraryLink;
 pub use audit::{AuditEntry, AuditId, AuditQuery, AuditStatus, NewAudit, under_audit};
 pub use backup::{BackupFacts, database_file, inspect_backup, latest_schema};
 pub use changes::{Change, ChangeStatus, NewChange};
-pub use download_history::Grab;
+pub use download_history::{Grab, GrabFilter};
 pub use error::{Error, UnknownStatus};
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};

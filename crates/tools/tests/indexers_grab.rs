@@ -2,7 +2,10 @@
 //! Torznab feed (its .torrent fetched by Marquee from the feed's own host) goes into a real
 //! transmission-daemon, one found on Prowlarr (a magnet) into a real qBittorrent, and both
 //! show in `find_torrents`; a reference replayed after its grab, another person's, a made-up
-//! one, a usenet row and a redirect to a refused address add nothing.
+//! one, a usenet row and a redirect to a refused address add nothing. A grab saves into the
+//! `save_path` asked for when it lies beneath a folder the daemon saves into (refused otherwise),
+//! links the torrent to its title and to the open request of that title in the download history,
+//! and `find_torrents` and `get_download_history` show that link.
 
 #![allow(clippy::unwrap_used)]
 
@@ -61,6 +64,33 @@ async fn call(app: &App, caller: &Caller, name: &str, args: Value) -> Result<Out
         Called::Done(Err(e)) => Err(e.message),
         Called::UnknownTool => panic!("unknown tool {name}"),
     }
+}
+
+/// The folder `instance` saves the torrent `hash` into, asked again for up to ten seconds.
+async fn saved_in(app: &App, caller: &Caller, instance: &str, hash: &str) -> String {
+    let mut last = String::new();
+    for _ in 0..50 {
+        if let Ok(out) = call(
+            app,
+            caller,
+            "torrent_detail",
+            json!({ "instance_id": instance, "info_hash": hash }),
+        )
+        .await
+        {
+            let data = out.data();
+            last = data["torrent"]["save_path"]
+                .as_str()
+                .unwrap_or_default()
+                .trim_end_matches('/')
+                .to_string();
+            if !last.is_empty() {
+                return last;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    last
 }
 
 /// Whether find_torrents on `instance` shows `hash`, asked again for up to ten seconds (a
@@ -147,6 +177,25 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
         .await
         .unwrap();
     let history = store.clone();
+    // An approved request of the title: the grab serves it.
+    let owner_id = store.person_by_name("owner").await.unwrap().unwrap().id;
+    let request = match store
+        .create_request(&store::NewRequest {
+            person: owner_id,
+            media: domain::MediaId::new(domain::MediaSource::Builtin, "tt0133093"),
+            media_type: domain::MediaType::Movie,
+            title: "The Matrix".into(),
+            year: Some(1999),
+            seasons: vec![],
+            instance_id: None,
+            auto_approve: true,
+        })
+        .await
+        .unwrap()
+    {
+        store::RequestOutcome::Created { request, .. } => request.id,
+        other => panic!("{other:?}"),
+    };
     let app = tools::app(
         store,
         Arc::new(Settings::new(false, None)),
@@ -217,16 +266,44 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
         "{e}"
     );
 
-    // The feed's .torrent into Transmission.
+    // A save_path outside the folders Transmission saves into, or climbing out of one: refused
+    // before anything is fetched, and the reference is still good.
+    let outside = dir.path().join("elsewhere");
+    for bad in [
+        outside.to_str().unwrap().to_string(),
+        format!("{}/../escape", tr.downloads().display()),
+        "movies/matrix".to_string(),
+    ] {
+        let e = call(
+            &app,
+            &owner,
+            "grab_release",
+            json!({ "release_ref": feed_ref, "download_instance_id": "tr", "save_path": bad }),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            e.starts_with("invalid argument \"save_path\"") && e.ends_with("nothing was added"),
+            "{e}"
+        );
+        assert!(e.contains(tr.downloads().to_str().unwrap()), "{e}");
+    }
+    assert_eq!(feed.downloads(), 0);
+
+    // The feed's .torrent into Transmission, saved into a folder beneath its download folder.
+    let wanted_dir = tr.downloads().join("matrix");
     let grabbed = call(
         &app,
         &owner,
         "grab_release",
-        json!({ "release_ref": feed_ref, "download_instance_id": "tr" }),
+        json!({ "release_ref": feed_ref, "download_instance_id": "tr",
+            "save_path": wanted_dir.to_str().unwrap() }),
     )
     .await
     .unwrap();
     assert_eq!(grabbed.data()["status"], "added", "{}", grabbed.data());
+    assert_eq!(grabbed.data()["request_id"], request, "{}", grabbed.data());
+    assert_eq!(grabbed.data()["recorded"], true);
     assert_eq!(grabbed.data()["info_hash"], feed_hash.as_str());
     assert_eq!(grabbed.data()["for"], "The Matrix (1999)");
     assert_eq!(
@@ -243,6 +320,21 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
         listed(&app, &owner, "tr", &feed_hash).await,
         "find_torrents shows it on tr"
     );
+    assert_eq!(
+        saved_in(&app, &owner, "tr", &feed_hash).await,
+        wanted_dir.to_str().unwrap(),
+        "Transmission saves it where save_path said"
+    );
+    // find_torrents links the torrent to its title and request.
+    let page = call(&app, &owner, "find_torrents", json!({ "instance_id": "tr" }))
+        .await
+        .unwrap();
+    let links = page.data()["grabbed_for"].as_array().unwrap().clone();
+    assert_eq!(links.len(), 1, "{links:?}");
+    assert_eq!(links[0]["info_hash"], feed_hash.as_str());
+    assert_eq!(links[0]["title"], "The Matrix (1999)");
+    assert_eq!(links[0]["media"], "builtin tt0133093");
+    assert_eq!(links[0]["request_id"], request);
 
     // The download history links the torrent to the title it was searched for.
     let grabs = history.grabs_of(&feed_hash).await.unwrap();
@@ -252,6 +344,7 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
     assert_eq!(grabs[0].media.as_deref(), Some("builtin tt0133093"));
     assert_eq!(grabs[0].indexer, "feed");
     assert_eq!(grabs[0].release, "The.Matrix.1999.1080p.BluRay.x264-GRP");
+    assert_eq!(grabs[0].request_id, Some(request));
 
     // Replayed after the grab: refused, nothing fetched or added again.
     let e = call(
@@ -268,15 +361,29 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
     );
     assert_eq!(feed.downloads(), 1);
 
-    // Prowlarr's magnet into qBittorrent.
+    // Prowlarr's magnet into qBittorrent, into a folder beneath its default save path; one
+    // beneath Transmission's folder is not qBittorrent's.
+    let e = call(
+        &app,
+        &owner,
+        "grab_release",
+        json!({ "release_ref": prowlarr_ref, "download_instance_id": "qb",
+            "save_path": wanted_dir.to_str().unwrap() }),
+    )
+    .await
+    .unwrap_err();
+    assert!(e.contains(qb.downloads().to_str().unwrap()), "{e}");
+    let uhd = qb.downloads().join("uhd");
     let grabbed = call(
         &app,
         &owner,
         "grab_release",
-        json!({ "release_ref": prowlarr_ref, "download_instance_id": "qb" }),
+        json!({ "release_ref": prowlarr_ref, "download_instance_id": "qb",
+            "save_path": uhd.to_str().unwrap() }),
     )
     .await
     .unwrap();
+    assert_eq!(grabbed.data()["save_path"], uhd.to_str().unwrap());
     assert_eq!(
         grabbed.data()["info_hash"],
         magnet_hash.as_str(),
@@ -286,6 +393,11 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
     assert!(
         listed(&app, &owner, "qb", &magnet_hash).await,
         "find_torrents shows it on qb"
+    );
+    assert_eq!(
+        saved_in(&app, &owner, "qb", &magnet_hash).await,
+        uhd.to_str().unwrap(),
+        "qBittorrent saves it where save_path said"
     );
     let listed = call(
         &app,
@@ -348,4 +460,33 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
         2,
         "refused grabs are not recorded"
     );
+
+    // The download history, as a tool: both grabs for the title, newest first; narrowed to one
+    // instance, one torrent or the request.
+    let all = call(
+        &app,
+        &owner,
+        "get_download_history",
+        json!({ "media_source": "builtin", "media_id": "tt0133093" }),
+    )
+    .await
+    .unwrap();
+    let rows = all.data()["grabs"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0]["download_instance_id"], "qb");
+    assert_eq!(rows[0]["info_hash"], magnet_hash.as_str());
+    assert_eq!(rows[1]["download_instance_id"], "tr");
+    assert_eq!(rows[1]["title"], "The Matrix (1999)");
+    assert_eq!(rows[1]["request_id"], request);
+    for (args, n) in [
+        (json!({ "instance_id": "tr" }), 1),
+        (json!({ "info_hash": magnet_hash }), 1),
+        (json!({ "request_id": request }), 2),
+        (json!({ "media_source": "builtin", "media_id": "tt0234215" }), 0),
+    ] {
+        let out = call(&app, &owner, "get_download_history", args.clone())
+            .await
+            .unwrap();
+        assert_eq!(out.data()["grabs"].as_array().unwrap().len(), n, "{args}");
+    }
 }

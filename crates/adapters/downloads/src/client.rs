@@ -119,6 +119,25 @@ impl DownloadClient {
         both!(self, c => c.categories().await)
     }
 
+    /// The folders this client saves into: its default download folder, then each category's
+    /// own folder (qBittorrent) when it names one. What a save path may be beneath.
+    pub async fn save_roots(&self) -> Result<Vec<String>> {
+        match self {
+            DownloadClient::Qbittorrent(c) => {
+                let mut roots = vec![c.default_save_path().await?];
+                for cat in c.categories().await?.items {
+                    if let Some(p) = cat.save_path
+                        && !roots.contains(&p)
+                    {
+                        roots.push(p);
+                    }
+                }
+                Ok(roots)
+            }
+            DownloadClient::Transmission(c) => Ok(vec![c.download_dir().await?.to_string()]),
+        }
+    }
+
     /// Free bytes in the default download folder. On qBittorrent this reads a whole maindata
     /// answer; [`crate::TorrentCatalogue::overview`] has the same figure for free.
     pub async fn free_space(&self) -> Result<Option<u64>> {

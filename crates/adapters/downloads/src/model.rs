@@ -243,6 +243,9 @@ pub struct AddTorrent {
     pub tags: Vec<String>,
     /// Add without starting. Hash checks are never skipped.
     pub paused: bool,
+    /// The folder to save into instead of the category's or the client's default (absolute,
+    /// on the client's machine). Callers check it against [`crate::DownloadClient::save_roots`].
+    pub save_path: Option<String>,
 }
 
 #[derive(Clone)]

@@ -163,6 +163,7 @@ fn add(source: AddSource, category: Option<&str>, tags: &[&str], paused: bool) -
         category: category.map(str::to_string),
         tags: tags.iter().map(|s| s.to_string()).collect(),
         paused,
+        save_path: None,
     }
 }
 

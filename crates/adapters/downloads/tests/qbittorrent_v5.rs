@@ -85,6 +85,7 @@ async fn webapi_2_11_uses_stop_start_and_stopped() {
         category: Some("tv".into()),
         tags: vec![],
         paused: true,
+        save_path: None,
     };
     qb.add(&add).await.unwrap();
     let posts = seen.posts.lock().clone();

@@ -53,6 +53,7 @@ fn futures_are_send() {
             category: None,
             tags: vec![],
             paused: true,
+            save_path: None,
         };
         is_send(&client.unchecked_writer().add(&req));
         is_send(&client.unchecked_writer().set_tags(&[], &[]));

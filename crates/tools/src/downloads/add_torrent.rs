@@ -85,6 +85,7 @@ impl Tool for AddTorrent {
             category: input.category.clone(),
             tags,
             paused: input.paused,
+            save_path: None,
         };
         let id = instance.id.as_str();
         let row = match writer.add(&req).await {

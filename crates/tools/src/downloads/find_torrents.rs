@@ -161,7 +161,9 @@ impl Tool for FindTorrents {
             .collect();
         // Rows are written to JSON while the catalogues are locked, without copying them out.
         let mut rows = Rows::with_capacity(query.effective_limit());
+        let mut shown: Vec<(String, String)> = Vec::new();
         let page = query_merged_map(&catalogues, &query, |instance, t| {
+            shown.push((instance.to_string(), t.info_hash.to_hex()));
             rows.push(&rows::Row::new(instance.as_str(), t))
         });
         page.rows
@@ -181,6 +183,7 @@ impl Tool for FindTorrents {
             next_offset: page.next_offset,
             instances: sources.iter().map(|s| freshness::status(s)).collect(),
             rows,
+            grabbed_for: grabbed_for(ctx, &shown).await,
         };
         let mut out = Output::typed(summary, &data)?;
         if let Some(next) = page.next_offset {
@@ -202,6 +205,42 @@ struct Data {
     /// The torrents of the page, as the catalogue holds them.
     #[schemars(with = "Vec<serde_json::Value>")]
     rows: Rows,
+    /// The title each torrent of the page was grabbed for through grab_release, from the
+    /// download history (torrents added otherwise have none).
+    grabbed_for: Vec<TitleLink>,
+}
+
+/// A torrent of the page and the title it was grabbed for.
+#[derive(Serialize, JsonSchema)]
+struct TitleLink {
+    instance_id: String,
+    info_hash: String,
+    /// "The Matrix (1999)".
+    title: Option<String>,
+    /// The identity searched for: "builtin tt0133093".
+    media: Option<String>,
+    /// The request the grab served.
+    request_id: Option<i64>,
+}
+
+/// The title links of the torrents shown; none when the history cannot be read (logged).
+async fn grabbed_for(ctx: &Ctx, shown: &[(String, String)]) -> Vec<TitleLink> {
+    match ctx.store().grabs_for(shown).await {
+        Ok(grabs) => grabs
+            .into_iter()
+            .map(|g| TitleLink {
+                instance_id: g.instance_id,
+                info_hash: g.info_hash.unwrap_or_default(),
+                title: g.title,
+                media: g.media,
+                request_id: g.request_id,
+            })
+            .collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, "the download history could not be read for find_torrents");
+            Vec::new()
+        }
+    }
 }
 
 fn internal(e: impl std::fmt::Display) -> ToolError {

@@ -49,6 +49,11 @@ impl Reads<'_> {
         self.0.torrent_files(hash).await
     }
 
+    /// The folders the client saves into (its default folder, categories' own folders).
+    pub async fn save_roots(self) -> DlResult<Vec<String>> {
+        self.0.save_roots().await
+    }
+
     /// The adapter's own health check: signs in and reads the versions.
     pub async fn check(self) -> DlResult<String> {
         self.0.check().await

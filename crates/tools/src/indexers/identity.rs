@@ -21,6 +21,8 @@ pub(crate) struct Wanted {
     pub episode: Option<u32>,
     /// "builtin tt0133093", for answers and download history.
     pub media: Option<String>,
+    /// The identity asked for, as given: what a grab's request is found by.
+    pub id: Option<domain::MediaId>,
 }
 
 impl Wanted {
@@ -108,6 +110,7 @@ pub(crate) async fn resolve(
         season,
         episode,
         media: Some(label),
+        id: Some(media.clone()),
         ..Wanted::default()
     };
     match media.media_source {

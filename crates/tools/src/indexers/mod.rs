@@ -5,6 +5,7 @@
 //! searched, expiring, used once (`refs.rs`).
 
 mod filters;
+mod get_download_history;
 pub(crate) mod grab;
 mod identity;
 mod list_indexers;
@@ -36,6 +37,7 @@ impl governance::Family for IndexersFamily {
         vec![
             Box::new(list_indexers::ListIndexers),
             Box::new(search_indexers::SearchIndexers),
+            Box::new(get_download_history::GetDownloadHistory),
         ]
     }
 

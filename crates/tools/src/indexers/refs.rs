@@ -37,6 +37,8 @@ pub(crate) struct Held {
     /// The title the search was for, when it named one ("The Matrix (1999)", media id).
     pub title: Option<String>,
     pub media: Option<String>,
+    /// The identity searched for, as given.
+    pub media_id: Option<domain::MediaId>,
     /// Set once a grab took it.
     pub grabbed: bool,
 }
@@ -160,6 +162,7 @@ mod tests {
             },
             title: None,
             media: None,
+            media_id: None,
             grabbed: false,
         }
     }

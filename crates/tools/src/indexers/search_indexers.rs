@@ -273,6 +273,7 @@ impl Tool for SearchIndexers {
                             release: f.release,
                             title: label.clone(),
                             media: wanted.as_ref().and_then(|w| w.media.clone()),
+                            media_id: wanted.as_ref().and_then(|w| w.id.clone()),
                             grabbed: false,
                         })
                     });

@@ -63,6 +63,9 @@ impl QbClient {
                 if !tags.is_empty() {
                     form = form.text("tags", tags.join(","));
                 }
+                if let Some(p) = &req.save_path {
+                    form = form.text("savepath", p.clone()).text("autoTMM", "false");
+                }
                 form = form.text(paused_field, req.paused.to_string());
                 c.post(url.clone()).multipart(form)
             })

@@ -152,6 +152,18 @@ impl QbClient {
         })
     }
 
+    /// `app/defaultSavePath`: the folder torrents are saved in when nothing else is named.
+    pub async fn default_save_path(&self) -> Result<String> {
+        let body = self
+            .send(Effect::Read, |c| c.get(self.url("app/defaultSavePath")))
+            .await?;
+        let path = body.trim();
+        if path.is_empty() {
+            return Err(Error::decode("app/defaultSavePath", "an empty path"));
+        }
+        Ok(path.to_string())
+    }
+
     pub async fn tags(&self) -> Result<Vec<String>> {
         let body = self
             .send(Effect::Read, |c| c.get(self.url("torrents/tags")))

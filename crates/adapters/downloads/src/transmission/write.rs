@@ -215,6 +215,9 @@ impl TrClient {
                 check_category(c)?
             ));
         }
+        if let Some(p) = &req.save_path {
+            args["download-dir"] = json!(p);
+        }
         let answer: Added = self.call("torrent-add", args).await?;
         let (status, got) = match (answer.added, answer.duplicate) {
             (Some(a), _) => (AddStatus::Added, a),

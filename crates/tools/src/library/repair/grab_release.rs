@@ -50,6 +50,12 @@ pub struct Input {
     #[serde(default)]
     #[schemars(length(max = 200))]
     pub category: Option<String>,
+    /// For a search_indexers row: the folder to save into, on the download client's machine;
+    /// it must lie beneath a folder the client already saves into (its default folder or a
+    /// category's).
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 1024))]
+    pub save_path: Option<String>,
 }
 
 impl Tool for GrabRelease {
@@ -90,10 +96,14 @@ impl Tool for GrabRelease {
                 input.release_ref.trim(),
                 input.download_instance_id.as_deref(),
                 input.category.as_deref(),
+                input.save_path.as_deref(),
             )
             .await;
         }
-        if input.download_instance_id.is_some() || input.category.is_some() {
+        if input.download_instance_id.is_some()
+            || input.category.is_some()
+            || input.save_path.is_some()
+        {
             return Err(ToolError::invalid(
                 "download_instance_id and category are for search_indexers references; a search_releases release is grabbed by its library service",
             ));
