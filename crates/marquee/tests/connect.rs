@@ -313,3 +313,21 @@ fn the_first_start_names_every_client_and_the_connect_command() {
         assert!(others.contains(client), "{client}: {others}");
     }
 }
+
+#[test]
+fn every_client_has_a_guide_that_shows_its_connect_line() {
+    let guides = kit::root().join("docs/clients");
+    let index = std::fs::read_to_string(guides.join("README.md")).unwrap();
+    for client in CLIENTS {
+        let file = match client {
+            "chatgpt" | "claude-ai" => "connectors.md",
+            other => &format!("{other}.md"),
+        };
+        assert!(index.contains(&format!("]({file})")), "{file} is listed");
+        let guide = std::fs::read_to_string(guides.join(file)).unwrap();
+        assert!(
+            guide.contains(&format!("marquee connect {client}")),
+            "{file} shows `marquee connect {client}`"
+        );
+    }
+}
