@@ -26,7 +26,7 @@ log() { printf '\n== %s\n' "$*"; }
 if [ -z "${SKIP_SETUP:-}" ]; then
   log "setup: system packages"
   need=()
-  for p in curl jq python3-venv transmission-daemon transmission-cli qbittorrent-nox wrk sqlite3 chromium chromium-driver ffmpeg; do
+  for p in curl jq python3-venv transmission-daemon transmission-cli qbittorrent-nox wrk sqlite3 chromium chromium-driver ffmpeg buildah podman; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
   if [ ${#need[@]} -gt 0 ]; then
@@ -130,6 +130,21 @@ if [ "$harness_rc" != 0 ] && [ "$harness_failed" = 0 ]; then harness_failed=1; f
 if [ "$harness_failed" = 0 ]; then tail -n 1 "$rust_log.harness"; else tail -n 40 "$rust_log.harness"; fi
 # ---- end of reliability harness ---------------------------------------------------------
 
+# ---- container image smoke --------------------------------------------------------------
+# scripts/image.sh packs the debug binary the suites already built into the image's root file
+# system (cached between runs), commits it with buildah and starts it (podman, or chroot where
+# this machine refuses containers): the health check passes and tools/list answers. A few
+# seconds, offline; the release image has its own run of the script.
+log "container image smoke"
+set +e
+"$ROOT/scripts/image.sh" --binary "$CARGO_TARGET_DIR/debug/marquee" --tag localhost/marquee-test --run \
+  >"$rust_log.image" 2>&1
+image_rc=$?
+set -e
+if [ "$image_rc" = 0 ]; then image_passed=1; image_failed=0; tail -n 3 "$rust_log.image"
+else image_passed=0; image_failed=1; tail -n 30 "$rust_log.image"; fi
+# ---- end of container image smoke --------------------------------------------------------
+
 log "summary"
 echo "rust: $rust_passed passed, $rust_failed failed"
 echo "e2e: $e2e_passed passed, $e2e_failed failed"
@@ -137,5 +152,6 @@ echo "house: $house_passed passed, $house_failed failed"
 echo "bench matrix smoke: $matrix_passed passed, $matrix_failed failed"
 echo "prism: $prism_passed passed, $prism_failed failed"
 echo "harness: $harness_passed passed, $harness_failed failed"
-echo "$((rust_passed + e2e_passed + house_passed + matrix_passed + prism_passed + harness_passed)) passed, $((rust_failed + e2e_failed + house_failed + matrix_failed + prism_failed + harness_failed)) failed"
-[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ] && [ "$matrix_failed" = 0 ] && [ "$prism_failed" = 0 ] && [ "$harness_failed" = 0 ]
+echo "image: $image_passed passed, $image_failed failed"
+echo "$((rust_passed + e2e_passed + house_passed + matrix_passed + prism_passed + harness_passed + image_passed)) passed, $((rust_failed + e2e_failed + house_failed + matrix_failed + prism_failed + harness_failed + image_failed)) failed"
+[ "$rust_failed" = 0 ] && [ "$e2e_failed" = 0 ] && [ "$house_failed" = 0 ] && [ "$matrix_failed" = 0 ] && [ "$prism_failed" = 0 ] && [ "$harness_failed" = 0 ] && [ "$image_failed" = 0 ]
