@@ -221,6 +221,20 @@ impl FakeMedia {
         }
     }
 
+    /// Gives the title named `name` another rating (a server whose copy is rated otherwise than
+    /// the catalogue's).
+    pub fn set_rating(&self, name: &str, rating: &'static str) {
+        for t in self
+            .state
+            .lock()
+            .titles
+            .iter_mut()
+            .filter(|t| t.name == name)
+        {
+            t.rating = rating;
+        }
+    }
+
     /// Every request received, in order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.running.requests()

@@ -74,9 +74,14 @@ impl Entry {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Output, ToolError>>,
     {
-        // Rows say in_library: an answer is kept per view of the libraries too.
-        let held = crate::library::held::for_caller(ctx).await;
+        // Rows say in_library and playable_on: an answer is kept per view of the libraries and
+        // of the media servers too.
+        let (held, playable) = futures::join!(
+            crate::library::held::for_caller(ctx),
+            crate::media::playable::for_caller(ctx)
+        );
         question.push_str(held.key());
+        question.push_str(playable.key());
         let limits =
             Gate::for_caller_would_filter(ctx).then(|| ctx.caller.authority.person.limits.clone());
         self.kept.answer(tool, question, limits, compute).await

@@ -104,8 +104,25 @@ async fn details(
         looked.entry.id
     );
     let id = &d.summary.id;
-    let data = DetailsData::new(&looked.entry.id, d, looked.limited);
-    Ok(Output::typed(summary, &data)?.next(format!(
+    let media = crate::media::playable::for_caller(ctx).await;
+    let playable_on = media.of(
+        d.summary.media_type,
+        std::iter::once(id).chain(&d.summary.external_ids),
+    );
+    let summary = match playable_on.as_deref() {
+        Some([]) | None => summary,
+        Some(on) => {
+            let mut servers: Vec<&str> = on.iter().map(|p| p.instance_id.as_str()).collect();
+            servers.dedup();
+            format!("{summary} Playable now on {}.", servers.join(", "))
+        }
+    };
+    let data = DetailsData::new(&looked.entry.id, d, looked.limited).playable_on(playable_on);
+    let mut out = Output::typed(summary, &data)?;
+    for w in media.warnings() {
+        out = out.warn(w.clone());
+    }
+    Ok(out.next(format!(
         "get_request_options {{\"media_source\":\"{}\",\"media_id\":\"{}\",\"media_type\":\"{}\"}}",
         id.media_source,
         id.media_id,

@@ -1,13 +1,17 @@
 //! What discovery rows say about the library: `in_library` true or false only when the library
 //! instances that hold the row's media type could be read, and `null` (unknown) with a warning
 //! naming the instance when one of them failed or none of that kind is configured. Rows leave
-//! the flag out for a caller who reads no library.
+//! the flag out for a caller who reads no library. Movie and tv rows also say which media
+//! servers can play the title now (`playable_on`, see `media/playable.rs`).
 
 use std::collections::BTreeMap;
 
 use domain::{Capability, InstanceKind, MediaId, MediaType};
 
-use crate::library::{held::Held, source::kind_for};
+use crate::{
+    library::{held::Held, source::kind_for},
+    media::playable::{self, Playable, PlayableOn},
+};
 use governance::context::Ctx;
 
 /// The caller's view of the libraries for one discovery answer.
@@ -18,6 +22,8 @@ pub(crate) struct InLibrary {
     /// Per library kind the caller cannot answer for: why (names the instance, or says that
     /// none of that kind is configured).
     unknown: BTreeMap<InstanceKind, String>,
+    /// The caller's view of the media servers.
+    playable: Playable,
 }
 
 impl InLibrary {
@@ -37,8 +43,30 @@ impl InLibrary {
         Some(self.held.of(ids))
     }
 
-    /// One warning per library kind that rows of `media_types` needed and could not be read.
+    /// A movie's or show's `playable_on` (`None` leaves it out).
+    pub(crate) fn playable<'a>(
+        &self,
+        media_type: MediaType,
+        ids: impl Iterator<Item = &'a MediaId>,
+    ) -> Option<Vec<PlayableOn>> {
+        self.playable.of(media_type, ids)
+    }
+
+    /// One warning per library kind that rows of `media_types` needed and could not be read,
+    /// and one per media server that could not be read when there are movie or tv rows.
     pub(crate) fn warnings(&self, media_types: impl Iterator<Item = MediaType>) -> Vec<String> {
+        let media_types: Vec<MediaType> = media_types.collect();
+        let mut out = self.library_warnings(media_types.iter().copied());
+        if media_types
+            .iter()
+            .any(|t| matches!(t, MediaType::Movie | MediaType::Tv))
+        {
+            out.extend(self.playable.warnings().iter().cloned());
+        }
+        out
+    }
+
+    fn library_warnings(&self, media_types: impl Iterator<Item = MediaType>) -> Vec<String> {
         if !self.shown {
             return Vec::new();
         }
@@ -55,12 +83,16 @@ impl InLibrary {
 /// The caller's view: the held sets of the library instances its grant covers (with
 /// `library.read`), and which kinds cannot be answered for.
 pub(crate) async fn for_caller(ctx: &Ctx) -> InLibrary {
-    let held = crate::library::held::for_caller(ctx).await;
+    let (held, playable) = futures::join!(
+        crate::library::held::for_caller(ctx),
+        playable::for_caller(ctx)
+    );
     if !ctx.caller.can(Capability::LibraryRead) {
         return InLibrary {
             held,
             shown: false,
             unknown: BTreeMap::new(),
+            playable,
         };
     }
     let readable: Vec<_> = crate::library::libraries(ctx)
@@ -72,6 +104,7 @@ pub(crate) async fn for_caller(ctx: &Ctx) -> InLibrary {
             held,
             shown: false,
             unknown: BTreeMap::new(),
+            playable,
         };
     }
     let mut unknown = BTreeMap::new();
@@ -110,6 +143,7 @@ pub(crate) async fn for_caller(ctx: &Ctx) -> InLibrary {
         held,
         shown: true,
         unknown,
+        playable,
     }
 }
 

@@ -118,6 +118,10 @@ pub(crate) struct DetailsData<'a> {
     /// In full (a list row shortens it).
     #[serde(skip_serializing_if = "Option::is_none")]
     overview: Option<&'a str>,
+    /// The household's media servers that have the title now; left out when the caller reads
+    /// no media server or none could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    playable_on: Option<Vec<crate::media::playable::PlayableOn>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     poster_url: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -159,6 +163,17 @@ struct IdData<'a> {
 }
 
 impl<'a> DetailsData<'a> {
+    /// The details with the media servers that have the title.
+    pub(crate) fn playable_on(
+        self,
+        playable_on: Option<Vec<crate::media::playable::PlayableOn>>,
+    ) -> DetailsData<'a> {
+        DetailsData {
+            playable_on,
+            ..self
+        }
+    }
+
     pub(crate) fn new(instance: &'a str, d: &'a TitleDetails, limited: bool) -> DetailsData<'a> {
         let t = &d.summary;
         let (rating, rating_region) = render::rating_of(&t.certification);
@@ -192,6 +207,7 @@ impl<'a> DetailsData<'a> {
             media_type: render::media_type_str(t.media_type),
             original_language: t.original_language.as_deref(),
             overview: t.overview.as_deref(),
+            playable_on: None,
             poster_url: t.poster_url.as_deref(),
             rating,
             rating_region,

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::in_library::InLibrary;
+use crate::media::playable::PlayableOn;
 use governance::ErrorCode;
 use governance::contract::{Output, ToolError};
 
@@ -90,6 +91,10 @@ pub(crate) struct TitleRow<'a> {
     /// reads none.
     #[serde(skip_serializing_if = "Option::is_none")]
     in_library: Option<Option<bool>>,
+    /// The household's media servers that have the title now (a show: with the seasons and
+    /// episodes each has); left out when the caller reads no media server or none could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    playable_on: Option<Vec<PlayableOn>>,
 }
 
 /// A row's `rating` and `rating_region`.
@@ -124,13 +129,16 @@ impl<'a> TitleRow<'a> {
                 .filter(|e| e.media_id != t.id.media_id)
                 .collect(),
             in_library: None,
+            playable_on: None,
         }
     }
 
     /// The row with `in_library` from the caller's view of the libraries.
     pub(crate) fn held(t: &'a TitleSummary, held: &InLibrary) -> TitleRow<'a> {
+        let ids = || std::iter::once(&t.id).chain(&t.external_ids);
         TitleRow {
-            in_library: held.of(t.media_type, std::iter::once(&t.id).chain(&t.external_ids)),
+            in_library: held.of(t.media_type, ids()),
+            playable_on: held.playable(t.media_type, ids()),
             ..TitleRow::new(t)
         }
     }

@@ -46,7 +46,7 @@ impl Tool for SearchTitles {
     const META: Meta = Meta {
         name: "search_titles",
         title: "Search titles",
-        description: "Searches a catalogue (builtin offline films, or TMDB movies and shows) for titles matching words, newest and best matches first. Rows carry media_source + media_id for every later call; titles this account's content limits forbid are left out and counted.",
+        description: "Searches a catalogue (builtin offline films, or TMDB movies and shows) for titles matching words, newest and best matches first. Rows carry media_source + media_id for every later call, and playable_on: the household's media servers that have the title now; titles this account's content limits forbid are left out and counted.",
         effect: Effect::Read,
         capability: Capability::Discover,
         hints: governance::Hints {

@@ -100,7 +100,13 @@ impl Tool for GetRecentlyAdded {
         let mut hidden = 0u32;
         let mut unreadable = Vec::new();
         let mut read = 0;
-        for (server, Found { snapshot, failure }) in indexes {
+        for (
+            server,
+            Found {
+                snapshot, failure, ..
+            },
+        ) in indexes
+        {
             if let Some(reason) = failure {
                 unreadable.push(Unreadable {
                     instance_id: server.id.clone(),

@@ -94,6 +94,23 @@ impl Snapshot {
             .map(|&i| &self.items[i])
     }
 
+    /// A show's seasons on the server and each one's episode numbers, in order.
+    pub(crate) fn seasons(&self, series_id: &str) -> Vec<(u32, Vec<u32>)> {
+        let mut by: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for e in self.episodes(series_id) {
+            by.entry(e.season.unwrap_or(0))
+                .or_default()
+                .extend(e.episode);
+        }
+        by.into_iter()
+            .map(|(season, mut episodes)| {
+                episodes.sort_unstable();
+                episodes.dedup();
+                (season, episodes)
+            })
+            .collect()
+    }
+
     /// Items, most recently added first.
     pub(crate) fn recent(&self) -> impl Iterator<Item = &MediaItem> {
         self.recent.iter().map(|&i| &self.items[i])
@@ -118,12 +135,16 @@ struct State {
     good: Option<(Instant, Arc<Snapshot>)>,
     /// The last read's failure, and when (cleared by a good read).
     failed: Option<(Instant, String)>,
+    /// Counts the reads that finished: what a kept answer built from this index is keyed by.
+    generation: u64,
 }
 
 /// What a caller gets: the index (the last good one), and the last read's failure if it failed.
 pub(crate) struct Found {
     pub snapshot: Option<Arc<Snapshot>>,
     pub failure: Option<String>,
+    /// How many reads have finished (good or failed): changes whenever the answer may.
+    pub generation: u64,
 }
 
 impl Index {
@@ -146,11 +167,25 @@ impl Index {
         if !tried {
             self.inner.sync(instance, false).await;
         }
-        let s = self.inner.state.lock();
-        Found {
-            snapshot: s.good.as_ref().map(|(_, snap)| snap.clone()),
-            failure: s.failed.as_ref().map(|(_, why)| why.clone()),
+        self.inner.found()
+    }
+
+    /// The index without waiting on the server for longer than `wait`: when none was ever read,
+    /// a read starts (on its own task, so it finishes for the next caller and the job even when
+    /// this one stops waiting) and is waited for up to `wait`. Discovery asks this way: a slow
+    /// server never holds up its answer.
+    pub(crate) async fn get_within(&self, instance: &str, wait: Duration) -> Found {
+        let tried = {
+            let s = self.inner.state.lock();
+            s.good.is_some() || s.failed.is_some()
+        };
+        if !tried && self.inner.client.is_some() {
+            let inner = self.inner.clone();
+            let id = instance.to_string();
+            let read = tokio::spawn(async move { inner.sync(&id, false).await });
+            let _ = tokio::time::timeout(wait, read).await;
         }
+        self.inner.found()
     }
 
     /// The job `media.sync:<instance>`: reads the library when it was never read, is older than
@@ -177,6 +212,15 @@ impl Index {
 }
 
 impl Inner {
+    fn found(&self) -> Found {
+        let s = self.state.lock();
+        Found {
+            snapshot: s.good.as_ref().map(|(_, snap)| snap.clone()),
+            failure: s.failed.as_ref().map(|(_, why)| why.clone()),
+            generation: s.generation,
+        }
+    }
+
     fn due(&self) -> bool {
         let s = self.state.lock();
         match (&s.good, &s.failed) {
@@ -194,17 +238,19 @@ impl Inner {
             return;
         }
         if !only_if_due {
-            // A read finished while this one waited: it is the answer.
+            // A read finished while this one waited: it is the answer (a failure too, so
+            // callers queued behind a failing server do not each wait for it again).
             let s = self.state.lock();
-            if s.good
-                .as_ref()
-                .is_some_and(|(at, _)| at.elapsed() < Duration::from_secs(1))
+            let just = |at: &Instant| at.elapsed() < Duration::from_secs(1);
+            if s.good.as_ref().is_some_and(|(at, _)| just(at))
+                || s.failed.as_ref().is_some_and(|(at, _)| just(at))
             {
                 return;
             }
         }
         let read = client.all_items().await;
         let mut s = self.state.lock();
+        s.generation += 1;
         match read {
             Ok(items) => {
                 let snapshot = Arc::new(Snapshot::build(items));

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     index::Found,
     limits::Gate,
-    rows::ItemRow,
+    rows::{ItemRow, Season},
     servers::{Unreadable, all_failed},
 };
 use governance::{Ctx, Meta, Output, Tool, ToolError};
@@ -31,13 +31,6 @@ pub struct Input {
     pub media_id: String,
     /// movie or tv.
     pub media_type: MediaType,
-}
-
-/// One season a server has of a show, and its episodes.
-#[derive(Debug, Serialize, JsonSchema)]
-struct Season {
-    season: u32,
-    episodes: Vec<u32>,
 }
 
 /// One server's item for the title.
@@ -107,6 +100,7 @@ impl Tool for QueryLibraryExists {
                 "media_id is empty; give the title's id at its source",
             ));
         }
+        crate::ids::check_media_id(input.media_source, &media_id)?;
         let servers: Vec<_> = super::servers(ctx).readable(ctx).collect();
         if servers.is_empty() {
             return Err(ToolError::new(
@@ -125,7 +119,13 @@ impl Tool for QueryLibraryExists {
         let mut unreadable = Vec::new();
         let mut read = 0;
         let mut forbidden = false;
-        for (server, Found { snapshot, failure }) in indexes {
+        for (
+            server,
+            Found {
+                snapshot, failure, ..
+            },
+        ) in indexes
+        {
             if let Some(reason) = failure.clone() {
                 unreadable.push(Unreadable {
                     instance_id: server.id.clone(),
@@ -153,17 +153,10 @@ impl Tool for QueryLibraryExists {
                     continue;
                 }
                 let seasons = (kind == ItemKind::Series).then(|| {
-                    let mut by: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-                    for e in snapshot.episodes(&item.id) {
-                        by.entry(e.season.unwrap_or(0))
-                            .or_default()
-                            .extend(e.episode);
-                    }
-                    by.into_iter()
-                        .map(|(season, mut episodes)| {
-                            episodes.sort_unstable();
-                            Season { season, episodes }
-                        })
+                    snapshot
+                        .seasons(&item.id)
+                        .into_iter()
+                        .map(|(season, episodes)| Season { season, episodes })
                         .collect()
                 });
                 found.push(Held {

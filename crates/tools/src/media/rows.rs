@@ -25,6 +25,13 @@ pub(crate) struct ItemRow {
     pub added_at: Option<String>,
 }
 
+/// One season a server has of a show, and the episode numbers it has of it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub(crate) struct Season {
+    pub season: u32,
+    pub episodes: Vec<u32>,
+}
+
 /// Where someone is in an item, or when they watched it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub(crate) struct ProgressRow {

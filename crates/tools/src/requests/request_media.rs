@@ -5,6 +5,9 @@
 //! title named by words that several titles share; a show without seasons) the person is asked
 //! to choose (`ask.rs`); the answer only fills in the argument, so everything after it is
 //! checked as for a direct call, and a kid's request still waits for an admin's decision.
+//! A movie or show the household's media servers already have (`media/playable.rs`) is answered
+//! "already in the library on <server>" and nothing is created; for a show, asked seasons a
+//! server has are left out and only the missing ones requested.
 
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
@@ -18,7 +21,10 @@ use super::{
     seasons::{self, SeasonScope, select},
     title,
 };
-use crate::library::source::library_for;
+use crate::{
+    library::source::library_for,
+    media::playable::{self, PlayableOn},
+};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct RequestMedia;
@@ -72,7 +78,7 @@ impl Tool for RequestMedia {
     const META: Meta = Meta {
         name: "request_media",
         title: "Request a title",
-        description: "Requests a movie, seasons of a show (seasons or season_scope; without either the person is asked), an album (music: media_source musicbrainz, a release group from search_music) or a book (media_source goodreads, from search_books), named by media_source + media_id (movies and shows also by title and year; several matches are put to the person). A title the library already holds is answered \"already available\". Checks and charges the request quota atomically: over quota is refused with request_quota_exceeded, earliest_fits_at and how to reduce the selection. A title already requested is answered as such. Requests wait for an admin's decision (decide_request).",
+        description: "Requests a movie, seasons of a show (seasons or season_scope; without either the person is asked), an album (music: media_source musicbrainz, a release group from search_music) or a book (media_source goodreads, from search_books), named by media_source + media_id (movies and shows also by title and year; several matches are put to the person). A title the library already holds is answered \"already available\"; one a household media server (Jellyfin, Emby, Plex) has is answered \"already in the library\" with playable_on and nothing is created (a show's seasons a server has are left out of the request). Checks and charges the request quota atomically: over quota is refused with request_quota_exceeded, earliest_fits_at and how to reduce the selection. A title already requested is answered as such. Requests wait for an admin's decision (decide_request).",
         effect: Effect::Write,
         capability: Capability::Request,
         hints: governance::Hints {
@@ -101,10 +107,20 @@ struct Resolved<'c> {
     seasons: Vec<u32>,
     /// The library instance the title would go to, its profile and folder checked.
     destination: Option<arrive::Destination>,
+    /// The media servers that have the title (a show: with their seasons).
+    playable_on: Vec<PlayableOn>,
+    /// Every asked season (every one for a movie) is on a media server: nothing is requested.
+    playable: bool,
+    /// Asked seasons a media server has, left out of the request.
+    in_library_seasons: Vec<u32>,
+    /// Media servers that could not be read while checking.
+    media_warnings: Vec<String>,
 }
 
 /// What the call did.
 enum Acted {
+    /// A media server has the title (a show: every asked season): nothing was requested.
+    Playable,
     /// The library instance named already holds the title: nothing was requested.
     Available(String),
     /// Open requests already cover everything asked; nothing was created.
@@ -182,7 +198,41 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<Resolved<'_>, ToolError> {
         }
         _ => (input.seasons, input.season_scope),
     };
-    let seasons = select(input.media_type, chosen.as_deref(), scope, d.seasons, false)?;
+    let mut seasons = select(input.media_type, chosen.as_deref(), scope, d.seasons, false)?;
+    let media = playable::for_caller(ctx).await;
+    let playable_on = media
+        .of(
+            input.media_type,
+            std::iter::once(&d.id).chain(&d.external_ids),
+        )
+        .unwrap_or_default();
+    let media_warnings = media.warnings().to_vec();
+    let mut in_library_seasons = Vec::new();
+    if input.media_type == MediaType::Tv && !playable_on.is_empty() {
+        let held: Vec<u32> = playable_on
+            .iter()
+            .flat_map(|p| p.seasons.iter().flatten().map(|s| s.season))
+            .collect();
+        in_library_seasons = seasons
+            .iter()
+            .copied()
+            .filter(|s| held.contains(s))
+            .collect();
+        seasons.retain(|s| !held.contains(s));
+    }
+    let playable = !playable_on.is_empty() && seasons.is_empty();
+    if playable {
+        return Ok(Resolved {
+            title: d,
+            media_type: input.media_type,
+            seasons,
+            destination: None,
+            playable_on,
+            playable,
+            in_library_seasons,
+            media_warnings,
+        });
+    }
     let library = match d.library {
         Some(source) => Some(source),
         None => library_for(ctx, input.media_type, input.library_instance_id.as_deref())?,
@@ -213,12 +263,19 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<Resolved<'_>, ToolError> {
         media_type: input.media_type,
         seasons,
         destination,
+        playable_on,
+        playable,
+        in_library_seasons,
+        media_warnings,
     })
 }
 
 /// Creates and charges the request (nothing when the library already holds the title), plans
 /// its arrival and, when it needs no decision, hands it to the library.
 async fn act(ctx: &Ctx, r: &Resolved<'_>) -> Result<Acted, ToolError> {
+    if r.playable {
+        return Ok(Acted::Playable);
+    }
     if let Some(dest) = r.destination.as_ref().filter(|d| d.available) {
         return Ok(Acted::Available(dest.instance_id.clone()));
     }
@@ -272,8 +329,46 @@ async fn act(ctx: &Ctx, r: &Resolved<'_>) -> Result<Acted, ToolError> {
 
 /// The answer: what was found, requested or left alone, and what to call next.
 fn render(ctx: &Ctx, r: &Resolved<'_>, acted: Acted) -> Result<Output, ToolError> {
+    let mut out = render_acted(ctx, r, acted)?;
+    for w in &r.media_warnings {
+        out = out.warn(w.clone());
+    }
+    Ok(out)
+}
+
+/// "jellyfin (seasons 1, 2), plex".
+fn servers_sentence(on: &[PlayableOn]) -> String {
+    on.iter()
+        .map(|p| match p.seasons.as_deref() {
+            Some(s) if !s.is_empty() => format!(
+                "{} (season{} {})",
+                p.instance_id,
+                if s.len() == 1 { "" } else { "s" },
+                s.iter()
+                    .map(|s| s.season.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => p.instance_id.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn render_acted(ctx: &Ctx, r: &Resolved<'_>, acted: Acted) -> Result<Output, ToolError> {
     let d = &r.title;
     match acted {
+        Acted::Playable => crate::typed::output(
+            format!(
+                "{} is already in the library on {}; nothing was requested and no quota was charged.",
+                d.label(),
+                servers_sentence(&r.playable_on)
+            ),
+            &Requested::InLibrary {
+                already_in_library: true,
+                playable_on: &r.playable_on,
+            },
+        ),
         Acted::Available(instance_id) => crate::typed::output(
             format!(
                 "{} is already available in {}; nothing was requested and no quota was charged.",
@@ -348,6 +443,16 @@ fn render_created(ctx: &Ctx, r: &Resolved<'_>, created: &Created) -> Result<Outp
             if list.len() == 1 { "was" } else { "were" }
         ));
     }
+    if !r.in_library_seasons.is_empty() {
+        let list: Vec<String> = r.in_library_seasons.iter().map(u32::to_string).collect();
+        summary.push_str(&format!(
+            " Season{} {} {} already in the library on {} and left out.",
+            if list.len() == 1 { "" } else { "s" },
+            list.join(", "),
+            if list.len() == 1 { "is" } else { "are" },
+            servers_sentence(&r.playable_on)
+        ));
+    }
     summary.push_str(&quota_sentence(quota));
     let data = Requested::Created {
         request: Box::new(RequestRow::of(request, true)),
@@ -358,6 +463,7 @@ fn render_created(ctx: &Ctx, r: &Resolved<'_>, created: &Created) -> Result<Outp
             in_library: d.in_library,
         }),
         already_requested_seasons: already_covered,
+        in_library_seasons: &r.in_library_seasons,
         quota: quota_data(quota),
     };
     Ok(crate::typed::output(summary, &data)?.next(format!(
@@ -370,6 +476,12 @@ fn render_created(ctx: &Ctx, r: &Resolved<'_>, created: &Created) -> Result<Outp
 #[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
 enum Requested<'a> {
+    InLibrary {
+        /// Always true here.
+        already_in_library: bool,
+        /// The media servers that have it (a show: with the seasons each has).
+        playable_on: &'a [PlayableOn],
+    },
     Available {
         /// Always true here.
         already_available: bool,
@@ -387,6 +499,9 @@ enum Requested<'a> {
         library: Option<Destined<'a>>,
         /// Asked seasons open requests already held, left out of this one.
         already_requested_seasons: &'a [u32],
+        /// Asked seasons a media server already has, left out of this request.
+        #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+        in_library_seasons: &'a [u32],
         quota: QuotaData,
     },
 }

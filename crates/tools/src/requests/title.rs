@@ -22,6 +22,8 @@ use governance::{context::Ctx, contract::ToolError};
 /// A requested title as the request tools show and store it.
 pub(crate) struct Asked<'c> {
     pub id: MediaId,
+    /// The other ids the catalogue gives the title (imdb, tvdb), for finding it on media servers.
+    pub external_ids: Vec<MediaId>,
     pub media_type: MediaType,
     pub title: String,
     pub year: Option<i32>,
@@ -66,6 +68,7 @@ pub(crate) async fn read<'c>(
         let d = looked.details;
         return Ok(Asked {
             id: d.summary.id,
+            external_ids: d.summary.external_ids,
             media_type,
             title: d.summary.title,
             year: d.summary.year,
@@ -102,6 +105,7 @@ pub(crate) async fn read<'c>(
     }
     Ok(Asked {
         id: MediaId::new(media.source, media.id),
+        external_ids: Vec::new(),
         media_type,
         title: found.title.clone(),
         year: found.year.and_then(|y| i32::try_from(y).ok()),

@@ -31,6 +31,7 @@ mod library_requests;
 mod library_sonarr_v5;
 mod listen;
 mod media;
+mod media_playable;
 mod oauth;
 mod oauth_consent;
 mod organize_page;
