@@ -44,6 +44,10 @@ pub struct Config {
     pub downloads: DownloadsSection,
     pub outbound: OutboundSection,
     pub instances: Vec<InstanceConfig>,
+    /// `[tasks]`: the time zone scheduled tasks are read in.
+    pub tasks: crate::tasks_config::TasksSection,
+    /// `[[notifiers]]`: where task results are told.
+    pub notifiers: Vec<crate::tasks_config::NotifierConfig>,
 }
 
 /// `[oauth]`: the authorization server for remote connectors (its issuer is `public_url`).
@@ -282,6 +286,8 @@ impl Default for Config {
             downloads: DownloadsSection::default(),
             outbound: OutboundSection::default(),
             instances: Vec::new(),
+            tasks: Default::default(),
+            notifiers: Vec::new(),
         }
     }
 }

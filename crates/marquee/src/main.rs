@@ -10,6 +10,7 @@ mod governance;
 mod oauth;
 mod ready;
 mod serve;
+mod tasks_config;
 
 use std::path::PathBuf;
 

@@ -88,7 +88,11 @@ fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::R
         .set_per_minute(loaded.config.limits.calls_per_minute);
     settings.set_outbound_hosts(loaded.config.outbound.allowed_hosts.clone());
     settings.set_warnings(loaded.warnings.clone());
-    Ok(tools::app(store, Arc::new(settings), Arc::new(instances)))
+    let app = tools::app(store, Arc::new(settings), Arc::new(instances));
+    if let Some(scheduler) = app.family::<Arc<tools::tasks::Scheduler>>() {
+        scheduler.configure(loaded.config.tasks_config()?);
+    }
+    Ok(app)
 }
 
 pub async fn serve(
