@@ -40,6 +40,7 @@ mod output_schemas;
 mod pages;
 mod requests;
 mod settings_changes;
+mod tasks;
 mod tools;
 mod true_answers;
 mod trust;
