@@ -19,6 +19,7 @@ mod detached;
 pub mod error;
 mod family;
 pub mod instances;
+mod jobs;
 mod outcome;
 pub mod plan;
 pub mod rate;
