@@ -75,6 +75,7 @@ pub(crate) fn optional(
             if id.is_empty() {
                 return Err(ToolError::invalid("media_id is empty"));
             }
+            crate::ids::check_media_id(source, id)?;
             Ok(Some(MediaId::new(source, id)))
         }
     }

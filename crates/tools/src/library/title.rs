@@ -39,6 +39,7 @@ pub(crate) fn media_ref(
             names.join(", ")
         )));
     }
+    crate::ids::check_media_id(source, id)?;
     let source = match source {
         MediaSource::Builtin if id.starts_with("tt") => MediaSource::Imdb,
         MediaSource::Builtin => {
