@@ -54,6 +54,14 @@ pub trait Planned: Send + Sync + Debug {
         false
     }
 
+    /// Whether a change whose operation stopped part way (failed, cancelled, or of unknown
+    /// outcome after a crash) still offers a revert of what it did. [`Planned::revert`] is then
+    /// handed the operation's result (an object; empty when a crash left none) with the last
+    /// step it announced beside it as `checkpoint`.
+    fn reverts_partial(&self) -> bool {
+        false
+    }
+
     /// The tool a revert of this tool's change is stored as: `None` for `revert_change`
     /// itself; `Some(name)` for a tool whose own hooks read, describe and apply its reverts
     /// (its plan names the change it undoes in a top-level `reverts`).

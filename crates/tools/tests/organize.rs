@@ -15,7 +15,7 @@ use store::Store;
 use tools::{App, Called, Caller, InstanceSpec, Instances, Output, Settings, ToolError};
 
 struct Fixture {
-    app: App,
+    app: Arc<App>,
     store: Store,
     owner: Caller,
     owner_id: domain::PersonId,
@@ -80,11 +80,11 @@ async fn fixture() -> Fixture {
         .create_key(op.id, "operator", None, None)
         .await
         .unwrap();
-    let app = tools::app(
+    let app = Arc::new(tools::app(
         store.clone(),
         Arc::new(Settings::new(false, None)),
         Arc::new(Instances::new(list).unwrap()),
-    );
+    ));
     let owner = app
         .authenticate(owner_key.secret.expose())
         .await
@@ -476,4 +476,364 @@ async fn a_hard_link_across_file_systems_is_refused_at_planning_and_a_copy_is_of
         f.downloads.join(format!("{HEAT}/{HEAT}.mkv")).exists(),
         "a copy leaves the source"
     );
+}
+
+/// Holds the call at its `at`-th progress report (an organise reports one before each file's
+/// step) until the test lets it go.
+struct Gate {
+    at: f64,
+    reached: std::sync::mpsc::SyncSender<()>,
+    go: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl tools::report::Report for Gate {
+    fn progress(&self, done: f64, _total: Option<f64>, _message: &str) {
+        if done == self.at {
+            let _ = self.reached.send(());
+            let _ = self.go.lock().unwrap().recv();
+        }
+    }
+    fn log(&self, _: tools::report::Level, _: &str, _: &str) {}
+}
+
+/// The destinations beneath `library` in the plan's order.
+fn planned_files(planned: &Value) -> Vec<(String, String)> {
+    planned["plan"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["source"].as_str().unwrap().to_string(),
+                f["destination"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn outcomes(op: &Value) -> Vec<String> {
+    op["result"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+async fn a_cancelled_organise_stops_before_its_next_file_and_its_revert_removes_only_what_it_placed()
+ {
+    let f = fixture().await;
+    let planned = ok(&f.app, &f.owner, "plan_organize", organise(&[HEAT, WIRE])).await;
+    let change_id = planned["change_id"].as_str().unwrap().to_string();
+    let files = planned_files(&planned);
+    assert_eq!(files.len(), 4);
+    // Held before the third file's step: two files are placed by then.
+    let (reached_tx, reached) = std::sync::mpsc::sync_channel(1);
+    let (go, go_rx) = std::sync::mpsc::channel();
+    let gate = Arc::new(Gate {
+        at: 3.0,
+        reached: reached_tx,
+        go: std::sync::Mutex::new(go_rx),
+    });
+    let apply = {
+        let (app, owner, change_id) = (f.app.clone(), f.owner.clone(), change_id.clone());
+        tokio::spawn(async move {
+            let line = tools::Line {
+                report: Some(gate),
+                asker: None,
+            };
+            let args = json!({"change_id": change_id, "idempotency_key": "organise-cancel-1"});
+            match app
+                .call_reporting(&owner, "apply_change", args.as_object().cloned(), line)
+                .await
+            {
+                Called::Done(r) => r,
+                Called::UnknownTool => panic!("apply_change"),
+            }
+        })
+    };
+    tokio::task::spawn_blocking(move || reached.recv().unwrap())
+        .await
+        .unwrap();
+    let op_id = f
+        .store
+        .operation_for_change(&change_id)
+        .await
+        .unwrap()
+        .unwrap()
+        .id;
+    let cancelling = ok(
+        &f.app,
+        &f.owner,
+        "cancel_operation",
+        json!({"operation_id": op_id}),
+    )
+    .await;
+    assert_eq!(cancelling["status"], "cancelling", "{cancelling}");
+    go.send(()).unwrap();
+    let op = apply.await.unwrap().unwrap().data();
+    assert_eq!(op["status"], "cancelled", "{op}");
+    assert_eq!(op["result"]["cancelled"], true, "{op}");
+    assert_eq!(
+        (
+            op["result"]["ok"].as_u64(),
+            op["result"]["not_done"].as_u64()
+        ),
+        (Some(2), Some(2)),
+        "{op}"
+    );
+    assert_eq!(outcomes(&op), ["done", "done", "not_done", "not_done"]);
+    let mut placed: Vec<String> = files[..2].iter().map(|(_, d)| d.clone()).collect();
+    placed.sort();
+    assert_eq!(
+        files_under(&f.library),
+        placed,
+        "nothing after the cancellation"
+    );
+    let shown = ok(
+        &f.app,
+        &f.owner,
+        "get_operation",
+        json!({"operation_id": op_id}),
+    )
+    .await;
+    assert_eq!(shown["status"], "cancelled", "{shown}");
+    assert_eq!(outcomes(&shown), outcomes(&op));
+
+    // The cancelled organise's revert removes the two files it placed, nothing else.
+    let revert = ok(
+        &f.app,
+        &f.owner,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    let undo: Vec<(String, String)> = planned_files(&revert);
+    assert_eq!(undo, files[..2], "{revert}");
+    let undone = ok(
+        &f.app,
+        &f.owner,
+        "apply_change",
+        json!({"change_id": revert["change_id"], "idempotency_key": "organise-cancel-undo"}),
+    )
+    .await;
+    assert_eq!(undone["status"], "succeeded", "{undone}");
+    assert!(files_under(&f.library).is_empty());
+    for (source, _) in &files {
+        assert!(f.downloads.join(source).is_file(), "{source} stays");
+    }
+}
+
+#[tokio::test]
+async fn an_organise_with_failed_files_reports_each_and_its_revert_undoes_only_the_placed_ones() {
+    let f = fixture().await;
+    let planned = ok(&f.app, &f.owner, "plan_organize", organise(&[HEAT, WIRE])).await;
+    let change_id = planned["change_id"].as_str().unwrap().to_string();
+    // After planning, a file takes the name of the show's folder: the episodes cannot be
+    // placed (their folder cannot be made), while what the plan read is unchanged.
+    put(&f.library, "The Wire", b"not a folder");
+    let op = ok(
+        &f.app,
+        &f.owner,
+        "apply_change",
+        json!({"change_id": change_id, "idempotency_key": "organise-partial-1"}),
+    )
+    .await;
+    assert_eq!(
+        (op["result"]["ok"].as_u64(), op["result"]["failed"].as_u64()),
+        (Some(2), Some(2)),
+        "{op}"
+    );
+    let results = op["result"]["results"].as_array().unwrap();
+    for r in results {
+        let episode = r["source"].as_str().unwrap().starts_with(WIRE);
+        let expected = if episode { "failed" } else { "done" };
+        assert_eq!(r["outcome"], expected, "{r}");
+        if episode {
+            assert!(
+                r["message"].as_str().unwrap().contains("The Wire"),
+                "the failure names the file: {r}"
+            );
+        }
+    }
+    assert_eq!(
+        files_under(&f.library),
+        [
+            "Heat (1995)/Heat (1995) - 1080p.en.srt",
+            "Heat (1995)/Heat (1995) - 1080p.mkv",
+            "The Wire",
+        ]
+    );
+    let revert = ok(
+        &f.app,
+        &f.owner,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    let undo: Vec<String> = planned_files(&revert).into_iter().map(|(_, d)| d).collect();
+    assert_eq!(
+        undo,
+        [
+            "Heat (1995)/Heat (1995) - 1080p.mkv",
+            "Heat (1995)/Heat (1995) - 1080p.en.srt"
+        ],
+        "only the placed files are undone: {revert}"
+    );
+    let undone = ok(
+        &f.app,
+        &f.owner,
+        "apply_change",
+        json!({"change_id": revert["change_id"], "idempotency_key": "organise-partial-undo"}),
+    )
+    .await;
+    assert_eq!(undone["status"], "succeeded", "{undone}");
+    assert_eq!(outcomes(&undone), ["done", "done"]);
+    assert_eq!(files_under(&f.library), ["The Wire"]);
+    assert_eq!(
+        std::fs::read(f.library.join("The Wire")).unwrap(),
+        b"not a folder",
+        "what the organise did not make stays"
+    );
+}
+
+#[tokio::test]
+async fn an_organise_is_reverted_by_whoever_planned_it_holding_files_write() {
+    let f = fixture().await;
+    let planned = ok(&f.app, &f.operator, "plan_organize", organise(&[HEAT])).await;
+    let change_id = planned["change_id"].as_str().unwrap().to_string();
+    let change = f.store.change(&change_id).await.unwrap().unwrap();
+    f.store
+        .decide_change(&change_id, f.owner_id, true, &change.content_hash)
+        .await
+        .unwrap();
+    let op = ok(
+        &f.app,
+        &f.operator,
+        "apply_change",
+        json!({"change_id": change_id, "idempotency_key": "organise-who-1"}),
+    )
+    .await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+
+    // Another operator did not plan it: for them it does not exist.
+    let other = f.store.add_person("otto", Role::User).await.unwrap();
+    let other_key = f
+        .store
+        .create_key(other.id, "operator", None, None)
+        .await
+        .unwrap();
+    let otto = f
+        .app
+        .authenticate(other_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let e = refused(
+        &f.app,
+        &otto,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    assert_eq!(e.code.as_str(), "not_found", "{}", e.message);
+
+    // The planner, on a key whose grant holds settings.write but not files.write: refused,
+    // naming what is missing.
+    let mut spec = store::GrantSpec::default();
+    spec.capabilities.insert(domain::Capability::SettingsWrite);
+    f.store.create_grant("settings-only", &spec).await.unwrap();
+    let op_person = f.store.person_by_name("op").await.unwrap().unwrap();
+    let narrow_key = f
+        .store
+        .create_key(op_person.id, "settings-only", None, None)
+        .await
+        .unwrap();
+    let narrow = f
+        .app
+        .authenticate(narrow_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let e = refused(
+        &f.app,
+        &narrow,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    assert_eq!(e.code.as_str(), "denied", "{}", e.message);
+    assert!(
+        e.message.contains("needs files.write"),
+        "{}: {}",
+        e.code.as_str(),
+        e.message
+    );
+
+    // A reader holds neither settings.write nor files.write: no revert_change at all.
+    let reader = f.store.add_person("rita", Role::User).await.unwrap();
+    let reader_key = f
+        .store
+        .create_key(reader.id, "reader", None, None)
+        .await
+        .unwrap();
+    let rita = f
+        .app
+        .authenticate(reader_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let e = refused(
+        &f.app,
+        &rita,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    assert_eq!(e.code.as_str(), "denied", "{}", e.message);
+    assert!(
+        e.message.contains("settings.write\" or \"files.write"),
+        "{}",
+        e.message
+    );
+    assert!(f.library.join("Heat (1995)").is_dir(), "nothing undone yet");
+
+    // The operator who planned it (files.write, no settings.write) plans its revert; the
+    // owner approves it like any change.
+    let revert = ok(
+        &f.app,
+        &f.operator,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    let revert_id = revert["change_id"].as_str().unwrap().to_string();
+    assert!(revert["missing_authority"].is_string(), "{revert}");
+    let e = refused(
+        &f.app,
+        &f.operator,
+        "apply_change",
+        json!({"change_id": revert_id, "idempotency_key": "organise-who-undo-0"}),
+    )
+    .await;
+    assert!(
+        e.message.contains("waits for the owner's approval"),
+        "{}",
+        e.message
+    );
+    let rc = f.store.change(&revert_id).await.unwrap().unwrap();
+    f.store
+        .decide_change(&revert_id, f.owner_id, true, &rc.content_hash)
+        .await
+        .unwrap();
+    let undone = ok(
+        &f.app,
+        &f.operator,
+        "apply_change",
+        json!({"change_id": revert_id, "idempotency_key": "organise-who-undo-1"}),
+    )
+    .await;
+    assert_eq!(undone["status"], "succeeded", "{undone}");
+    assert!(files_under(&f.library).is_empty());
 }

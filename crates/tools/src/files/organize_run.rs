@@ -1,10 +1,11 @@
 //! The plan hooks of `plan_organize`: what a stored organise depends on (each source and
 //! destination as it is on disk), how the owner sees it (a source → destination table), how
 //! `apply_change` carries it out (one file per step, each step checkpointed with the files done
-//! before it, so a crash leaves only the file in flight of unknown outcome), and its undoing
-//! (`revert_change`: links and copies removed, moved files moved back).
+//! and failed before it, so a crash leaves only the file in flight of unknown outcome), and its
+//! undoing (`revert_change`: links and copies removed, moved files moved back; after a partial
+//! failure, a cancellation or a crash, only the files it placed).
 
-use std::path::PathBuf;
+use std::{collections::BTreeSet, path::PathBuf};
 
 use adapters_folder::write;
 use serde_json::{Value, json};
@@ -65,6 +66,10 @@ impl Planned for OrganizePlanned {
         Some("plan_organize")
     }
 
+    fn reverts_partial(&self) -> bool {
+        true
+    }
+
     fn revert<'a>(
         &'a self,
         ctx: &'a Ctx,
@@ -118,9 +123,9 @@ fn outcome(f: &PlannedFile, outcome: &str, message: Option<String>) -> Value {
 }
 
 /// Carries out `plan` one file at a time. Before each file the step is checkpointed with the
-/// indexes of the files already done: a cancelled operation stops there (the rest are
-/// `not_done`), and after a crash the operation's checkpoint tells the files done from the
-/// one whose outcome is unknown.
+/// indexes of the files already done and already failed: a cancelled operation stops there
+/// (the rest are `not_done`), and after a crash the operation's checkpoint tells the files done
+/// from the one whose outcome is unknown (`file`) and those never started.
 async fn apply(ctx: &Ctx, plan: OrganizePlan, run: &Run<'_>) -> Result<Output, ToolError> {
     let src = open_folder(ctx, "instance_id", &plan.instance_id)?.root;
     let dst = open_folder(ctx, "target_instance_id", &plan.target_instance_id)?.root;
@@ -133,7 +138,7 @@ async fn apply(ctx: &Ctx, plan: OrganizePlan, run: &Run<'_>) -> Result<Output, T
     };
     let mut results = Vec::with_capacity(plan.files.len());
     let mut done: Vec<usize> = Vec::new();
-    let mut failed = 0usize;
+    let mut failed_at: Vec<usize> = Vec::new();
     let mut stopped = false;
     for (i, f) in plan.files.iter().enumerate() {
         if stopped {
@@ -144,9 +149,11 @@ async fn apply(ctx: &Ctx, plan: OrganizePlan, run: &Run<'_>) -> Result<Output, T
             .step(json!({
                 "call": call,
                 "file": i,
+                "files": plan.files.len(),
                 "source": f.source,
                 "destination": f.destination,
                 "done": done,
+                "failed": failed_at,
             }))
             .await?;
         if !go {
@@ -163,11 +170,12 @@ async fn apply(ctx: &Ctx, plan: OrganizePlan, run: &Run<'_>) -> Result<Output, T
                 results.push(outcome(f, "done", note));
             }
             Err(e) => {
-                failed += 1;
+                failed_at.push(i);
                 results.push(outcome(f, "failed", Some(e.to_string())));
             }
         }
     }
+    let failed = failed_at.len();
     let not_done = plan.files.len() - done.len() - failed;
     let verb = if undo { "undone" } else { "placed" };
     let mut summary = format!(
@@ -202,8 +210,12 @@ async fn apply(ctx: &Ctx, plan: OrganizePlan, run: &Run<'_>) -> Result<Output, T
         data["cancelled"] = json!(true);
     }
     let mut out = Output::new(summary, data);
-    if !undo && failed == 0 && !stopped {
-        out = out.next("revert_change {\"change_id\": \"…\"} plans the undoing of this organise");
+    if !undo && !done.is_empty() {
+        out = out.next(if failed == 0 && !stopped {
+            "revert_change {\"change_id\": \"…\"} plans the undoing of this organise"
+        } else {
+            "revert_change {\"change_id\": \"…\"} plans the undoing of the files this organise placed"
+        });
     }
     Ok(out)
 }
@@ -238,6 +250,56 @@ fn one_file(
         }),
         Mode::Symlink => write::symlink(dst, d, &symlink_target).map(|()| None),
     }
+}
+
+/// The files an organise cut off by a crash placed, by index: those its last checkpoint lists
+/// as done, and the one then in flight when its destination is there as this organise leaves
+/// it (a hard link to the source, a symbolic link, a copy of the planned size, or a moved file
+/// whose source is gone).
+async fn placed_before_crash(
+    ctx: &Ctx,
+    plan: &OrganizePlan,
+    checkpoint: &Value,
+) -> Result<BTreeSet<usize>, ToolError> {
+    let n = plan.files.len();
+    let mut placed: BTreeSet<usize> = checkpoint["done"]
+        .as_array()
+        .map(|d| {
+            d.iter()
+                .filter_map(Value::as_u64)
+                .map(|i| i as usize)
+                .filter(|i| *i < n)
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(flight) = checkpoint["file"]
+        .as_u64()
+        .map(|i| i as usize)
+        .filter(|i| *i < n)
+    else {
+        return Ok(placed);
+    };
+    let src = open_folder(ctx, "instance_id", &plan.instance_id)?.root;
+    let dst = open_folder(ctx, "target_instance_id", &plan.target_instance_id)?.root;
+    let (f, mode) = (plan.files[flight].clone(), plan.mode);
+    let there = blocking(move || {
+        let d = write::identity(&dst, &f.destination)?;
+        let s = write::identity(&src, &f.source)?;
+        Ok::<_, write::WriteError>(match (mode, d, s) {
+            (_, None, _) => false,
+            (Mode::Hardlink, Some(d), Some(s)) => (d.dev, d.ino) == (s.dev, s.ino),
+            (Mode::Hardlink, Some(_), None) => false,
+            (Mode::Symlink, Some(d), _) => d.symlink,
+            (Mode::Copy, Some(d), _) => !d.symlink && d.facts.size == f.size,
+            (Mode::Move, Some(d), s) => s.is_none() && !d.symlink && d.facts.size == f.size,
+        })
+    })
+    .await?
+    .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e.to_string()))?;
+    if there {
+        placed.insert(flight);
+    }
+    Ok(placed)
 }
 
 /// A size for people: "1.2 GB" (powers of 1000), bytes below a kilobyte.
@@ -333,8 +395,10 @@ fn describe(plan: &OrganizePlan) -> PlanView {
     PlanView { effect, tables }
 }
 
-/// The undoing of the applied organise `change`, whose operation answered `result`: the files
-/// it placed, put back.
+/// The undoing of the organise `change`, whose operation answered `result`: the files it
+/// placed, put back. An operation a crash cut off answered nothing; its last checkpoint
+/// (`{"checkpoint": …}`) names the files done before the one in flight, and that one counts
+/// as placed only when its destination is there as the organise would have left it.
 async fn revert(ctx: &Ctx, change: &Change, result: &Value) -> Result<Proposal, ToolError> {
     let original: OrganizePlan = plan::parse_plan(change)?;
     if original.reverts.is_some() {
@@ -343,20 +407,29 @@ async fn revert(ctx: &Ctx, change: &Change, result: &Value) -> Result<Proposal, 
             change.id
         )));
     }
-    let placed: Vec<(&str, &str)> = result["results"]
-        .as_array()
-        .map(|rs| {
-            rs.iter()
+    let placed: BTreeSet<usize> = match result["results"].as_array() {
+        Some(rs) => {
+            let done: BTreeSet<(&str, &str)> = rs
+                .iter()
                 .filter(|r| r["outcome"] == "done")
                 .filter_map(|r| Some((r["source"].as_str()?, r["destination"].as_str()?)))
+                .collect();
+            original
+                .files
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| done.contains(&(f.source.as_str(), f.destination.as_str())))
+                .map(|(i, _)| i)
                 .collect()
-        })
-        .unwrap_or_default();
+        }
+        None => placed_before_crash(ctx, &original, &result["checkpoint"]).await?,
+    };
     let files: Vec<PlannedFile> = original
         .files
         .iter()
-        .filter(|f| placed.contains(&(f.source.as_str(), f.destination.as_str())))
-        .cloned()
+        .enumerate()
+        .filter(|(i, _)| placed.contains(i))
+        .map(|(_, f)| f.clone())
         .collect();
     if files.is_empty() {
         return Err(ToolError::invalid(format!(

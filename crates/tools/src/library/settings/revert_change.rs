@@ -2,6 +2,11 @@
 //! settings still hash to what it applied, or that another revertible change offers (an
 //! organise, stored as a change of its own tool). The revert is a change like any other
 //! (approved and applied with `apply_change`, audited there) and is not itself revertible.
+//!
+//! Who may plan a revert: the person who planned the change (or the owner), holding the
+//! capability the change's own tool needs (settings.write for a settings change, files.write
+//! for an organise). `settings.write` or `files.write` lists the tool; the change decides which
+//! of them is asked.
 
 use domain::{Capability, Role};
 use policy::Effect;
@@ -30,7 +35,7 @@ impl Tool for RevertChange {
     const META: Meta = Meta {
         name: "revert_change",
         title: "Plan a revert of a settings change",
-        description: "Plans the one revert of an applied settings change (plan_profile_change, or an update by upsert_custom_format), available only while the live settings still equal what that change applied, or of an applied organise (plan_organize: the links and copies it made removed, moved files moved back). Nothing is written: the answer is a change that apply_change writes once approved, like any plan. A revert cannot itself be reverted, and a change is reverted once.",
+        description: "Plans the one revert of an applied settings change (plan_profile_change, or an update by upsert_custom_format), available only while the live settings still equal what that change applied, or of an applied organise (plan_organize: the links and copies it made removed, moved files moved back; after a partial failure or a cancellation only the files it placed). Only the person who planned the change (or the owner) may, holding what the change's own tool needs: settings.write for a settings change, files.write for an organise. Nothing is written: the answer is a change that apply_change writes once approved, like any plan. A revert cannot itself be reverted, and a change is reverted once.",
         effect: Effect::Write,
         capability: Capability::SettingsWrite,
         hints: governance::Hints {
@@ -38,7 +43,7 @@ impl Tool for RevertChange {
             open_world: false,
         },
         allowance: None,
-        or_capabilities: &[],
+        or_capabilities: &[Capability::FilesWrite],
         family: None,
         plan: Some(&super::REVERT_PLAN),
     };
@@ -62,11 +67,9 @@ impl Tool for RevertChange {
                 change.id
             )));
         }
-        let planned = ctx
-            .tool_meta(&change.tool)
-            .and_then(|m| m.plan)
-            .filter(|p| p.revertible());
-        let Some(planned) = planned else {
+        let meta = ctx.tool_meta(&change.tool);
+        let planned = meta.and_then(|m| m.plan).filter(|p| p.revertible());
+        let (Some(meta), Some(planned)) = (meta, planned) else {
             let revertible: Vec<&str> = ctx
                 .tool_metas()
                 .into_iter()
@@ -80,12 +83,33 @@ impl Tool for RevertChange {
                 revertible.join(", ")
             )));
         };
-        if change.status != ChangeStatus::Applied {
+        // Undoing a change is as much a write as making it: the caller holds what its tool needs.
+        let held = &ctx.caller.authority.grant.capabilities;
+        let needed = std::iter::once(meta.capability).chain(meta.or_capabilities.iter().copied());
+        if !needed.clone().any(|c| held.contains(&c)) {
+            let names: Vec<String> = needed.map(|c| c.to_string()).collect();
+            return Err(ToolError::denied(format!(
+                "reverting a {} change needs {}, which your grant lacks",
+                change.tool,
+                names.join(" or ")
+            )));
+        }
+        let partial = matches!(
+            change.status,
+            ChangeStatus::Failed | ChangeStatus::Cancelled | ChangeStatus::OutcomeUnknown
+        ) && planned.reverts_partial();
+        if change.status != ChangeStatus::Applied && !partial {
             return Err(ToolError::new(
                 ErrorCode::Conflict,
                 format!(
-                    "change {} is {}; only an applied change can be reverted",
-                    change.id, change.status
+                    "change {} is {}; only an applied change can be reverted{}",
+                    change.id,
+                    change.status,
+                    if planned.reverts_partial() {
+                        " (or one whose operation stopped part way)"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -96,10 +120,23 @@ impl Tool for RevertChange {
             .await
             .map_err(conflict)?;
         let op = ctx.store().operation_for_change(&change.id).await?;
-        let result: serde_json::Value = op
-            .and_then(|o| o.result)
-            .and_then(|r| serde_json::from_str(&r).ok())
+        let parse = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();
+        let mut result = op
+            .as_ref()
+            .and_then(|o| o.result.as_deref())
+            .and_then(parse)
             .unwrap_or_default();
+        // Stopped part way: the last step it announced goes beside whatever it answered (a
+        // crash left no answer at all).
+        if partial && let Some(o) = &op {
+            let checkpoint = parse(&o.checkpoint).unwrap_or_default();
+            match &mut result {
+                serde_json::Value::Object(m) => {
+                    m.entry("checkpoint").or_insert(checkpoint);
+                }
+                other => *other = serde_json::json!({"checkpoint": checkpoint}),
+            }
+        }
         let proposal = planned.revert(ctx, &change, &result).await?;
         store_revert(ctx, tool, &change.id, proposal).await
     }
