@@ -143,7 +143,8 @@ impl App {
             let jobs = families.iter().flat_map(|f| f.jobs(&slots)).collect();
             Shared {
                 stored: Stored::default(),
-                registry: Registry::new(tools),
+                registry: Registry::new(tools)
+                    .with_live(families.iter().filter_map(|f| f.live(&slots)).collect()),
                 slots,
                 families,
                 supported,
@@ -200,6 +201,16 @@ impl App {
 
     pub fn instances(&self) -> &Instances {
         &self.shared.instances
+    }
+
+    /// The tool `name` as it is now (a family's own, or an external server's while it is up).
+    pub fn tool_view(&self, name: &str) -> Option<ToolView> {
+        self.shared.registry.get(name).map(|t| ToolView {
+            meta: t.meta(),
+            input_schema: t.input_schema(),
+            output_schema: t.output_schema(),
+            view: t.view(),
+        })
     }
 
     /// Every tool this build has, in the stable order, whatever the caller.
@@ -317,6 +328,10 @@ impl App {
             .registry
             .all()
             .iter()
+            .filter(|t| {
+                t.external()
+                    .is_none_or(|id| authority::reaches_external(authority, id, t.meta().name))
+            })
             .map(|t| t.meta())
             .filter(|m| m.family.is_none_or(family_present))
             .filter(|m| authority::visible(authority, switches, m, allow_destructive))
@@ -390,6 +405,18 @@ impl App {
         line: Line,
     ) -> Result<Output, ToolError> {
         self.shared.settings.call_rate.check(caller)?;
+        // An external server's tool: only while the caller's grant reaches that server.
+        let external = tool.external().map(str::to_owned);
+        let reaches = |c: &Caller| {
+            external
+                .as_deref()
+                .is_none_or(|id| authority::reaches_external(&c.authority, id, meta.name))
+        };
+        if let Some(id) = external.as_deref().filter(|_| !reaches(caller)) {
+            return Err(ToolError::denied(format!(
+                "your grant does not reach the MCP server \"{id}\"; ask the owner for a grant that names it"
+            )));
+        }
         let mut caller = caller.clone();
         let allow_destructive = self.shared.settings.allow_destructive();
         let mut needs_plan =
@@ -410,7 +437,8 @@ impl App {
             let instance = arguments
                 .get("instance_id")
                 .and_then(Value::as_str)
-                .map(str::to_owned);
+                .map(str::to_owned)
+                .or_else(|| external.clone());
             (instance, digest(&arguments))
         });
         // A write parses its input here, to refuse bad input before it is audited, and again on
@@ -423,7 +451,7 @@ impl App {
                 ToolError::denied("the credential is no longer valid (revoked or expired)")
             })?;
             needs_plan = authority::decide_or_plan(&caller, &meta, allow_destructive, None)?.err();
-            if needs_plan.is_some() {
+            if needs_plan.is_some() || !reaches(&caller) {
                 return Err(ToolError::denied(
                     "your authority changed during the call; nothing was done; call again",
                 ));

@@ -142,3 +142,9 @@ pub fn visible(
 pub fn covers(authority: &Authority, id: &str) -> bool {
     policy::covers(who(authority), id)
 }
+
+/// May a caller with `authority` reach `tool` of the external server `instance`? (See
+/// `policy::reaches_external`: instance scope, and a kid only through a grant naming it.)
+pub fn reaches_external(authority: &Authority, instance: &str, tool: &str) -> bool {
+    policy::reaches_external(who(authority), instance, tool)
+}

@@ -423,6 +423,12 @@ pub trait DynTool: Send + Sync {
     fn asks(&self) -> bool;
     /// Parses the whole input first, so bad input is refused before anything is audited or done.
     fn prepare<'a>(&'a self, arguments: Map<String, Value>) -> Result<Prepared<'a>, ToolError>;
+    /// The external server whose tool this is (a federated tool), `None` for Marquee's own:
+    /// listed and called only while the caller's grant reaches that server
+    /// (`policy::reaches_external`), and audited with its id as the instance.
+    fn external(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl<T: Tool> DynTool for T {

@@ -63,11 +63,26 @@ pub trait Family: Send + Sync + 'static {
         Box::pin(async { Ok(Vec::new()) })
     }
 
+    /// Tools it serves beside its declared ones, changing while the server runs (an external
+    /// server's, while it is up), read from its installed state.
+    fn live(&self, _slots: &Slots) -> Option<Arc<dyn LiveTools>> {
+        None
+    }
+
     /// Its own check of `spec` (for `diagnose`), asked of the instance's adapter: `None` when
     /// the instance is none of its own, or it has no check beyond being configured.
     fn check<'a>(&'a self, _slots: &'a Slots, _spec: &'a InstanceSpec) -> CheckFuture<'a> {
         Box::pin(async { None })
     }
+}
+
+/// Tools that come and go while the server runs (a federated server's): asked on every
+/// listing and every call, so what is served is what is there now.
+pub trait LiveTools: Send + Sync {
+    /// Every tool there now.
+    fn tools(&self) -> Vec<Arc<dyn DynTool>>;
+    /// The tool `name`, when it is there now.
+    fn get(&self, name: &str) -> Option<Arc<dyn DynTool>>;
 }
 
 /// Each family's state, one value per type.

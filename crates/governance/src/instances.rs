@@ -50,6 +50,19 @@ pub struct InstanceView {
     pub supported: bool,
 }
 
+/// How an external MCP server (an `mcp` instance) is started or reached beyond its `url`.
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    /// The program Marquee starts and speaks MCP with on its stdin and stdout.
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    /// Its environment beyond Marquee's own: each value, and whether it came from a `_file`
+    /// secret (then it is scrubbed from everything the server says).
+    pub env: Vec<(String, Secret, bool)>,
+    /// Headers sent to a `url` server, the same way.
+    pub headers: Vec<(String, Secret, bool)>,
+}
+
 /// All configured instances, in config order.
 #[derive(Debug, Clone, Default)]
 pub struct Instances {
@@ -60,6 +73,8 @@ pub struct Instances {
     /// Per instance id, its users' own tokens by user name (`user_tokens`: Plex managed users,
     /// whose watch state only their own token reads).
     user_tokens: std::collections::HashMap<String, Vec<(String, Secret)>>,
+    /// Per `mcp` instance id, how its server is started or reached.
+    launches: std::collections::HashMap<String, Launch>,
 }
 
 /// How long one request to an instance may take when its config sets no `timeout_seconds`.
@@ -95,6 +110,7 @@ impl Instances {
             list,
             timeouts: Default::default(),
             user_tokens: Default::default(),
+            launches: Default::default(),
         })
     }
 
@@ -130,6 +146,20 @@ impl Instances {
     /// The instance's users' own tokens, by user name (none when the config gives none).
     pub fn user_tokens(&self, id: &str) -> &[(String, Secret)] {
         self.user_tokens.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// With each `(id, launch)` as how the `mcp` instance's server is started or reached.
+    pub fn with_launches(
+        mut self,
+        launches: impl IntoIterator<Item = (String, Launch)>,
+    ) -> Instances {
+        self.launches.extend(launches);
+        self
+    }
+
+    /// How the `mcp` instance `id`'s server is started or reached (`None`: by its url alone).
+    pub fn launch(&self, id: &str) -> Option<&Launch> {
+        self.launches.get(id)
     }
 
     pub fn all(&self) -> &[InstanceSpec] {

@@ -8,7 +8,7 @@ use std::{
 
 use parking_lot::RwLock;
 
-use crate::contract::DynTool;
+use crate::{LiveTools, contract::DynTool};
 
 /// The tools a process has: those its families declared at start, and those registered while
 /// it runs (a federated server's), each by its name.
@@ -17,6 +17,8 @@ pub(crate) struct Registry {
     by_name: HashMap<&'static str, usize>,
     /// Tools registered at run time, by name; none of them shadows a fixed one.
     runtime: RwLock<BTreeMap<&'static str, Arc<dyn DynTool>>>,
+    /// The families' tools that come and go (an external server's), asked each time.
+    live: Vec<Arc<dyn LiveTools>>,
 }
 
 impl Registry {
@@ -44,24 +46,43 @@ impl Registry {
             fixed,
             by_name,
             runtime: RwLock::new(Default::default()),
+            live: Vec::new(),
         }
+    }
+
+    /// With `live` asked for the tools that come and go; a fixed tool's name is never theirs.
+    pub(crate) fn with_live(mut self, live: Vec<Arc<dyn LiveTools>>) -> Registry {
+        self.live = live;
+        self
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<Arc<dyn DynTool>> {
         match self.by_name.get(name) {
             Some(&i) => Some(self.fixed[i].clone()),
-            None => self.runtime.read().get(name).cloned(),
+            None => self
+                .runtime
+                .read()
+                .get(name)
+                .cloned()
+                .or_else(|| self.live.iter().find_map(|l| l.get(name))),
         }
     }
 
     /// Every tool, in the stable order (by name).
     pub(crate) fn all(&self) -> Vec<Arc<dyn DynTool>> {
         let runtime = self.runtime.read();
-        if runtime.is_empty() {
+        if runtime.is_empty() && self.live.is_empty() {
             return self.fixed.clone();
         }
         let mut all: Vec<Arc<dyn DynTool>> =
             self.fixed.iter().chain(runtime.values()).cloned().collect();
+        for live in &self.live {
+            all.extend(
+                live.tools()
+                    .into_iter()
+                    .filter(|t| !self.by_name.contains_key(t.meta().name)),
+            );
+        }
         all.sort_by_key(|t| t.meta().name);
         all
     }

@@ -265,6 +265,15 @@ pub struct InstanceConfig {
     /// asked), so each linked person's continue watching and history read their own state.
     #[serde(skip_serializing)]
     pub user_tokens: std::collections::BTreeMap<String, Secret>,
+    /// `mcp`: the program Marquee starts and supervises, speaking MCP on its stdin and stdout
+    /// (instead of a `url`), with its `args`.
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    /// `mcp` with `command`: its environment. A name ending in `_file` reads the value of the
+    /// name without it from that file: a secret, scrubbed from whatever the server says.
+    pub env: BTreeMap<String, String>,
+    /// `mcp` with `url`: headers sent with every request, `_file` names as in `env`.
+    pub headers: BTreeMap<String, String>,
 }
 
 impl Default for Config {

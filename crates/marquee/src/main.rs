@@ -7,6 +7,7 @@ mod config;
 mod connect;
 mod data_dir;
 mod governance;
+mod mcp_config;
 mod oauth;
 mod ready;
 mod serve;

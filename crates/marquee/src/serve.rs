@@ -72,7 +72,8 @@ fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::R
     let instances = Instances::new(loaded.config.instances(data_dir)?)
         .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?
         .with_timeouts(loaded.config.instance_timeouts()?)
-        .with_user_tokens(loaded.config.instance_user_tokens());
+        .with_user_tokens(loaded.config.instance_user_tokens())
+        .with_launches(loaded.config.instance_launches()?);
     let mut settings = Settings::new(loaded.config.mcp.allow_destructive, loaded.file.clone());
     if let Some(person) = &loaded.config.auth.local_person {
         tracing::warn!(person, grant = %loaded.config.auth.local_grant, "requests from this machine without a key are let in ([auth] local_person)");

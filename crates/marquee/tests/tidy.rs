@@ -39,6 +39,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("adapters-indexers", ADAPTER),
     ("adapters-media", ADAPTER),
     ("adapters-subtitles", ADAPTER),
+    ("adapters-mcp", ADAPTER),
     // Files beneath a folder instance's root: no HTTP at all, only the vocabulary if ever.
     ("adapters-folder", &["domain"]),
     // The governance core names no family: a family plugs into it, never the reverse.
@@ -63,6 +64,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "adapters-folder",
             "adapters-media",
             "adapters-subtitles",
+            "adapters-mcp",
         ],
     ),
     (
@@ -87,7 +89,8 @@ const ADAPTER: &[&str] = &["httpx", "domain"];
 const ONLY_IN: &[(&str, &[&str])] = &[
     ("sqlx", &["store"]),
     ("rusqlite", &["store"]),
-    ("rmcp", &["mcp"]),
+    // The protocol edge, and the client of other MCP servers.
+    ("rmcp", &["mcp", "adapters-mcp"]),
     ("reqwest", &["httpx", "mcp"]),
     ("anyhow", &["marquee", "bench"]),
     ("axum", &["mcp", "web", "marquee", "bench", "test-support"]),
@@ -111,6 +114,7 @@ const ONLY_IN: &[(&str, &[&str])] = &[
             "adapters-indexers",
             "adapters-media",
             "adapters-subtitles",
+            "adapters-mcp",
         ],
     ),
 ];

@@ -182,6 +182,19 @@ pub fn covers(caller: Caller<'_>, id: &str) -> bool {
         .is_none_or(|list| list.iter().any(|i| i == id))
 }
 
+/// May the caller reach `tool` of the external MCP server `instance`? Its instance scope as
+/// for any instance; a kid only through a grant that names the server or the tool itself, so
+/// that a kid's tools are unchanged by a server no grant of theirs names.
+pub fn reaches_external(caller: Caller<'_>, instance: &str, tool: &str) -> bool {
+    let named = || {
+        caller
+            .instances
+            .is_some_and(|l| l.iter().any(|i| i == instance))
+            || caller.tools.is_some_and(|l| l.iter().any(|t| t == tool))
+    };
+    covers(caller, instance) && (caller.role != Role::Kid || named())
+}
+
 /// Does the caller's explicit tool list (if any) name `tool`?
 fn names_tool(caller: Caller<'_>, tool: &str) -> bool {
     caller
@@ -281,6 +294,49 @@ mod tests {
         allow_destructive: true,
         tool_enabled: true,
     };
+
+    #[test]
+    fn a_kid_reaches_an_external_server_only_through_a_grant_that_names_it() {
+        let c = caps(&[Capability::Federated]);
+        let home = ["home".to_string()];
+        let tool = ["home__lights".to_string()];
+        let who = |role, instances, tools| Caller {
+            role,
+            capabilities: &c,
+            instances,
+            tools,
+        };
+        assert!(reaches_external(
+            who(Role::User, None, None),
+            "home",
+            "home__lights"
+        ));
+        assert!(!reaches_external(
+            who(Role::Kid, None, None),
+            "home",
+            "home__lights"
+        ));
+        assert!(reaches_external(
+            who(Role::Kid, Some(&home), None),
+            "home",
+            "home__lights"
+        ));
+        assert!(reaches_external(
+            who(Role::Kid, None, Some(&tool)),
+            "home",
+            "home__lights"
+        ));
+        assert!(!reaches_external(
+            who(Role::Kid, None, Some(&tool)),
+            "home",
+            "home__other"
+        ));
+        assert!(!reaches_external(
+            who(Role::User, Some(&home), None),
+            "notes",
+            "notes__x"
+        ));
+    }
 
     #[test]
     fn scope_by_role_grant_and_limits() {

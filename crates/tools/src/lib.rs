@@ -7,6 +7,7 @@ pub mod completions;
 pub mod contract;
 pub mod discover;
 pub mod downloads;
+pub mod federated;
 pub mod files;
 pub mod guides;
 pub mod ids;
@@ -26,8 +27,8 @@ use std::sync::Arc;
 
 // The core's vocabulary, named as the families use it.
 pub use governance::{
-    App, Called, Caller, Credential, Ctx, ErrorCode, ErrorKind, InstanceSpec, Instances, Line,
-    LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, plan, report,
+    App, Called, Caller, Credential, Ctx, ErrorCode, ErrorKind, InstanceSpec, Instances, Launch,
+    Line, LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, plan, report,
 };
 pub use registry::families;
 pub use server::checks::check_instances;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use governance::Family;
 
 use crate::{
-    changes, discover, downloads, files, indexers, library, media, requests, server, subtitles,
-    tasks,
+    changes, discover, downloads, federated, files, indexers, library, media, requests, server,
+    subtitles, tasks,
 };
 
 /// Every family of this build, in the order their jobs and checks run.
@@ -24,6 +24,7 @@ pub fn families() -> Vec<Arc<dyn Family>> {
         Arc::new(subtitles::SubtitlesFamily),
         Arc::new(tasks::TasksFamily),
         Arc::new(changes::ChangesFamily),
+        Arc::new(federated::FederatedFamily),
     ]
 }
 

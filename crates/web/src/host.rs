@@ -68,6 +68,15 @@ impl Host {
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
     }
+
+    /// A tool's listed definition: built once for the build's own tools; an external server's
+    /// as the server describes it now.
+    fn listed(&self, name: &str) -> Option<Arc<ListedTool>> {
+        self.defs.get(name).cloned().or_else(|| {
+            let view = self.app.tool_view(name)?;
+            Some(Arc::new(ListedTool::new(definition(&view))))
+        })
+    }
 }
 
 /// The four annotations a tool declares (read-only and destructive from its effect, the
@@ -183,10 +192,7 @@ impl ToolHost for Host {
 
     async fn list_tools(&self, caller: &Caller) -> Result<Arc<[Arc<ListedTool>]>, HostError> {
         let names = self.app.visible(caller);
-        Ok(names
-            .iter()
-            .filter_map(|n| self.defs.get(n).cloned())
-            .collect())
+        Ok(names.iter().filter_map(|n| self.listed(n)).collect())
     }
 
     async fn call_tool(

@@ -1,0 +1,415 @@
+//! One external server: its connection (a child process restarted with back-off, or a
+//! Streamable HTTP session), its current tool list, and calls made on it.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    process::Stdio,
+    sync::{
+        Arc, Weak,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use parking_lot::Mutex;
+use rmcp::{
+    ClientHandler, RoleClient, ServiceExt,
+    model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool},
+    service::{NotificationContext, Peer, RunningServiceCancellationToken, ServiceError},
+    transport::{
+        StreamableHttpClientTransport, TokioChildProcess,
+        streamable_http_client::StreamableHttpClientTransportConfig,
+    },
+};
+use serde_json::{Map, Value};
+use tokio::{io::AsyncBufReadExt, time::Instant};
+
+use crate::{Answer, Error, Launch, RemoteHints, RemoteTool, ServerConfig, redact};
+
+/// How many of a child's last stderr lines are kept, to say why it is down.
+const STDERR_KEPT: usize = 5;
+/// The longest wait between two attempts to start a server.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A connection that stayed up this long starts the back-off again from its shortest wait.
+const STABLE: Duration = Duration::from_secs(30);
+
+/// One external server, supervised.
+pub struct Server {
+    config: ServerConfig,
+    state: Mutex<State>,
+    /// Bumped whenever its tool list changes (connected, list changed, gone down).
+    version: AtomicU64,
+    /// One connection attempt at a time.
+    attempt: tokio::sync::Mutex<()>,
+}
+
+struct State {
+    up: Option<Up>,
+    /// Connections made so far, so a watcher of an old one never marks a newer one down.
+    generation: u64,
+    /// Failures in a row: the back-off doubles with each.
+    failures: u32,
+    next_attempt: Option<Instant>,
+    last_error: Option<String>,
+    stderr: VecDeque<String>,
+}
+
+struct Up {
+    peer: Peer<RoleClient>,
+    tools: Arc<Vec<RemoteTool>>,
+    since: Instant,
+    /// Ends the connection (and so the child) when the server is dropped.
+    _stop: Stop,
+}
+
+struct Stop(Option<RunningServiceCancellationToken>);
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        if let Some(token) = self.0.take() {
+            token.cancel();
+        }
+    }
+}
+
+/// What `diagnose` shows of a server.
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub up: bool,
+    pub tools: usize,
+    pub last_error: Option<String>,
+    /// Its last stderr lines, secrets scrubbed.
+    pub stderr: Vec<String>,
+}
+
+/// Hears the server's notifications: a changed tool list is read again.
+struct Listener {
+    server: Weak<Server>,
+    generation: u64,
+}
+
+impl ClientHandler for Listener {
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let Some(server) = self.server.upgrade() else {
+            return;
+        };
+        let generation = self.generation;
+        tokio::spawn(async move { server.reread(generation, &context.peer).await });
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("marquee", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+impl Server {
+    pub fn new(config: ServerConfig) -> Arc<Server> {
+        Arc::new(Server {
+            config,
+            state: Mutex::new(State {
+                up: None,
+                generation: 0,
+                failures: 0,
+                next_attempt: None,
+                last_error: None,
+                stderr: VecDeque::new(),
+            }),
+            version: AtomicU64::new(0),
+            attempt: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.config.id
+    }
+
+    /// Its tools while it is up; `None` while it is down.
+    pub fn tools(&self) -> Option<Arc<Vec<RemoteTool>>> {
+        self.state.lock().up.as_ref().map(|u| u.tools.clone())
+    }
+
+    /// Changes whenever its tool list does.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    pub fn status(&self) -> Status {
+        let s = self.state.lock();
+        Status {
+            up: s.up.is_some(),
+            tools: s.up.as_ref().map_or(0, |u| u.tools.len()),
+            last_error: s.last_error.clone(),
+            stderr: s.stderr.iter().cloned().collect(),
+        }
+    }
+
+    /// One supervision pass: connects when the server is down and its back-off has passed.
+    pub async fn tick(self: &Arc<Self>) {
+        {
+            let s = self.state.lock();
+            if s.up.is_some() || s.next_attempt.is_some_and(|t| Instant::now() < t) {
+                return;
+            }
+        }
+        let Ok(_one) = self.attempt.try_lock() else {
+            return;
+        };
+        let secs = self.config.timeout.as_secs();
+        let outcome = match tokio::time::timeout(self.config.timeout, self.connect()).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(format!("it did not finish starting within {secs} s")),
+        };
+        if let Err(why) = outcome {
+            let why = redact::line(&why, &self.config.secrets);
+            tracing::warn!(target: "marquee::federated", instance = %self.config.id, error = %why, "the MCP server could not be reached");
+            self.failed(why);
+        }
+    }
+
+    async fn connect(self: &Arc<Self>) -> Result<(), String> {
+        let generation = self.state.lock().generation + 1;
+        let listener = Listener {
+            server: Arc::downgrade(self),
+            generation,
+        };
+        let running = match &self.config.launch {
+            Launch::Stdio { command, args, env } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).kill_on_drop(true);
+                for (name, value) in env {
+                    cmd.env(name, value.expose());
+                }
+                let (transport, stderr) = TokioChildProcess::builder(cmd)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| format!("{command} could not be started: {e}"))?;
+                if let Some(stderr) = stderr {
+                    self.follow(stderr);
+                }
+                listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| format!("it did not complete the MCP handshake: {e}"))?
+            }
+            Launch::Http { url, headers } => {
+                let mut map = HashMap::new();
+                for (name, value) in headers {
+                    let name = http::HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|_| format!("the header name {name} is not valid"))?;
+                    let value = http::HeaderValue::from_str(value.expose())
+                        .map_err(|_| format!("the value of the header {name} is not valid"))?;
+                    map.insert(name, value);
+                }
+                let config =
+                    StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(map);
+                // The one outbound client builder; no total time limit, since a server's
+                // notification stream stays open (each call has its own limit).
+                let timeouts = httpx::Timeouts {
+                    connect: Duration::from_secs(3),
+                    request: Duration::from_secs(24 * 3600),
+                };
+                let client = httpx::builder(timeouts)
+                    .build()
+                    .map_err(|e| format!("no HTTP client: {e}"))?;
+                listener
+                    .serve(StreamableHttpClientTransport::with_client(client, config))
+                    .await
+                    .map_err(|e| format!("it did not complete the MCP handshake: {e}"))?
+            }
+        };
+        let peer = running.peer().clone();
+        let tools = list(&peer).await?;
+        let count = tools.len();
+        {
+            let mut s = self.state.lock();
+            s.generation = generation;
+            s.up = Some(Up {
+                peer,
+                tools: Arc::new(tools),
+                since: Instant::now(),
+                _stop: Stop(Some(running.cancellation_token())),
+            });
+            s.last_error = None;
+            s.next_attempt = None;
+        }
+        self.version.fetch_add(1, Ordering::AcqRel);
+        tracing::info!(target: "marquee::federated", instance = %self.config.id, tools = count, "the MCP server is up");
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let _ = running.waiting().await;
+            if let Some(server) = weak.upgrade() {
+                server.went_down(generation, "its connection closed".into());
+            }
+        });
+        Ok(())
+    }
+
+    /// Keeps the child's stderr lines in the log under the instance id, secrets scrubbed.
+    fn follow(self: &Arc<Self>, stderr: tokio::process::ChildStderr) {
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let Some(server) = weak.upgrade() else {
+                    return;
+                };
+                let line = redact::line(&line, &server.config.secrets);
+                tracing::info!(target: "marquee::federated", instance = %server.config.id, "stderr: {line}");
+                let mut s = server.state.lock();
+                if s.stderr.len() == STDERR_KEPT {
+                    s.stderr.pop_front();
+                }
+                s.stderr.push_back(line);
+            }
+        });
+    }
+
+    async fn reread(&self, generation: u64, peer: &Peer<RoleClient>) {
+        match list(peer).await {
+            Ok(tools) => {
+                let mut s = self.state.lock();
+                if s.generation != generation {
+                    return;
+                }
+                if let Some(up) = s.up.as_mut() {
+                    up.tools = Arc::new(tools);
+                }
+                drop(s);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                tracing::info!(target: "marquee::federated", instance = %self.config.id, "the MCP server's tool list changed");
+            }
+            Err(e) => {
+                tracing::warn!(target: "marquee::federated", instance = %self.config.id, error = %e, "the changed tool list could not be read")
+            }
+        }
+    }
+
+    fn went_down(&self, generation: u64, why: String) {
+        let mut s = self.state.lock();
+        if s.generation != generation || s.up.is_none() {
+            return;
+        }
+        if s.up.as_ref().is_some_and(|u| u.since.elapsed() >= STABLE) {
+            s.failures = 0;
+        }
+        s.up = None;
+        drop(s);
+        tracing::warn!(target: "marquee::federated", instance = %self.config.id, "the MCP server went down: {why}");
+        self.failed(why);
+    }
+
+    fn failed(&self, why: String) {
+        let mut s = self.state.lock();
+        s.failures = s.failures.saturating_add(1);
+        let wait = Duration::from_secs(1 << s.failures.saturating_sub(1).min(5)).min(MAX_BACKOFF);
+        s.next_attempt = Some(Instant::now() + wait);
+        s.last_error = Some(why);
+        drop(s);
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The error a call answers while the server is down: why, and its last stderr line.
+    pub fn down(&self) -> Error {
+        let s = self.state.lock();
+        let mut why = String::new();
+        if let Some(e) = &s.last_error {
+            why = format!(" ({e})");
+        }
+        if let Some(last) = s.stderr.back() {
+            why.push_str(&format!("; its last stderr line: {last}"));
+        }
+        Error::Down {
+            id: self.config.id.clone(),
+            why,
+        }
+    }
+
+    /// Calls the tool `name` (as the server names it) with `arguments`.
+    pub async fn call(&self, name: &str, arguments: Map<String, Value>) -> Result<Answer, Error> {
+        let (peer, generation) = {
+            let s = self.state.lock();
+            match &s.up {
+                Some(up) => (up.peer.clone(), s.generation),
+                None => {
+                    drop(s);
+                    return Err(self.down());
+                }
+            }
+        };
+        let id = self.config.id.clone();
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let result = match tokio::time::timeout(self.config.timeout, peer.call_tool(params)).await
+        {
+            Err(_) => {
+                let secs = self.config.timeout.as_secs();
+                return Err(Error::Timeout { id, secs });
+            }
+            Ok(Err(ServiceError::McpError(e))) => {
+                let message = redact::line(&e.message, &self.config.secrets);
+                return Err(Error::Refused { id, message });
+            }
+            Ok(Err(e)) => {
+                let message = redact::line(&e.to_string(), &self.config.secrets);
+                if matches!(e, ServiceError::TransportClosed) {
+                    self.went_down(generation, message.clone());
+                }
+                return Err(Error::Failed { id, message });
+            }
+            Ok(Ok(result)) => result,
+        };
+        let bytes = serde_json::to_vec(&result).map_err(|e| Error::Failed {
+            id: id.clone(),
+            message: e.to_string(),
+        })?;
+        let limit = self.config.max_answer_bytes;
+        if bytes.len() > limit {
+            let bytes = bytes.len();
+            return Err(Error::TooLarge { id, bytes, limit });
+        }
+        let size = bytes.len();
+        let scrubbed = redact::json(bytes, &self.config.secrets);
+        let mut value: Map<String, Value> =
+            serde_json::from_slice(&scrubbed).map_err(|e| Error::Failed {
+                id: id.clone(),
+                message: e.to_string(),
+            })?;
+        let content = match value.remove("content") {
+            Some(Value::Array(blocks)) => blocks,
+            _ => Vec::new(),
+        };
+        Ok(Answer {
+            content,
+            structured: value.remove("structuredContent"),
+            is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
+            bytes: size,
+        })
+    }
+}
+
+async fn list(peer: &Peer<RoleClient>) -> Result<Vec<RemoteTool>, String> {
+    let tools = peer
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("its tools could not be listed: {e}"))?;
+    Ok(tools.into_iter().map(remote).collect())
+}
+
+fn remote(tool: Tool) -> RemoteTool {
+    let a = tool.annotations.clone().unwrap_or_default();
+    let hints = RemoteHints {
+        read_only: a.read_only_hint.unwrap_or(false),
+        destructive: a.destructive_hint.unwrap_or(true),
+        idempotent: a.idempotent_hint.unwrap_or(false),
+        open_world: a.open_world_hint.unwrap_or(true),
+    };
+    RemoteTool {
+        name: tool.name.to_string(),
+        title: tool.title.clone().or(a.title),
+        description: tool.description.map(|d| d.to_string()),
+        input_schema: tool.input_schema.as_ref().clone(),
+        hints,
+    }
+}
