@@ -11,6 +11,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 export SHARED=${MARQUEE_SHARED:-$ROOT/../shared}
+# Where the client kit installs (its env.sh decides): the federated tests find the Python SDK's
+# venv and the everything server there.
+MCP_CLIENTS_HOME=$(bash -c '. "$1/mcp-clients/env.sh" >/dev/null 2>&1; echo "$MCP_CLIENTS_HOME"' _ "$SHARED")
+export MCP_CLIENTS_HOME
 # The build folder: CARGO_TARGET_DIR when set; else a shared build beside the clone
 # (../shared-cache/target) when that folder exists; else the clone's own target/ (CI runs in a
 # fresh clone).
@@ -35,6 +39,18 @@ if [ -z "${SKIP_SETUP:-}" ]; then
   fi
   log "setup: MCP client kit (conformance suite, Python SDK, Inspector)"
   "$SHARED/mcp-clients/install.sh"
+  # The official everything server, which the federated tests attach over stdio and Streamable
+  # HTTP: pinned, in the client kit's cache folder, installed once (idempotent).
+  log "setup: @modelcontextprotocol/server-everything"
+  EVERYTHING_VERSION=2026.8.31
+  everything_dir="$MCP_CLIENTS_HOME/everything"
+  if [ "$(cat "$everything_dir/.stamp" 2>/dev/null)" != "$EVERYTHING_VERSION" ]; then
+    mkdir -p "$everything_dir"
+    printf '{ "name": "mcp-everything-cache", "private": true, "dependencies": { "@modelcontextprotocol/server-everything": "%s" } }\n' \
+      "$EVERYTHING_VERSION" > "$everything_dir/package.json"
+    (cd "$everything_dir" && npm install --no-audit --no-fund --loglevel=error)
+    echo "$EVERYTHING_VERSION" > "$everything_dir/.stamp"
+  fi
 fi
 
 log "build"
