@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The library adapters against Prism mocks of the vendors' own OpenAPI documents:
+# The library and media-server adapters against Prism mocks of the vendors' own OpenAPI documents
+# (Jellyfin's; Plex's community-written one):
 # installs @stoplight/prism-cli with npm into a local prefix (idempotently), starts one static
 # mock per document on a free 127.0.0.1 port (CommandResource's additionalProperties removed, the
 # gap ../shared/specs/README.md describes), runs `cargo test -p adapters-library --test prism`
-# with their URLs, stops each mock by its pid, and ends with "prism: N passed, N failed".
+# and `cargo test -p adapters-media --test prism` with their URLs, stops each mock by its pid, and ends with "prism: N passed, N failed".
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SHARED=${SHARED:-${MARQUEE_SHARED:-$ROOT/../shared}}
@@ -38,7 +39,17 @@ mock MARQUEE_PRISM_SONARR sonarr-v3.openapi.json
 mock MARQUEE_PRISM_SONARR_V5 sonarr-v5-prerelease.openapi.json
 mock MARQUEE_PRISM_LIDARR lidarr-v1.openapi.json
 mock MARQUEE_PRISM_READARR readarr-v1.openapi.json
-for var in MARQUEE_PRISM_RADARR MARQUEE_PRISM_SONARR MARQUEE_PRISM_SONARR_V5 MARQUEE_PRISM_LIDARR MARQUEE_PRISM_READARR; do
+# mock_as_is VAR DOCUMENT: a static mock of DOCUMENT unchanged (JSON or YAML).
+mock_as_is() {
+  local var=$1 doc=$2 port
+  port=$(free_port)
+  "$PRISM" mock --host 127.0.0.1 --port "$port" "$SHARED/specs/$doc" >"$W/$doc.log" 2>&1 &
+  PIDS+=($!)
+  export "$var=http://127.0.0.1:$port/"
+}
+mock_as_is MARQUEE_PRISM_JELLYFIN jellyfin-v12.openapi.json
+mock_as_is MARQUEE_PRISM_PLEX plex-pms.openapi.yaml
+for var in MARQUEE_PRISM_RADARR MARQUEE_PRISM_SONARR MARQUEE_PRISM_SONARR_V5 MARQUEE_PRISM_LIDARR MARQUEE_PRISM_READARR MARQUEE_PRISM_JELLYFIN MARQUEE_PRISM_PLEX; do
   url=${!var}
   for _ in $(seq 900); do
     curl -s -o /dev/null "${url}api" && break
@@ -49,6 +60,9 @@ done
 log=$W/cargo.log
 cargo test -p adapters-library --test prism 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
+# The media adapter against Jellyfin's document and the community Plex document.
+cargo test -p adapters-media --test prism 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 passed=$(awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="passed;") s+=$(i-1)} END {print s+0}' "$log")
 failed=$(awk '/^test result:/ {for (i=1;i<=NF;i++) if ($(i)=="failed;") s+=$(i-1)} END {print s+0}' "$log")
 if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi

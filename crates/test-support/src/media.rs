@@ -426,7 +426,14 @@ fn items(state: &State, user: Option<&str>, r: &RecordedRequest) -> Option<Value
         .param("limit")
         .and_then(|v| v.parse().ok())
         .unwrap_or(usize::MAX);
-    let types: Option<Vec<&str>> = r.param("includeItemTypes").map(|t| t.split(',').collect());
+    // Jellyfin repeats a list parameter per value; Emby joins the values with commas.
+    let types: Vec<&str> = r
+        .query
+        .iter()
+        .filter(|(k, _)| k == "includeItemTypes")
+        .flat_map(|(_, v)| v.split(','))
+        .collect();
+    let types = (!types.is_empty()).then_some(types);
     if r.param("isPlayed") == Some("true") {
         let user = user?;
         let list: Vec<Value> = marks_of(state, user)

@@ -79,6 +79,13 @@ impl Core {
             .get(httpx::join(&self.base, path))
             .header(name, value)
             .header(reqwest::header::ACCEPT, "application/json");
+        if self.server == Server::Plex {
+            // Plex asks every client to name itself (its API document requires the identifier
+            // on the library, hub and history reads).
+            req = req
+                .header("X-Plex-Client-Identifier", "marquee")
+                .header("X-Plex-Product", "Marquee");
+        }
         if !query.is_empty() {
             req = req.query(query);
         }

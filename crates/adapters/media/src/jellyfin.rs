@@ -14,7 +14,8 @@ use crate::{
 };
 
 /// The item fields every read asks for beyond the defaults.
-const FIELDS: &str = "ProviderIds,Genres,DateCreated,OfficialRating";
+/// (`OfficialRating` is not one of the document's `ItemFields`: items carry it by default.)
+const FIELDS: &str = "ProviderIds,Genres,DateCreated";
 /// Ticks (100 ns) per second.
 const TICKS: u64 = 10_000_000;
 
@@ -159,18 +160,33 @@ pub(crate) async fn status(core: &Core) -> Result<String, Error> {
     .replace("  ", " "))
 }
 
+/// A list parameter as each server takes it: Jellyfin's document declares query arrays in the
+/// OpenAPI default (the name repeated per value, which its server also reads comma-joined);
+/// Emby reads one comma-joined value.
+fn list(server: Server, name: &'static str, values: &str) -> Vec<(&'static str, String)> {
+    match server {
+        Server::Emby => vec![(name, values.to_string())],
+        _ => values.split(',').map(|v| (name, v.to_string())).collect(),
+    }
+}
+
 /// One page of the library: movies, shows and episodes, recursively.
-pub(crate) async fn items(core: &Core, start: u64, limit: u64) -> Result<ItemPage, Error> {
-    let query = [
-        ("recursive", "true".to_string()),
-        ("includeItemTypes", "Movie,Series,Episode".to_string()),
-        ("fields", FIELDS.to_string()),
+pub(crate) async fn items(
+    core: &Core,
+    server: Server,
+    start: u64,
+    limit: u64,
+) -> Result<ItemPage, Error> {
+    let mut query = vec![("recursive", "true".to_string())];
+    query.extend(list(server, "includeItemTypes", "Movie,Series,Episode"));
+    query.extend(list(server, "fields", FIELDS));
+    query.extend([
         ("enableTotalRecordCount", "true".to_string()),
         ("enableImages", "false".to_string()),
         ("sortBy", "SortName".to_string()),
         ("startIndex", start.to_string()),
         ("limit", limit.to_string()),
-    ];
+    ]);
     let page: QueryResult = core.get("/Items", &query).await?;
     Ok(ItemPage {
         read: page.items.len() as u64,
@@ -204,11 +220,11 @@ pub(crate) async fn resume(
     user_id: &str,
     limit: u32,
 ) -> Result<Vec<Progress>, Error> {
-    let mut query = vec![
-        ("fields", FIELDS.to_string()),
+    let mut query = list(server, "fields", FIELDS);
+    query.extend([
         ("enableImages", "false".to_string()),
         ("limit", limit.to_string()),
-    ];
+    ]);
     let path = match server {
         Server::Emby => format!("/Users/{user_id}/Items/Resume"),
         _ => {
@@ -230,13 +246,17 @@ pub(crate) async fn history(
     let mut query = vec![
         ("recursive", "true".to_string()),
         ("isPlayed", "true".to_string()),
-        ("includeItemTypes", "Movie,Episode".to_string()),
+    ];
+    query.extend(list(server, "includeItemTypes", "Movie,Episode"));
+    query.extend([
         ("sortBy", "DatePlayed".to_string()),
         ("sortOrder", "Descending".to_string()),
-        ("fields", FIELDS.to_string()),
+    ]);
+    query.extend(list(server, "fields", FIELDS));
+    query.extend([
         ("enableImages", "false".to_string()),
         ("limit", limit.to_string()),
-    ];
+    ]);
     let path = match server {
         Server::Emby => format!("/Users/{user_id}/Items"),
         _ => {

@@ -91,7 +91,7 @@ impl MediaClient {
                 let mut out = Vec::new();
                 let mut start = 0;
                 loop {
-                    let page = jellyfin::items(&self.core, start, PAGE_SIZE).await?;
+                    let page = jellyfin::items(&self.core, self.server, start, PAGE_SIZE).await?;
                     if !take(&mut out, &mut start, page)? {
                         return Ok(out);
                     }

@@ -82,10 +82,11 @@ struct Metadata {
     transcode: Option<Transcode>,
 }
 
+/// A provider guid (`tmdb://348`); an id of another shape is passed over, not a failed read.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Guid {
-    id: String,
+    id: serde_json::Value,
 }
 
 #[derive(Deserialize, Default)]
@@ -132,7 +133,8 @@ impl Metadata {
         };
         let guid = |scheme: &str| {
             self.guids.iter().find_map(|g| {
-                g.id.strip_prefix(scheme)
+                g.id.as_str()?
+                    .strip_prefix(scheme)
                     .and_then(|rest| rest.strip_prefix("://"))
                     .filter(|v| !v.is_empty())
                     .map(str::to_string)
