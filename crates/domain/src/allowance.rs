@@ -36,9 +36,9 @@ pub enum AllowanceKind {
     Searches,
     /// Destructive operations (deletions).
     Destructive,
-    /// Writes made through a federated Marquee server (another household's gateway): their
-    /// own kind, so that a grant can allow local writes and still bound what it asks of others.
-    /// No tool of this build writes through a federated server yet.
+    /// Writes made through an external MCP server (an `mcp` instance: every call of a tool it
+    /// does not annotate read-only): their own kind, so that a grant can allow local writes and
+    /// still bound what it asks of other servers.
     FederatedWrites,
 }
 
