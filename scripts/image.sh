@@ -166,5 +166,21 @@ if [ "$RUN" = 1 ]; then
     -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' | grep -o '"name":"[a-z_]*"' | wc -l)
   log "$how: the image lists $tools tools over MCP"
   [ "$tools" -gt 0 ]
+  if [ "$how" = chroot ]; then
+    # Bad input: a /data the image's user cannot write is refused with what to do, exit 1.
+    kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+    rm -rf "${ROOTFS:?}/data"/*
+    chown 0:0 "$ROOTFS/data"; chmod 0755 "$ROOTFS/data"
+    set +e
+    said=$(env -i MARQUEE_LISTEN=127.0.0.1:0 MARQUEE_DATA_DIR=/data \
+      "$CHROOT" --userspec=10001:10001 "$ROOTFS" /usr/local/bin/marquee serve 2>&1)
+    rc=$?
+    set -e
+    chown 10001:10001 "$ROOTFS/data"; chmod 0700 "$ROOTFS/data"
+    if [ "$rc" != 1 ] || ! grep -q "the data folder /data is not writable" <<<"$said"; then
+      echo "image.sh: a read-only /data was not refused as it should be (exit $rc): $said" >&2; exit 1
+    fi
+    log "$how: a /data the image's user cannot write is refused (exit 1)"
+  fi
 fi
 echo "$TAG:$VERSION"

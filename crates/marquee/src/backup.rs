@@ -33,15 +33,24 @@ pub fn hold_shared(data_dir: &Path) -> anyhow::Result<DataLock> {
 }
 
 fn open_lock(data_dir: &Path) -> anyhow::Result<File> {
-    std::fs::create_dir_all(data_dir)
-        .with_context(|| format!("cannot create the data folder {}", data_dir.display()))?;
+    std::fs::create_dir_all(data_dir).map_err(|e| not_writable(data_dir, &e))?;
     let path = data_dir.join(LOCK_FILE);
     OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))
+        .map_err(|e| not_writable(data_dir, &e))
+}
+
+/// A data folder Marquee cannot write in, said with what to do about it.
+fn not_writable(data_dir: &Path, e: &std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "the data folder {} is not writable ({e}): give Marquee a folder it owns (the image: a \
+         volume at /data, e.g. -v marquee-data:/data; systemd: StateDirectory=marquee; else \
+         --data-dir or MARQUEE_DATA_DIR)",
+        data_dir.display()
+    )
 }
 
 /// `marquee backup FILE`: a consistent copy of the database, taken while serving if need be.

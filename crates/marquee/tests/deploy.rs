@@ -210,3 +210,28 @@ fn the_systemd_unit_verifies_and_is_hardened() {
         .unwrap_or_else(|| panic!("no exposure level in {text}"));
     assert!(score <= 2.0, "exposure {score} (0 best, 10 worst)");
 }
+
+#[test]
+fn serve_refuses_a_data_folder_it_cannot_write_and_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    // A folder that cannot be made (its parent is a file): what a missing or read-only volume
+    // looks like to a process that is root here (root writes through permissions).
+    std::fs::write(dir.path().join("file"), "").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_marquee"))
+        .arg("serve")
+        .env("MARQUEE_DATA_DIR", dir.path().join("file/data"))
+        .env("MARQUEE_LISTEN", "127.0.0.1:0")
+        .env("MARQUEE_LOG", "error")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(&format!(
+            "the data folder {} is not writable (",
+            dir.path().join("file/data").display()
+        )) && said.contains("a volume at /data"),
+        "{said}"
+    );
+}
