@@ -55,7 +55,7 @@ mkdir -p "$WORK"
 # --- the cached base: libraries, certificates, users ---------------------------------------
 programs=("$BINARY")
 [ "$FFPROBE" = 1 ] && programs+=(/usr/bin/ffprobe)
-libs() { ldd "$@" | awk '/=> \//{print $3} /^[ \t]*\//{print $1}' | sort -u; }
+libs() { ldd "$@" | awk '/=> \//{print $3} /^[ \t]+\//{print $1}' | sort -u; }
 stamp=$( { libs "${programs[@]}" | xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | sort -u \
            | xargs -r dpkg-query -W; dpkg-query -W ca-certificates; \
            [ "$FFPROBE" = 1 ] && dpkg-query -W ffmpeg; sha256sum "$0" | cut -c1-16; } | sha256sum | cut -c1-16)
@@ -106,6 +106,7 @@ buildah add --quiet "$ctr" "$TARBALL" / >/dev/null
 buildah config \
   --user 10001:10001 \
   --workingdir /data \
+  --env PATH=/usr/local/bin:/usr/bin:/bin \
   --env MARQUEE_LISTEN=0.0.0.0:8765 \
   --env MARQUEE_DATA_DIR=/data \
   --env 'MARQUEE_ALLOWED_HOSTS=["localhost","127.0.0.1","[::1]"]' \
