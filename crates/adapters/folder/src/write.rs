@@ -8,6 +8,7 @@ use std::{
     io::{self, Write as _},
     path::{Path, PathBuf},
     sync::atomic::{AtomicU64, Ordering},
+    time::Duration,
 };
 
 use cap_std::fs::{Dir, MetadataExt, OpenOptions};
@@ -123,7 +124,8 @@ pub fn hard_link(from: &Root, src: &str, to: &Root, dst: &str) -> Result<(), Wri
 
 /// Copies `src` beneath `from` to `dst` beneath `to`: written under a temporary name beside
 /// `dst`, flushed to disk, then renamed to `dst` without replacing anything. A failure leaves
-/// no partial `dst` (the temporary file is removed).
+/// no partial `dst` (the temporary file is removed); a crash can leave only the temporary file,
+/// which the next copy to the same name removes once it is stale.
 pub fn copy(from: &Root, src: &str, to: &Root, dst: &str) -> Result<(), WriteError> {
     let (mut input, _) = from
         .open_file(src)
@@ -135,6 +137,7 @@ pub fn copy(from: &Root, src: &str, to: &Root, dst: &str) -> Result<(), WriteErr
     create_parents(to, dst)?;
     let (parent, name) = split(d);
     let folder = open_folder(to.dir(), parent).map_err(|e| WriteError::io(dst, &e))?;
+    clear_stale_temporaries(&folder, name);
     let (tmp, mut out) = temporary(&folder, name).map_err(|e| WriteError::io(dst, &e))?;
     let written = io::copy(&mut input, &mut out)
         .and_then(|_| out.flush())
@@ -325,6 +328,38 @@ fn temporary(folder: &Dir, name: &Path) -> io::Result<(PathBuf, cap_std::fs::Fil
     }
 }
 
+/// How long a temporary file must have been left alone before a later copy to the same name
+/// removes it as a crash's leftover (a copy under way writes to its own all the time).
+const STALE_TEMPORARY: Duration = Duration::from_secs(600);
+
+/// Removes the temporary files a crashed copy left beside `name` in `folder`: named as
+/// [`temporary`] names them, regular files, untouched for [`STALE_TEMPORARY`]; best effort.
+fn clear_stale_temporaries(folder: &Dir, name: &Path) {
+    let prefix = format!(".{}.marquee-", name.display());
+    let Ok(entries) = folder.entries() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(file) = file.to_str() else {
+            continue;
+        };
+        if !(file.starts_with(&prefix) && file.ends_with(".part")) {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.into_std().elapsed().ok())
+            .is_some_and(|age| age >= STALE_TEMPORARY);
+        if stale {
+            let _ = folder.remove_file(file);
+        }
+    }
+}
+
 /// Renames the single name `src` in `from` to the single name `dst` in `to`, never replacing
 /// (`RENAME_NOREPLACE`; where the file system lacks it, a hard link and an unlink, which also
 /// never replace).
@@ -393,6 +428,32 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left.len(), 2, "no temporary file left: {left:?}");
+    }
+
+    #[test]
+    fn a_copy_removes_what_a_crashed_copy_to_the_same_name_left_and_nothing_else() {
+        let (t, a, b) = roots();
+        std::fs::create_dir_all(t.path().join("b/c")).unwrap();
+        let leftover = t.path().join("b/c/.x.mkv.marquee-4242-0.part");
+        let fresh = t.path().join("b/c/.x.mkv.marquee-4243-0.part");
+        let other = t.path().join("b/c/.y.mkv.marquee-4242-0.part");
+        for p in [&leftover, &fresh, &other] {
+            std::fs::write(p, b"mov").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - 2 * STALE_TEMPORARY;
+        for p in [&leftover, &other] {
+            std::fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        copy(&a, "in/x.mkv", &b, "c/x.mkv").unwrap();
+        assert_eq!(std::fs::read(t.path().join("b/c/x.mkv")).unwrap(), b"movie");
+        assert!(!leftover.exists(), "a stale leftover of this name goes");
+        assert!(fresh.exists(), "one written lately may be a copy under way");
+        assert!(other.exists(), "another name's is not this copy's business");
     }
 
     #[test]
