@@ -138,12 +138,12 @@ if [ "$RUN" = 1 ]; then
   name=marquee-image-check-$$
   logs=$WORK/run.log
   if podman run -d --name "$name" -p "127.0.0.1:$port:8765" "$TAG:$VERSION" >/dev/null 2>"$logs"; then
-    trap 'podman rm -f "$name" >/dev/null 2>&1 || true' EXIT
+    trap 'podman rm -f -v "$name" >/dev/null 2>&1 || true' EXIT
     how="podman"
     output() { podman logs "$name" 2>&1; }
     ready() { podman healthcheck run "$name" >/dev/null 2>&1; }
   else
-    podman rm -f "$name" >/dev/null 2>&1 || true
+    podman rm -f -v "$name" >/dev/null 2>&1 || true
     log "podman cannot run containers here ($(grep -o 'crun: .*' "$logs" | head -1)); running the root file system under chroot instead"
     [ "$(id -u)" = 0 ] || { echo "image.sh: chroot needs root" >&2; exit 1; }
     how="chroot"
