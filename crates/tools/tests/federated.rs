@@ -320,7 +320,7 @@ async fn the_python_sdk_server_is_governed_like_marquees_own_tools() {
         .await;
     assert_eq!(
         external(&h.app.visible(&named)),
-        ["tiny__forget", "tiny__shout"]
+        ["tiny__forget", "tiny__grow", "tiny__shout"]
     );
 
     // A user needs `federated`; with it, a destructive call becomes a plan for the owner,
@@ -334,7 +334,7 @@ async fn the_python_sdk_server_is_governed_like_marquees_own_tools() {
         .await;
     assert_eq!(
         external(&h.app.visible(&user)),
-        ["tiny__forget", "tiny__shout"]
+        ["tiny__forget", "tiny__grow", "tiny__shout"]
     );
     let planned = h
         .call(&user, "tiny__forget", json!({"item": "the keys"}))
@@ -396,7 +396,7 @@ async fn a_killed_server_disappears_answers_that_it_is_down_and_comes_back_after
     .await;
     h.until_listed("tiny__shout", true).await;
     let status = tools::federated::status(&h.app, "tiny").unwrap();
-    assert!(status.up && status.tools == 2, "{status:?}");
+    assert!(status.up && status.tools == 3, "{status:?}");
     // Its stderr is kept (and logged) with the secret it was handed scrubbed.
     let said = status.stderr.join("\n");
     assert!(
@@ -465,4 +465,22 @@ async fn a_server_that_exits_at_once_is_down_with_its_last_stderr_lines() {
         down.message
     );
     assert!(!down.message.contains("hunter2"), "{}", down.message);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_list_changed_notification_refreshes_its_tools() {
+    let Some(py) = python() else { return };
+    let h = Household::new(vec![(
+        mcp_spec("tiny", None),
+        Some(stdio(&py, &[&tiny_server()], Vec::new())),
+    )])
+    .await;
+    h.until_listed("tiny__shout", true).await;
+    assert!(!h.app.visible(&h.owner).contains(&"tiny__extra"));
+    // A write that is not destructive: the owner's call acts at once.
+    let grown = h.call(&h.owner, "tiny__grow", json!({})).await.unwrap();
+    assert_eq!(grown.summary, "grown");
+    h.until_listed("tiny__extra", true).await;
+    let out = h.call(&h.owner, "tiny__extra", json!({})).await.unwrap();
+    assert_eq!(out.summary, "extra");
 }

@@ -1,11 +1,12 @@
 """A tiny MCP server written with the official Python SDK, spoken to over stdio by the
 federated tests: one read-only tool, one left unannotated (so destructive by the spec's
-default), and a line on stderr naming the secret it was handed, which Marquee must scrub."""
+default), one that adds a tool and announces it (tools/list_changed), and a line on stderr
+naming the secret it was handed, which Marquee must scrub."""
 
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 server = MCPServer("tiny")
@@ -21,6 +22,19 @@ def shout(text: str) -> str:
 def forget(item: str) -> str:
     """Forgets an item (unannotated: destructive by default)."""
     return f"forgot {item}"
+
+
+def extra() -> str:
+    """A tool that appears once `grow` is called."""
+    return "extra"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False))
+async def grow(ctx: Context) -> str:
+    """Adds the tool `extra` and tells the client its tool list changed."""
+    server.add_tool(extra, annotations=ToolAnnotations(readOnlyHint=True))
+    await ctx.session.send_tool_list_changed()
+    return "grown"
 
 
 if os.environ.get("PID_FILE"):
