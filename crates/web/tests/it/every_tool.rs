@@ -32,11 +32,11 @@ const FAMILIES: &[&str] = &[
 const NOT_CALLED_HERE: &[(&str, &str)] = &[
     (
         "grab_release",
-        "its answer is being reworked with the indexer searches (library_repair.rs calls it)",
+        "a grab needs a release seeded in the fake and searched first: library_repair.rs and library_repair_music_books.rs grab through every library kind, each answer checked against its schema",
     ),
     (
         "search_releases",
-        "its answer is being reworked with the indexer searches (library_repair.rs calls it)",
+        "a search spends the searches allowance: library_repair.rs and library_repair_music_books.rs search every library kind, each answer checked against its schema",
     ),
 ];
 

@@ -11,16 +11,7 @@ use crate::support;
 
 /// The tools whose answers are not typed yet, each with its reason. Every other tool's `data`
 /// schema must be generated from the type its answer is written from.
-const UNTYPED: &[(&str, &str)] = &[
-    (
-        "grab_release",
-        "its answer is being reworked with the indexer searches; typed with that change",
-    ),
-    (
-        "search_releases",
-        "its answer is being reworked with the indexer searches; typed with that change",
-    ),
-];
+const UNTYPED: &[(&str, &str)] = &[];
 
 /// The files family's tools are typed by the change that builds the family out.
 fn files_family() -> Vec<&'static str> {

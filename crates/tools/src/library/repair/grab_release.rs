@@ -7,8 +7,7 @@
 use domain::{Capability, MediaSource, MediaType};
 use policy::Effect;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{Scope, resolve};
 use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
@@ -58,8 +57,30 @@ pub struct Input {
     pub save_path: Option<String>,
 }
 
+/// A release from search_releases, grabbed by its library service.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LibraryGrab {
+    /// The library instance grabbing it.
+    instance_id: String,
+    /// The title (and season or episode) it is for, as people name it.
+    scope: String,
+    /// The release's title.
+    title: String,
+    indexer: String,
+    size_bytes: i64,
+}
+
+/// The answer's data: a [`LibraryGrab`] for a search_releases reference, an indexer grab
+/// (`indexers::grab::IndexerGrab`) for a search_indexers one.
+fn grabbed(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let library = generator.subschema_for::<LibraryGrab>();
+    let indexer = generator.subschema_for::<crate::indexers::grab::IndexerGrab>();
+    schemars::json_schema!({ "anyOf": [library, indexer] })
+}
+
 impl Tool for GrabRelease {
     type Input = Input;
+    const DATA: Option<governance::contract::DataSchema> = Some(grabbed);
     const META: Meta = Meta {
         name: "grab_release",
         title: "Grab a release",
@@ -161,11 +182,16 @@ impl Tool for GrabRelease {
             .grab(release)
             .await
             .map_err(|e| source.error(e))?;
-        Ok(Output::new(
+        Ok(Output::typed(
             format!("{} is grabbing {} for {label}.", source.id, release.title),
-            json!({ "instance_id": source.id, "scope": label, "title": release.title,
-                "indexer": release.indexer, "size_bytes": release.size }),
-        )
+            &LibraryGrab {
+                instance_id: source.id.clone(),
+                scope: label,
+                title: release.title.clone(),
+                indexer: release.indexer.clone(),
+                size_bytes: release.size,
+            },
+        )?
         .next("get_queue shows the download's progress"))
     }
 }

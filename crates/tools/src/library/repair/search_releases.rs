@@ -4,18 +4,57 @@
 
 use domain::Capability;
 use policy::Effect;
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::{Scope, resolve};
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct SearchReleases;
 
+/// One release the service's indexers offered.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ReleaseRow {
+    /// A one-way reference to this release in this scope on this instance, for grab_release.
+    release_ref: String,
+    /// The indexer's id at the service, for grab_release.
+    indexer_id: i64,
+    title: String,
+    indexer: String,
+    size_bytes: i64,
+    age_days: i64,
+    seeders: Option<i64>,
+    leechers: Option<i64>,
+    /// torrent or usenet, as the service says.
+    protocol: Option<String>,
+    quality: Option<String>,
+    custom_format_score: i64,
+    languages: Vec<String>,
+    /// Whether the service would grab it on its own.
+    accepted: bool,
+    /// Why not, in the service's words.
+    rejections: Vec<String>,
+}
+
+/// The answer's data.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Releases {
+    instance_id: String,
+    /// The title (and season or episode) searched, as people name it.
+    scope: String,
+    /// The first releases, in the service's order.
+    releases: Vec<ReleaseRow>,
+    /// How many releases the search found (more than `releases` holds when cut).
+    total: usize,
+}
+
 /// Rows shown at most; the rest are counted.
 const MAX_ROWS: usize = 50;
 
 impl Tool for SearchReleases {
     type Input = Scope;
+    const DATA: Option<governance::contract::DataSchema> =
+        Some(governance::contract::data_of::<Releases>);
     const META: Meta = Meta {
         name: "search_releases",
         title: "Search indexers for releases",
@@ -37,28 +76,39 @@ impl Tool for SearchReleases {
         let client = source.client()?;
         let releases = client.releases(&scope).await.map_err(|e| source.error(e))?;
         let accepted = releases.iter().filter(|r| r.approved).count();
-        let rows: Vec<_> = releases
+        let rows: Vec<ReleaseRow> = releases
             .iter()
             .take(MAX_ROWS)
-            .map(|r| {
-                json!({
-                    "release_ref": client.release_ref(&source.id, &scope, r),
-                    "indexer_id": r.indexer_id, "title": r.title, "indexer": r.indexer,
-                    "size_bytes": r.size, "age_days": r.age_days, "seeders": r.seeders,
-                    "leechers": r.leechers, "protocol": r.protocol, "quality": r.quality,
-                    "custom_format_score": r.custom_format_score, "languages": r.languages,
-                    "accepted": r.approved, "rejections": r.rejections,
-                })
+            .map(|r| ReleaseRow {
+                release_ref: client.release_ref(&source.id, &scope, r),
+                indexer_id: r.indexer_id,
+                title: r.title.clone(),
+                indexer: r.indexer.clone(),
+                size_bytes: r.size,
+                age_days: r.age_days,
+                seeders: r.seeders,
+                leechers: r.leechers,
+                protocol: r.protocol.clone(),
+                quality: r.quality.clone(),
+                custom_format_score: r.custom_format_score,
+                languages: r.languages.clone(),
+                accepted: r.approved,
+                rejections: r.rejections.clone(),
             })
             .collect();
-        let mut output = Output::new(
+        let mut output = Output::typed(
             format!(
                 "{} found {} for {label}; the service would accept {accepted}.",
                 source.id,
                 super::super::count(releases.len(), "release", "releases"),
             ),
-            json!({ "instance_id": source.id, "scope": label, "releases": rows, "total": releases.len() }),
-        );
+            &Releases {
+                instance_id: source.id.clone(),
+                scope: label,
+                releases: rows,
+                total: releases.len(),
+            },
+        )?;
         if releases.len() > MAX_ROWS {
             output = output.warn(format!(
                 "showing the first {MAX_ROWS} of {} releases",
