@@ -294,6 +294,53 @@ async fn a_search_by_builtin_identity_with_a_pattern_and_a_resolution_merges_bot
     assert_eq!(out.data()["releases"][0]["matches_identity"], Value::Null);
 }
 
+/// A feed is asked as its caps allow: by imdbid where its movie search takes one, by title
+/// where it takes only text, and with a plain search where it offers no movie search at all;
+/// the caps are read once, not before every search.
+#[tokio::test]
+async fn feeds_are_searched_by_what_their_caps_offer() {
+    let w = world(&[FeedMode::Up, FeedMode::Up, FeedMode::Up], None).await;
+    w.feeds[1].set_searching(Some("q"), Some("q,season,ep"));
+    w.feeds[2].set_searching(None, Some("q"));
+    let search = json!({ "media_source": "builtin", "media_id": "tt0133093", "indexers": ["feed0", "feed1", "feed2"] });
+    for _ in 0..2 {
+        let out = call(&w.app, &w.owner, "search_indexers", search.clone())
+            .await
+            .unwrap();
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        for asked in out.data()["indexers"].as_array().unwrap() {
+            assert!(asked["rows"].as_u64().unwrap() >= 3, "{asked}");
+        }
+    }
+    let searches = |n: usize| -> Vec<test_support::RecordedRequest> {
+        w.feeds[n]
+            .requests()
+            .into_iter()
+            .filter(|r| r.param("t") != Some("caps"))
+            .collect()
+    };
+    for n in 0..3 {
+        let caps = w.feeds[n]
+            .requests()
+            .iter()
+            .filter(|r| r.param("t") == Some("caps"))
+            .count();
+        assert_eq!(caps, 1, "feed{n}'s caps are read once");
+        assert_eq!(searches(n).len(), 2);
+    }
+    let by_id = &searches(0)[0];
+    assert_eq!(by_id.param("t"), Some("movie"));
+    assert_eq!(by_id.param("imdbid"), Some("0133093"));
+    assert_eq!(by_id.param("q"), None);
+    let by_title = &searches(1)[0];
+    assert_eq!(by_title.param("t"), Some("movie"));
+    assert_eq!(by_title.param("imdbid"), None);
+    assert_eq!(by_title.param("q"), Some("The Matrix"));
+    let plain = &searches(2)[0];
+    assert_eq!(plain.param("t"), Some("search"));
+    assert_eq!(plain.param("q"), Some("The Matrix"));
+}
+
 #[tokio::test]
 async fn filters_combine_and_pages_and_sorts_apply() {
     let w = world(&[FeedMode::Up], None).await;

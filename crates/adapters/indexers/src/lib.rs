@@ -199,7 +199,12 @@ pub struct IndexerClient {
     key: Secret,
     /// How long one indexer may take to answer a search.
     search_timeout: Duration,
+    /// A feed's caps, as last read, and when: what its searches ask by.
+    caps: std::sync::Mutex<Option<(std::time::Instant, torznab::Caps)>>,
 }
+
+/// How long a feed's caps are trusted before they are read again.
+const CAPS_FOR: Duration = Duration::from_secs(60 * 60);
 
 impl IndexerClient {
     /// A client for `base` (Prowlarr's root, or the feed's API endpoint) with `key`.
@@ -230,6 +235,7 @@ impl IndexerClient {
             base,
             key,
             search_timeout: timeouts.request,
+            caps: std::sync::Mutex::new(None),
         })
     }
 
@@ -262,8 +268,7 @@ impl IndexerClient {
         match self.api {
             Api::Prowlarr => prowlarr::indexers(self).await,
             Api::Torznab => {
-                let body = self.torznab_get(&[("t", "caps".to_string())]).await?;
-                let caps = torznab::parse_caps(&body)?;
+                let caps = self.read_caps().await?;
                 Ok(vec![caps.into_indexer(name)])
             }
         }
@@ -299,6 +304,24 @@ impl IndexerClient {
         }
     }
 
+    /// The feed's caps while they are fresh.
+    fn kept_caps(&self) -> Option<torznab::Caps> {
+        let kept = self.caps.lock().ok()?;
+        kept.as_ref()
+            .filter(|(at, _)| at.elapsed() < CAPS_FOR)
+            .map(|(_, c)| c.clone())
+    }
+
+    /// `t=caps`, read now and kept (a failure is not kept).
+    async fn read_caps(&self) -> Result<torznab::Caps, Error> {
+        let body = self.torznab_get(&[("t", "caps".to_string())]).await?;
+        let caps = torznab::parse_caps(&body)?;
+        if let Ok(mut kept) = self.caps.lock() {
+            *kept = Some((std::time::Instant::now(), caps.clone()));
+        }
+        Ok(caps)
+    }
+
     fn scrub_error(&self, e: Error) -> Error {
         match e {
             Error::Feed { code, description } => Error::Feed {
@@ -319,7 +342,13 @@ impl IndexerClient {
         match self.api {
             Api::Prowlarr => prowlarr::search(self, query, indexer).await,
             Api::Torznab => {
-                let body = self.torznab_get(&torznab::search_params(query)).await?;
+                // A feed whose caps cannot be read is still asked, as if it took everything.
+                let caps = match self.kept_caps() {
+                    Some(c) => Some(c),
+                    None => self.read_caps().await.ok(),
+                };
+                let params = torznab::search_params_for(query, caps.as_ref());
+                let body = self.torznab_get(&params).await?;
                 let mut rows = torznab::parse_feed(&body)?;
                 for r in &mut rows {
                     if r.indexer.is_empty() {

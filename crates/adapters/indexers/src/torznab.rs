@@ -56,11 +56,97 @@ pub(crate) fn search_params(q: &Query) -> Vec<(&'static str, String)> {
     out
 }
 
+/// The query string of one search as the feed's `caps` allow it: the search function it offers
+/// for the kind asked (`t=movie`, `t=tvsearch`) with only the parameters it lists (`imdbid`,
+/// `tvdbid`, `season`, `ep`); what it cannot take by parameter goes into the free text
+/// (the title, "S01E02"), and a kind it does not offer is a plain `t=search`. Without caps the
+/// search is asked as [`search_params`] asks it.
+pub(crate) fn search_params_for(q: &Query, caps: Option<&Caps>) -> Vec<(&'static str, String)> {
+    let Some(caps) = caps else {
+        return search_params(q);
+    };
+    let supports = |params: &[String], p: &str| {
+        params.iter().any(|x| x.eq_ignore_ascii_case(p)) || (params.is_empty() && p == "q")
+    };
+    let mut out = Vec::new();
+    let text: Option<String> = q
+        .text
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string);
+    let mut by_id = false;
+    let mut tail = String::new();
+    match q.kind {
+        SearchKind::Movie if caps.movie_search => {
+            out.push(("t", "movie".into()));
+            if let Some(imdb) = &q.imdb
+                && supports(&caps.movie_params, "imdbid")
+            {
+                out.push(("imdbid", imdb.trim_start_matches("tt").to_string()));
+                by_id = true;
+            }
+        }
+        SearchKind::Tv if caps.tv_search => {
+            out.push(("t", "tvsearch".into()));
+            if let Some(tvdb) = q.tvdb
+                && supports(&caps.tv_params, "tvdbid")
+            {
+                out.push(("tvdbid", tvdb.to_string()));
+                by_id = true;
+            }
+            let season = supports(&caps.tv_params, "season");
+            let ep = supports(&caps.tv_params, "ep");
+            match (q.season, q.episode) {
+                (Some(s), Some(e)) if season && ep => {
+                    out.push(("season", s.to_string()));
+                    out.push(("ep", e.to_string()));
+                }
+                (Some(s), None) if season => out.push(("season", s.to_string())),
+                (Some(s), e) => {
+                    tail = format!("S{s:02}");
+                    if let Some(e) = e {
+                        tail.push_str(&format!("E{e:02}"));
+                    }
+                }
+                (None, _) => {}
+            }
+        }
+        SearchKind::Tv => {
+            out.push(("t", "search".into()));
+            if let Some(s) = q.season {
+                tail = format!("S{s:02}");
+                if let Some(e) = q.episode {
+                    tail.push_str(&format!("E{e:02}"));
+                }
+            }
+        }
+        SearchKind::Movie | SearchKind::Any => out.push(("t", "search".into())),
+    }
+    let text = match (text, by_id, tail.is_empty()) {
+        (_, true, true) => None,
+        (_, true, false) | (None, false, false) => Some(tail),
+        (Some(t), false, false) => Some(format!("{t} {tail}")),
+        (t, false, true) => t,
+    };
+    if let Some(t) = text {
+        out.push(("q", t));
+    }
+    if q.limit > 0 {
+        out.push(("limit", q.limit.to_string()));
+    }
+    out.push(("extended", "1".into()));
+    out
+}
+
 /// A feed's capabilities.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Caps {
     pub title: Option<String>,
     pub categories: Vec<Category>,
+    /// Whether it offers `t=movie` and `t=tvsearch`, and the parameters each takes.
+    pub movie_search: bool,
+    pub tv_search: bool,
     pub movie_params: Vec<String>,
     pub tv_params: Vec<String>,
 }
@@ -457,8 +543,10 @@ fn caps_element(e: &BytesStart<'_>, root: &mut bool, caps: &mut Caps) -> Result<
                 .collect();
             if available {
                 if name == "movie-search" {
+                    caps.movie_search = true;
                     caps.movie_params = params;
                 } else {
+                    caps.tv_search = true;
                     caps.tv_params = params;
                 }
             }
@@ -583,5 +671,69 @@ mod tests {
         assert!(p.contains(&("tvdbid", "81189".into())));
         assert!(p.contains(&("ep", "3".into())));
         assert!(!p.iter().any(|(k, _)| *k == "q"));
+    }
+
+    fn caps(movie: Option<&str>, tv: Option<&str>) -> Caps {
+        let list = |p: &str| p.split(',').map(str::to_string).collect::<Vec<_>>();
+        Caps {
+            movie_search: movie.is_some(),
+            tv_search: tv.is_some(),
+            movie_params: movie.map(list).unwrap_or_default(),
+            tv_params: tv.map(list).unwrap_or_default(),
+            ..Caps::default()
+        }
+    }
+
+    fn q_of(p: &[(&'static str, String)]) -> Option<String> {
+        p.iter().find(|(k, _)| *k == "q").map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn searches_ask_only_what_the_caps_offer() {
+        let movie = Query {
+            kind: SearchKind::Movie,
+            imdb: Some("tt0133093".into()),
+            text: Some("The Matrix".into()),
+            ..Query::default()
+        };
+        let p = search_params_for(&movie, Some(&caps(Some("q,imdbid"), None)));
+        assert!(p.contains(&("t", "movie".into())));
+        assert!(p.contains(&("imdbid", "0133093".into())));
+        assert_eq!(q_of(&p), None);
+        // A movie search without imdbid: by title.
+        let p = search_params_for(&movie, Some(&caps(Some("q"), None)));
+        assert!(p.contains(&("t", "movie".into())));
+        assert!(!p.iter().any(|(k, _)| *k == "imdbid"));
+        assert_eq!(q_of(&p).as_deref(), Some("The Matrix"));
+        // No movie search at all: a plain search by title.
+        let p = search_params_for(&movie, Some(&caps(None, Some("q"))));
+        assert!(p.contains(&("t", "search".into())));
+        assert_eq!(q_of(&p).as_deref(), Some("The Matrix"));
+
+        let tv = Query {
+            kind: SearchKind::Tv,
+            tvdb: Some(81189),
+            season: Some(2),
+            episode: Some(3),
+            text: Some("Breaking Bad".into()),
+            ..Query::default()
+        };
+        let p = search_params_for(&tv, Some(&caps(None, Some("q,season,ep,tvdbid"))));
+        assert!(p.contains(&("t", "tvsearch".into())));
+        assert!(p.contains(&("tvdbid", "81189".into())));
+        assert!(p.contains(&("season", "2".into())) && p.contains(&("ep", "3".into())));
+        assert_eq!(q_of(&p), None);
+        let p = search_params_for(&tv, Some(&caps(None, Some("q,season,ep"))));
+        assert!(!p.iter().any(|(k, _)| *k == "tvdbid"));
+        assert!(p.contains(&("season", "2".into())) && p.contains(&("ep", "3".into())));
+        assert_eq!(q_of(&p).as_deref(), Some("Breaking Bad"));
+        let p = search_params_for(&tv, Some(&caps(None, Some("q,season"))));
+        assert!(!p.iter().any(|(k, _)| *k == "season" || *k == "ep"));
+        assert_eq!(q_of(&p).as_deref(), Some("Breaking Bad S02E03"));
+        let p = search_params_for(&tv, Some(&caps(Some("q"), None)));
+        assert!(p.contains(&("t", "search".into())));
+        assert_eq!(q_of(&p).as_deref(), Some("Breaking Bad S02E03"));
+        // Without caps: asked as the feed is expected to take it.
+        assert_eq!(search_params_for(&tv, None), search_params(&tv));
     }
 }

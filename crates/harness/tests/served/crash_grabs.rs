@@ -83,7 +83,9 @@ async fn grab_release_survives_sigkill_at_random_moments() {
         store.create_grant("grabber", &spec).await.unwrap();
     }
     let otto = served.person_with_key("otto", "admin", "grabber");
-    let found = served.must(&served.owner, "search_releases", heat()).await;
+    // The grabber searches: a release reference is bound to the person who searched, and holds
+    // across restarts for its hour.
+    let found = served.must(&otto, "search_releases", heat()).await;
     let releases: Vec<Value> = data(&found)
         .and_then(|d| d["releases"].as_array().cloned())
         .unwrap_or_else(|| panic!("search_releases: {found}"));

@@ -41,6 +41,9 @@ struct State {
     releases: Mutex<Vec<FakeRelease>>,
     /// Where `/dl/...` redirects instead of answering, when set.
     redirect: Mutex<Option<String>>,
+    /// The `supportedParams` of movie-search and tv-search in the caps; `None`: not available
+    /// (then `t=movie` or `t=tvsearch` is answered with error 202, as Jackett does).
+    searching: Mutex<(Option<String>, Option<String>)>,
 }
 
 /// A running Torznab feed fake. Dropping it stops the server.
@@ -62,6 +65,7 @@ impl TorznabFake {
             mode: Mutex::new(FeedMode::Up),
             releases: Mutex::new(releases),
             redirect: Mutex::new(None),
+            searching: Mutex::new((Some("q,imdbid".into()), Some("q,season,ep,tvdbid".into()))),
         });
         let s = state.clone();
         let served = Served::start(Box::new(move |r| {
@@ -80,6 +84,12 @@ impl TorznabFake {
 
     pub fn set_mode(&self, mode: FeedMode) {
         *self.state.mode.lock() = mode;
+    }
+
+    /// What the caps say the movie and tv searches take (`"q,imdbid"`), or that one is not
+    /// offered (`None`). A parameter left out of the caps is ignored when sent.
+    pub fn set_searching(&self, movie: Option<&str>, tv: Option<&str>) {
+        *self.state.searching.lock() = (movie.map(str::to_string), tv.map(str::to_string));
     }
 
     /// Makes every download link redirect to `to`.
@@ -147,16 +157,29 @@ async fn answer(state: &State, r: RecordedRequest) -> Response {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<error code=\"100\" description=\"Incorrect user credentials\" />".into(),
         );
     }
+    let searching = state.searching.lock().clone();
     match r.param("t") {
-        Some("caps") => xml(caps(&state.title)),
-        Some("search" | "movie" | "tvsearch") => xml(feed(state, &r)),
+        Some("caps") => xml(caps(&state.title, &searching)),
+        Some("movie") if searching.0.is_none() => no_such_function(),
+        Some("tvsearch") if searching.1.is_none() => no_such_function(),
+        Some("search" | "movie" | "tvsearch") => xml(feed(state, &r, &searching)),
         _ => xml(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<error code=\"202\" description=\"No such function\" />".into(),
         ),
     }
 }
 
-fn caps(title: &str) -> String {
+fn no_such_function() -> Response {
+    xml(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<error code=\"202\" description=\"No such function\" />".into(),
+    )
+}
+
+fn caps(title: &str, searching: &(Option<String>, Option<String>)) -> String {
+    let search = |s: &Option<String>| match s {
+        Some(p) => format!("available=\"yes\" supportedParams=\"{}\"", escape(p)),
+        None => "available=\"no\" supportedParams=\"q\"".to_string(),
+    };
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <caps>
@@ -164,8 +187,8 @@ fn caps(title: &str) -> String {
   <limits default="100" max="100" />
   <searching>
     <search available="yes" supportedParams="q" />
-    <tv-search available="yes" supportedParams="q,season,ep,tvdbid" />
-    <movie-search available="yes" supportedParams="q,imdbid" />
+    <tv-search {} />
+    <movie-search {} />
     <music-search available="no" supportedParams="q" />
     <audio-search available="no" supportedParams="q" />
     <book-search available="no" supportedParams="q" />
@@ -180,16 +203,43 @@ fn caps(title: &str) -> String {
     </category>
   </categories>
 </caps>"#,
-        escape(title)
+        escape(title),
+        search(&searching.1),
+        search(&searching.0),
     )
 }
 
-fn feed(state: &State, r: &RecordedRequest) -> String {
+fn feed(
+    state: &State,
+    r: &RecordedRequest,
+    searching: &(Option<String>, Option<String>),
+) -> String {
+    // A parameter the caps do not list for this function is ignored, as feeds do.
+    let takes = |name: &str| match r.param("t") {
+        Some("movie") => searching
+            .0
+            .as_deref()
+            .is_some_and(|p| p.split(',').any(|x| x == name)),
+        Some("tvsearch") => searching
+            .1
+            .as_deref()
+            .is_some_and(|p| p.split(',').any(|x| x == name)),
+        _ => false,
+    };
     let q = r.param("q").filter(|q| !q.trim().is_empty());
-    let imdb = r.param("imdbid");
-    let tvdb = r.param("tvdbid").and_then(|t| t.parse().ok());
-    let season = r.param("season").and_then(|t| t.parse().ok());
-    let episode = r.param("ep").and_then(|t| t.parse().ok());
+    let imdb = r.param("imdbid").filter(|_| takes("imdbid"));
+    let tvdb = r
+        .param("tvdbid")
+        .filter(|_| takes("tvdbid"))
+        .and_then(|t| t.parse().ok());
+    let season = r
+        .param("season")
+        .filter(|_| takes("season"))
+        .and_then(|t| t.parse().ok());
+    let episode = r
+        .param("ep")
+        .filter(|_| takes("ep"))
+        .and_then(|t| t.parse().ok());
     let base = state.base.lock().clone();
     let now = Utc::now();
     let mut items = String::new();

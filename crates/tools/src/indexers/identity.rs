@@ -41,13 +41,9 @@ impl Wanted {
     }
 
     /// The adapter's query: by id where there is one, with the title as text for indexers
-    /// that search by name.
+    /// that search by name (or cannot search by that id: a feed's caps say).
     pub(crate) fn query(&self, text: Option<&str>, limit: u32) -> Query {
-        let text = text.map(str::to_string).or_else(|| {
-            self.title
-                .clone()
-                .filter(|_| self.imdb.is_none() && self.tvdb.is_none())
-        });
+        let text = text.map(str::to_string).or_else(|| self.title.clone());
         Query {
             text,
             kind: if self.media.is_none() {

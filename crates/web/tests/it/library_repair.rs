@@ -1,6 +1,6 @@
 //! Library repair through the real MCP endpoint against the Radarr and Sonarr fakes: release
-//! references that hide every GUID and URL and grab exactly one release, refusals that grab
-//! nothing, and queue removal.
+//! references that hide every GUID and URL and grab exactly one release (bound to the person who
+//! searched, expiring, naming their instance), refusals that grab nothing, and queue removal.
 
 use std::sync::{Arc, Mutex};
 
@@ -107,16 +107,63 @@ async fn search_rows_carry_references_and_no_guid_or_url() {
         titles,
         ["Release.1.1080p.BluRay-GRP", "Release.2.1080p.BluRay-GRP"]
     );
-    assert!(
-        rows.iter()
-            .all(|r| r["release_ref"].as_str().unwrap().len() == 32)
-    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    for r in rows {
+        let text = r["release_ref"].as_str().unwrap();
+        let parts: Vec<&str> = text.split(':').collect();
+        assert_eq!(parts.len(), 4, "{text}");
+        assert_eq!(
+            (parts[0], parts[1]),
+            ("arr", "radarr"),
+            "a reference names its origin"
+        );
+        let until: u64 = parts[2].parse().unwrap();
+        assert!(
+            until > now + 3500 && until <= now + 3601,
+            "valid for an hour: {text}"
+        );
+        assert_eq!(parts[3].len(), 32, "{text}");
+    }
     assert_ne!(rows[0]["release_ref"], rows[1]["release_ref"]);
-    let again = search(&s, heat("radarr")).await;
-    assert_eq!(
-        again["releases"][0]["release_ref"], rows[0]["release_ref"],
-        "references are stable"
+}
+
+/// A reference is the searcher's own: another person's grab with it grabs nothing, and one
+/// with its time pushed later (to outlive its hour) matches nothing either.
+#[tokio::test]
+async fn a_reference_is_bound_to_the_person_who_searched() {
+    let fake = radarr_with_heat().await;
+    let s = marquee(&[("radarr", &fake)]).await;
+    let row = search(&s, heat("radarr")).await["releases"][0].clone();
+    let other = s.key_for("olga", domain::Role::Admin, "admin").await;
+    let mut args = heat("radarr");
+    args["release_ref"] = row["release_ref"].clone();
+    args["indexer_id"] = row["indexer_id"].clone();
+    let (error, summary, _) = outcome(&s.call(&other, "grab_release", args.clone()).await);
+    assert!(
+        error && summary.contains("nothing was grabbed"),
+        "{summary}"
     );
+    let text = row["release_ref"].as_str().unwrap();
+    let parts: Vec<&str> = text.split(':').collect();
+    let later: u64 = parts[2].parse::<u64>().unwrap() + 86_400;
+    args["release_ref"] = json!(format!("arr:radarr:{later}:{}", parts[3]));
+    let (error, summary, _) = outcome(&s.call(&s.owner_key, "grab_release", args).await);
+    assert!(
+        error && summary.contains("nothing was grabbed"),
+        "{summary}"
+    );
+    // An expired one is refused before any search.
+    let searches = fake.requests_to("GET", "/release").len();
+    let mut args = heat("radarr");
+    args["release_ref"] = json!(format!("arr:radarr:1000:{}", parts[3]));
+    args["indexer_id"] = row["indexer_id"].clone();
+    let (error, summary, _) = outcome(&s.call(&s.owner_key, "grab_release", args).await);
+    assert!(error && summary.contains("has expired"), "{summary}");
+    assert_eq!(fake.requests_to("GET", "/release").len(), searches);
+    assert!(fake.grabs().is_empty());
 }
 
 /// A live indexer search costs something outside the household: it is audited, spends a unit

@@ -7,6 +7,7 @@ pub(super) mod diagnose_queue;
 pub(super) mod execute_manual_import;
 pub(super) mod get_manual_import_candidates;
 pub(super) mod grab_release;
+mod refs;
 pub(super) mod remove_queue_item;
 pub(super) mod search_releases;
 mod verdict;
