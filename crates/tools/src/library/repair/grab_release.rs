@@ -84,7 +84,7 @@ impl Tool for GrabRelease {
     const META: Meta = Meta {
         name: "grab_release",
         title: "Grab a release",
-        description: "Grabs one release. From search_releases: give the same instance and scope, the row's release_ref and indexer_id; the scope is searched again and the release must still be there, otherwise nothing is grabbed and the answer says why; the download then shows in get_queue. From search_indexers: give only the row's release_ref (yours, valid for an hour, grabbed once), download_instance_id and optionally category; torrent rows only; Marquee fetches the .torrent from the indexer and adds it to qBittorrent or Transmission, where find_torrents shows it.",
+        description: "Grabs one release. From search_releases: give the same instance and scope, the row's release_ref (yours, valid for an hour) and indexer_id; the scope is searched again and the release must still be there, otherwise nothing is grabbed and the answer says why; the download then shows in get_queue. From search_indexers: give only the row's release_ref (yours, valid for an hour, grabbed once), download_instance_id and optionally category; torrent rows only; Marquee fetches the .torrent from the indexer and adds it to qBittorrent or Transmission, where find_torrents shows it.",
         effect: Effect::ExternalCost,
         capability: Capability::LibraryWrite,
         hints: governance::Hints {
@@ -141,12 +141,8 @@ impl Tool for GrabRelease {
                 "a search_releases release_ref needs the same media_id and media_type as the search, and the row's indexer_id",
             ));
         };
-        let wanted = input.release_ref.trim().to_ascii_lowercase();
-        if wanted.len() != 32 || !wanted.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(ToolError::invalid(
-                "invalid argument \"release_ref\": give a release_ref exactly as search_releases showed it",
-            ));
-        }
+        let wanted = super::refs::given(&input.release_ref)?;
+        let person = ctx.caller.authority.person.id;
         let scope = Scope {
             instance_id: input.instance_id,
             media_source: input.media_source,
@@ -161,7 +157,8 @@ impl Tool for GrabRelease {
         let matching: Vec<_> = releases
             .iter()
             .filter(|r| {
-                r.indexer_id == indexer_id && client.release_ref(&source.id, &scope, r) == wanted
+                r.indexer_id == indexer_id
+                    && wanted.is(&client.release_ref(&source.id, &scope, r), person)
             })
             .collect();
         // A reference is a keyed hash of instance, scope, indexer and GUID, and a grab posts
@@ -171,7 +168,7 @@ impl Tool for GrabRelease {
             return Err(ToolError::new(
                 ErrorCode::NotFound,
                 format!(
-                    "no release of {label} on {} matches that release_ref and indexer_id (it may have left the indexer, or it came from another scope or instance); nothing was grabbed; run search_releases again",
+                    "no release of {label} on {} matches that release_ref and indexer_id (it may have left the indexer, or it came from another scope, instance or person); nothing was grabbed; run search_releases again",
                     source.id
                 ),
             ));

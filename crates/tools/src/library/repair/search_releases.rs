@@ -80,7 +80,11 @@ impl Tool for SearchReleases {
             .iter()
             .take(MAX_ROWS)
             .map(|r| ReleaseRow {
-                release_ref: client.release_ref(&source.id, &scope, r),
+                release_ref: super::refs::issue(
+                    &source.id,
+                    &client.release_ref(&source.id, &scope, r),
+                    ctx.caller.authority.person.id,
+                ),
                 indexer_id: r.indexer_id,
                 title: r.title.clone(),
                 indexer: r.indexer.clone(),
