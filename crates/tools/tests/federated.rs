@@ -320,7 +320,13 @@ async fn the_python_sdk_server_is_governed_like_marquees_own_tools() {
         .await;
     assert_eq!(
         external(&h.app.visible(&named)),
-        ["tiny__forget", "tiny__grow", "tiny__shout"]
+        [
+            "tiny__big",
+            "tiny__forget",
+            "tiny__grow",
+            "tiny__nap",
+            "tiny__shout"
+        ]
     );
 
     // A user needs `federated`; with it, a destructive call becomes a plan for the owner,
@@ -334,7 +340,13 @@ async fn the_python_sdk_server_is_governed_like_marquees_own_tools() {
         .await;
     assert_eq!(
         external(&h.app.visible(&user)),
-        ["tiny__forget", "tiny__grow", "tiny__shout"]
+        [
+            "tiny__big",
+            "tiny__forget",
+            "tiny__grow",
+            "tiny__nap",
+            "tiny__shout"
+        ]
     );
     let planned = h
         .call(&user, "tiny__forget", json!({"item": "the keys"}))
@@ -396,7 +408,7 @@ async fn a_killed_server_disappears_answers_that_it_is_down_and_comes_back_after
     .await;
     h.until_listed("tiny__shout", true).await;
     let status = tools::federated::status(&h.app, "tiny").unwrap();
-    assert!(status.up && status.tools == 3, "{status:?}");
+    assert!(status.up && status.tools == 5, "{status:?}");
     // Its stderr is kept (and logged) with the secret it was handed scrubbed.
     let said = status.stderr.join("\n");
     assert!(
@@ -483,4 +495,40 @@ async fn a_servers_list_changed_notification_refreshes_its_tools() {
     h.until_listed("tiny__extra", true).await;
     let out = h.call(&h.owner, "tiny__extra", json!({})).await.unwrap();
     assert_eq!(out.summary, "extra");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_answer_times_out_and_a_large_one_is_refused() {
+    let Some(py) = python() else { return };
+    // `slow` has a 2 s timeout (see `Household::new`).
+    let h = Household::new(vec![(
+        mcp_spec("slow", None),
+        Some(stdio(&py, &[&tiny_server()], Vec::new())),
+    )])
+    .await;
+    h.until_listed("slow__nap", true).await;
+    let late = h
+        .call(&h.owner, "slow__nap", json!({"seconds": 10}))
+        .await
+        .unwrap_err();
+    assert_eq!(late.code, ErrorCode::BackendUnreachable);
+    assert_eq!(
+        late.message,
+        "the MCP server slow did not answer within 2 s"
+    );
+    let large = h
+        .call(&h.owner, "slow__big", json!({"size": 2_000_000}))
+        .await
+        .unwrap_err();
+    assert_eq!(large.code, ErrorCode::BackendError);
+    assert!(
+        large.message.contains("more than the 1048576 accepted"),
+        "{}",
+        large.message
+    );
+    let fits = h
+        .call(&h.owner, "slow__big", json!({"size": 1000}))
+        .await
+        .unwrap();
+    assert_eq!(fits.summary.len(), 1000);
 }

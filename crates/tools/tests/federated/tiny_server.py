@@ -1,10 +1,12 @@
 """A tiny MCP server written with the official Python SDK, spoken to over stdio by the
 federated tests: one read-only tool, one left unannotated (so destructive by the spec's
-default), one that adds a tool and announces it (tools/list_changed), and a line on stderr
+default), a slow one and a large one, one that adds a tool and announces it (tools/list_changed), and a line on stderr
 naming the secret it was handed, which Marquee must scrub."""
 
 import os
 import sys
+
+import anyio
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
@@ -22,6 +24,19 @@ def shout(text: str) -> str:
 def forget(item: str) -> str:
     """Forgets an item (unannotated: destructive by default)."""
     return f"forgot {item}"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+async def nap(seconds: float) -> str:
+    """Answers after `seconds`."""
+    await anyio.sleep(seconds)
+    return "awake"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def big(size: int) -> str:
+    """Answers `size` characters."""
+    return "x" * size
 
 
 def extra() -> str:
