@@ -1,14 +1,16 @@
 //! A limited person's gate on media-server items: the item's own rating (an episode takes its
-//! show's when it has none) against the person's cap for movies or TV, on the region's ladder,
-//! and blocked genres. Fails closed: a rating the ladder does not know, or a region without a
-//! ladder here, hides a title under a cap. Owners and admins are never filtered.
+//! show's when it has none) against the person's cap for movies or TV, on the region's ladder
+//! (a rating from another country's ladder measured by the age it admits, `ladders.rs`), and
+//! blocked genres. Fails closed: a rating no ladder here knows, or a region without a ladder
+//! here, hides a title under a cap. Owners and admins are never filtered.
 
 use adapters_media::{ItemKind, MediaItem};
 use domain::MediaType;
 use governance::Ctx;
 use store::ContentLimits;
 
-use crate::discover::ratings::{Ladder, is_unrated_label};
+use super::ladders;
+use crate::discover::ratings::is_unrated_label;
 
 /// The caller's gate, when their answers are filtered.
 pub(crate) struct Gate {
@@ -76,14 +78,11 @@ impl Gate {
         let Some(cap) = cap else {
             return true;
         };
-        let ladder = (self.region == "US")
-            .then(|| Ladder::us_fallback(media_type))
-            .flatten();
-        let Some(ladder) = ladder else {
-            return false;
-        };
-        match (ladder.rank(rating), ladder.rank(cap)) {
-            (Some(r), Some(max)) => r <= max,
+        match (
+            ladders::place(rating, media_type, &self.region),
+            ladders::place_cap(cap, media_type, &self.region),
+        ) {
+            (Some(r), Some(max)) => ladders::within(r, max),
             _ => false,
         }
     }
@@ -114,11 +113,45 @@ mod tests {
     }
 
     fn gate(limits: ContentLimits) -> Gate {
+        gate_in(limits, "US")
+    }
+
+    fn gate_in(limits: ContentLimits, region: &str) -> Gate {
         Gate {
             blocked: limits.blocked_genres.iter().map(|g| fold(g)).collect(),
             limits,
-            region: "US".into(),
+            region: region.into(),
         }
+    }
+
+    #[test]
+    fn a_british_household_caps_items_rated_in_any_country() {
+        let g = gate_in(
+            ContentLimits {
+                max_movie_cert: Some("12A".into()),
+                max_tv_rating: Some("PG".into()),
+                ..ContentLimits::default()
+            },
+            "GB",
+        );
+        assert!(g.allows(&item(ItemKind::Movie, Some("12A"), &[]), None));
+        assert!(g.allows(&item(ItemKind::Movie, Some("DE-12"), &[]), None));
+        assert!(g.allows(&item(ItemKind::Movie, Some("PG"), &[]), None));
+        assert!(!g.allows(&item(ItemKind::Movie, Some("gb/15"), &[]), None));
+        assert!(!g.allows(&item(ItemKind::Movie, Some("FSK 16"), &[]), None));
+        assert!(!g.allows(&item(ItemKind::Movie, Some("PG-13"), &[]), None));
+        assert!(!g.allows(&item(ItemKind::Movie, Some("X-99"), &[]), None));
+        assert!(g.allows(&item(ItemKind::Series, Some("TV-Y7"), &[]), None));
+        assert!(!g.allows(&item(ItemKind::Series, Some("TV-14"), &[]), None));
+        // A region with no ladder here hides everything under a cap.
+        let jp = gate_in(
+            ContentLimits {
+                max_movie_cert: Some("G".into()),
+                ..ContentLimits::default()
+            },
+            "JP",
+        );
+        assert!(!jp.allows(&item(ItemKind::Movie, Some("G"), &[]), None));
     }
 
     #[test]

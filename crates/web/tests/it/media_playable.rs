@@ -397,3 +397,50 @@ async fn a_garbled_answer_is_a_clear_error_naming_the_server() {
     );
     assert!(!r.to_string().contains(MEDIA_TOKEN), "{r}");
 }
+
+#[tokio::test]
+async fn a_british_kids_limits_measure_items_rated_in_other_countries() {
+    let fake = FakeMedia::start(MediaKind::Jellyfin).await;
+    let s = serve(
+        vec![media("jellyfin", &fake.url(), InstanceKind::Jellyfin)],
+        &[],
+    )
+    .await;
+    let kid = s
+        .key_with_limits(
+            "kid",
+            Role::Kid,
+            "requester",
+            ContentLimits {
+                rating_region: Some("GB".into()),
+                max_movie_cert: Some("12A".into()),
+                max_tv_rating: Some("PG".into()),
+                ..ContentLimits::default()
+            },
+        )
+        .await;
+    let store = s.host.app.store();
+    let p = store.person_by_name("kid").await.unwrap().unwrap();
+    store
+        .link_media_user(p.id, "jellyfin", "kid-jf")
+        .await
+        .unwrap();
+    let titles = |r: &Value| -> Vec<String> {
+        outcome(r).2["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Alien is rated R (US, 17 and over): over a 12A cap; Bluey's TV-Y is within PG.
+    let r = s.call(&kid, "get_continue_watching", json!({})).await;
+    assert_eq!(titles(&r), ["Dance Mode"], "{r}");
+    // Rated FSK 12 instead (Germany), it is within 12A; FSK 16 is not.
+    fake.set_rating("Alien", "DE-12");
+    let r = s.call(&kid, "get_continue_watching", json!({})).await;
+    assert_eq!(titles(&r), ["Dance Mode", "Alien"], "{r}");
+    fake.set_rating("Alien", "FSK-16");
+    let r = s.call(&kid, "get_continue_watching", json!({})).await;
+    assert_eq!(titles(&r), ["Dance Mode"], "{r}");
+}
