@@ -62,6 +62,13 @@ pub trait Planned: Send + Sync + Debug {
         false
     }
 
+    /// What an operation a crash cut off did, item by item, read from the last step it
+    /// announced (`checkpoint`): shown as its result, which the crash left empty (the step in
+    /// flight is `outcome_unknown`). `None`: the checkpoint says all there is.
+    fn unfinished(&self, _change: &Change, _checkpoint: &Value) -> Option<Value> {
+        None
+    }
+
     /// The tool a revert of this tool's change is stored as: `None` for `revert_change`
     /// itself; `Some(name)` for a tool whose own hooks read, describe and apply its reverts
     /// (its plan names the change it undoes in a top-level `reverts`).

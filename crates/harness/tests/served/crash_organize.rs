@@ -241,6 +241,22 @@ async fn an_organise_killed_mid_apply_leaves_each_file_whole_or_absent_and_says_
                     .collect();
                 assert_eq!(done, (0..flight).collect::<Vec<_>>(), "{cp}");
                 assert_eq!(cp["failed"], json!([]), "{cp}");
+                // Each file's outcome, read from the checkpoint: done, the one in flight
+                // unknown, the rest not done.
+                let said: Vec<&str> = shown["result"]["results"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("no per-file outcome: {shown}"))
+                    .iter()
+                    .map(|r| r["outcome"].as_str().unwrap())
+                    .collect();
+                let expected: Vec<&str> = (0..EPISODES)
+                    .map(|i| match i.cmp(&flight) {
+                        std::cmp::Ordering::Less => "done",
+                        std::cmp::Ordering::Equal => "outcome_unknown",
+                        std::cmp::Ordering::Greater => "not_done",
+                    })
+                    .collect();
+                assert_eq!(said, expected, "{shown}");
                 assert!(done.iter().all(|i| is_there(*i)), "a file done is missing");
                 assert!(
                     (flight + 1..EPISODES).all(|i| !is_there(i)),

@@ -64,6 +64,17 @@ impl Tool for GetOperation {
             }
         };
         let op = visible_operation(ctx, &id).await?;
-        Ok(Output::new(operation_sentence(&op), operation_json(&op)))
+        let mut data = operation_json(&op);
+        // Cut off by a crash: what its planned tool reads from the last step it announced.
+        if op.status == store::OperationStatus::OutcomeUnknown
+            && op.result.is_none()
+            && let Some(change) = op.change_id.as_deref()
+            && let Some(change) = ctx.store().change(change).await?
+            && let Some(planned) = ctx.tool_meta(&change.tool).and_then(|m| m.plan)
+            && let Some(result) = planned.unfinished(&change, &data["checkpoint"])
+        {
+            data["result"] = result;
+        }
+        Ok(Output::new(operation_sentence(&op), data))
     }
 }

@@ -70,6 +70,11 @@ impl Planned for OrganizePlanned {
         true
     }
 
+    fn unfinished(&self, change: &Change, checkpoint: &Value) -> Option<Value> {
+        let plan: OrganizePlan = serde_json::from_str(&change.plan).ok()?;
+        Some(unfinished(&plan, checkpoint))
+    }
+
     fn revert<'a>(
         &'a self,
         ctx: &'a Ctx,
@@ -250,6 +255,49 @@ fn one_file(
         }),
         Mode::Symlink => write::symlink(dst, d, &symlink_target).map(|()| None),
     }
+}
+
+/// Each file's outcome in an organise a crash cut off, from its last checkpoint: those it lists
+/// as done or failed, the one in flight `outcome_unknown`, the rest `not_done`.
+fn unfinished(plan: &OrganizePlan, checkpoint: &Value) -> Value {
+    let listed = |key: &str| -> BTreeSet<u64> {
+        checkpoint[key]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default()
+    };
+    let (done, failed, flight) = (
+        listed("done"),
+        listed("failed"),
+        checkpoint["file"].as_u64(),
+    );
+    let results: Vec<Value> = plan
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let i = i as u64;
+            let said = if done.contains(&i) {
+                "done"
+            } else if failed.contains(&i) {
+                "failed"
+            } else if flight == Some(i) {
+                "outcome_unknown"
+            } else {
+                "not_done"
+            };
+            outcome(f, said, None)
+        })
+        .collect();
+    let count = |word: &str| results.iter().filter(|r| r["outcome"] == word).count();
+    json!({
+        "mode": plan.mode.as_str(),
+        "ok": count("done"),
+        "failed": count("failed"),
+        "outcome_unknown": count("outcome_unknown"),
+        "not_done": count("not_done"),
+        "results": results,
+    })
 }
 
 /// The files an organise cut off by a crash placed, by index: those its last checkpoint lists
