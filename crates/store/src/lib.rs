@@ -53,7 +53,7 @@ pub use error::{Error, UnknownStatus};
 pub use grant_changes::GrantSpec;
 pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authenticated, Authority, IssuedKey, KeyInfo};
-pub use local_media::{IndexedFile, LocalFile, LocalMediaQuery};
+pub use local_media::{IndexedFile, LocalFile, LocalMediaQuery, LocalMediaWriter};
 pub use media_links::MediaLink;
 pub use oauth::{ClientListing, NewClient, NewCode, OAuthClient};
 pub use oauth_tokens::{

@@ -1,10 +1,83 @@
 //! The index of media files on disk (`scan_library` writes it, `find_local_media` reads it):
 //! one row per video, audio or subtitle file beneath a folder instance, keyed by the instance
-//! and the path relative to its root.
+//! and the path relative to its root. A scan reads what is recorded on the caller's thread
+//! ([`Store::local_media_known`]) and writes through a [`LocalMediaWriter`]: one connection of
+//! its own for the scan, each batch one transaction of one prepared statement (rusqlite, on a
+//! blocking thread), tens of thousands of rows a second.
 
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use sqlx::{QueryBuilder, Row, Sqlite, sqlite::SqliteRow};
 
-use crate::{Error, Store, now_ms};
+use crate::{Error, Store, now_ms, pages};
+
+const UPSERT: &str = "INSERT INTO local_media (instance_id, path, size, mtime_ns, file_kind, \
+     media_type, title, title_key, year, season, episode, media_source, media_id, confidence, \
+     facts, scanned_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+     ON CONFLICT (instance_id, path) DO UPDATE SET size = excluded.size, \
+     mtime_ns = excluded.mtime_ns, file_kind = excluded.file_kind, \
+     media_type = excluded.media_type, title = excluded.title, \
+     title_key = excluded.title_key, year = excluded.year, season = excluded.season, \
+     episode = excluded.episode, media_source = excluded.media_source, \
+     media_id = excluded.media_id, confidence = excluded.confidence, \
+     facts = excluded.facts, scanned_at = excluded.scanned_at";
+
+/// Writes a scan's rows: one connection for the whole scan, each [`LocalMediaWriter::put`] one
+/// transaction. An in-memory store (tests) writes through the pool instead.
+pub struct LocalMediaWriter {
+    store: Store,
+    conn: Option<Connection>,
+}
+
+impl LocalMediaWriter {
+    /// Records `files` (new ones added, known paths replaced), all in one transaction.
+    pub async fn put(&mut self, files: Vec<LocalFile>) -> Result<(), Error> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        let Some(mut conn) = self.conn.take() else {
+            return self.store.put_local_media(&files).await;
+        };
+        let (conn, written) = tokio::task::spawn_blocking(move || {
+            let written = upsert(&mut conn, &files);
+            (conn, written)
+        })
+        .await
+        .map_err(|e| Error::Invalid(format!("the index write ended without its answer: {e}")))?;
+        self.conn = Some(conn);
+        written.map_err(Error::Reader)
+    }
+}
+
+fn upsert(conn: &mut Connection, files: &[LocalFile]) -> rusqlite::Result<()> {
+    let now = now_ms();
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    {
+        let mut insert = tx.prepare_cached(UPSERT)?;
+        for f in files {
+            insert.execute(params![
+                f.instance_id,
+                f.path,
+                f.size,
+                f.mtime_ns,
+                f.file_kind,
+                f.media_type,
+                f.title,
+                f.title_key,
+                f.year,
+                f.season,
+                f.episode,
+                f.media_source,
+                f.media_id,
+                f.confidence,
+                f.facts,
+                now,
+            ])?;
+        }
+    }
+    tx.commit()
+}
 
 /// What a rescan compares: a file's size and modification time as last recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +147,57 @@ fn local_file(r: &SqliteRow) -> Result<LocalFile, sqlx::Error> {
 }
 
 impl Store {
+    /// A writer for one scan's rows (its own connection to the database file).
+    pub async fn local_media_writer(&self) -> Result<LocalMediaWriter, Error> {
+        let conn = match self.path() {
+            Some(path) => {
+                let path = path.to_path_buf();
+                let opened = tokio::task::spawn_blocking(move || {
+                    let conn = Connection::open_with_flags(
+                        &path,
+                        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                    )?;
+                    conn.busy_timeout(crate::BUSY_TIMEOUT)?;
+                    conn.pragma_update(None, "synchronous", "NORMAL")?;
+                    Ok::<_, rusqlite::Error>(conn)
+                })
+                .await
+                .map_err(|e| Error::Invalid(format!("opening the index writer failed: {e}")))?;
+                Some(opened.map_err(Error::Reader)?)
+            }
+            None => None,
+        };
+        Ok(LocalMediaWriter {
+            store: self.clone(),
+            conn,
+        })
+    }
+
+    /// Every indexed path of `instance_id` with its recorded size and modification time, by
+    /// path: read on this thread when a reader is free at once (a scan's comparison), else
+    /// through the pool.
+    pub async fn local_media_known(
+        &self,
+        instance_id: &str,
+    ) -> Result<HashMap<String, (i64, i64)>, Error> {
+        if let Some(readers) = self.readers() {
+            let mut query = pages::select(
+                &["path", "size", "mtime_ns"],
+                "path, size, mtime_ns FROM local_media WHERE instance_id = ",
+            );
+            query.push_bind(instance_id.to_owned());
+            if let Some(rows) = readers.read::<(String, i64, i64)>(&query)? {
+                return Ok(rows.into_iter().map(|(p, s, m)| (p, (s, m))).collect());
+            }
+        }
+        Ok(self
+            .local_media_index(instance_id)
+            .await?
+            .into_iter()
+            .map(|f| (f.path, (f.size, f.mtime_ns)))
+            .collect())
+    }
+
     /// Every indexed path of `instance_id` with its recorded size and modification time.
     pub async fn local_media_index(&self, instance_id: &str) -> Result<Vec<IndexedFile>, Error> {
         let rows =
@@ -90,6 +214,25 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// The indexed file at `path` of `instance_id`, if the index has it.
+    pub async fn local_media_file(
+        &self,
+        instance_id: &str,
+        path: &str,
+    ) -> Result<Option<LocalFile>, Error> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM local_media WHERE instance_id = ? AND path = ?"
+        ))
+        .bind(instance_id)
+        .bind(path)
+        .fetch_optional(self.pool())
+        .await?;
+        row.as_ref()
+            .map(local_file)
+            .transpose()
+            .map_err(Error::from)
     }
 
     /// Records `files` (new ones added, known paths replaced), all in one transaction.
@@ -274,5 +417,50 @@ mod tests {
         assert_eq!(removed, 1);
         assert_eq!(store.local_media_index("a").await.unwrap().len(), 1);
         assert_eq!(store.local_media_index("b").await.unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_scan_writer_puts_batches_and_the_known_paths_read_back_from_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).await.unwrap();
+        let mut writer = store.local_media_writer().await.unwrap();
+        assert!(
+            writer.conn.is_some(),
+            "a file store writes on its own connection"
+        );
+        writer
+            .put(vec![
+                file("a", "Heat/heat.mkv", "heat", 10),
+                file("a", "Up/up.mkv", "up", 20),
+                file("b", "Heat/heat.mkv", "heat", 30),
+            ])
+            .await
+            .unwrap();
+        // A known path again replaces its row; the pool sees what the writer committed.
+        writer
+            .put(vec![file("a", "Heat/heat.mkv", "heat", 11)])
+            .await
+            .unwrap();
+        let known = store.local_media_known("a").await.unwrap();
+        assert_eq!(known.len(), 2);
+        assert_eq!(known["Heat/heat.mkv"], (11, 7));
+        assert_eq!(known["Up/up.mkv"], (20, 7));
+        assert_eq!(
+            store.local_media_file("a", "Up/up.mkv").await.unwrap(),
+            Some(file("a", "Up/up.mkv", "up", 20))
+        );
+        assert_eq!(store.local_media_file("a", "gone.mkv").await.unwrap(), None);
+        assert_eq!(store.local_media_known("b").await.unwrap().len(), 1);
+        assert!(store.local_media_known("c").await.unwrap().is_empty());
+
+        // An in-memory store writes through the pool.
+        let memory = Store::open_in_memory().await.unwrap();
+        let mut writer = memory.local_media_writer().await.unwrap();
+        assert!(writer.conn.is_none());
+        writer
+            .put(vec![file("a", "Up/up.mkv", "up", 20)])
+            .await
+            .unwrap();
+        assert_eq!(memory.local_media_known("a").await.unwrap().len(), 1);
     }
 }

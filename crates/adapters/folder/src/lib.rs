@@ -12,4 +12,4 @@ pub mod write;
 
 pub use cap_std;
 pub use confine::{FileFacts, FolderError, Root};
-pub use walk::{WalkEntry, WalkSummary};
+pub use walk::{Candidate, WalkEntry, WalkSummary};

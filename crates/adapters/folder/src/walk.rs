@@ -1,8 +1,14 @@
-//! Listing every regular file beneath a root, never leaving it: folders are opened beneath the
-//! root's handle (not followed through symlinks), a symlink counts only when it resolves to a
-//! regular file beneath the root, and devices, FIFOs and sockets are skipped unopened.
+//! Listing every regular file beneath a root, never leaving it: each folder is opened beneath
+//! the root's handle in one step (not followed through symlinks) and read through that one
+//! descriptor, a symlink counts only when it resolves to a regular file beneath the root, and
+//! devices, FIFOs and sockets are skipped unopened. A file's size and modification time are read
+//! (one `fstatat` beside the folder's handle) only when the visitor asks for them, so names a
+//! caller does not want cost no system call.
 
 use std::ops::ControlFlow;
+
+use cap_std::fs::{OpenOptions, OpenOptionsExt};
+use rustix::fs::{AtFlags, FileType, OFlags};
 
 use crate::confine::{FileFacts, FolderError, Root};
 
@@ -37,6 +43,40 @@ pub struct WalkSummary {
     pub stopped: bool,
 }
 
+/// A name in a folder that may be a regular file (a regular file, or a symlink that may lead
+/// to one), handed to [`Root::walk_names`]'s visitor before anything is read about it.
+pub struct Candidate<'a> {
+    /// Relative to the root, `/`-separated.
+    pub path: &'a str,
+    name: &'a str,
+    symlink: bool,
+    dir: &'a rustix::fs::Dir,
+    root: &'a Root,
+}
+
+impl Candidate<'_> {
+    /// The file's size and modification time; `None` when it is no regular file beneath the
+    /// root (a symlink leading outside or to something else) or vanished meanwhile.
+    pub fn facts(&self) -> Option<FileFacts> {
+        if self.symlink {
+            // Resolved beneath the root (not beneath this folder), so a link to a sibling
+            // folder's file counts and one leading outside does not.
+            return match self.root.dir().metadata(self.path) {
+                Ok(m) if m.is_file() => Some(FileFacts::of(&m)),
+                _ => None,
+            };
+        }
+        let fd = self.dir.fd().ok()?;
+        let st = rustix::fs::statat(fd, self.name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| FileFacts {
+            size: u64::try_from(st.st_size).unwrap_or_default(),
+            mtime_ns: (st.st_mtime as i64)
+                .saturating_mul(1_000_000_000)
+                .saturating_add(st.st_mtime_nsec as i64),
+        })
+    }
+}
+
 impl Root {
     /// Every regular file beneath the root, folders in name order.
     pub fn walk(&self) -> Result<(Vec<WalkEntry>, WalkSummary), FolderError> {
@@ -55,17 +95,52 @@ impl Root {
         &self,
         mut visit: impl FnMut(WalkEntry) -> ControlFlow<()>,
     ) -> Result<WalkSummary, FolderError> {
+        let mut skipped = 0;
+        let mut summary = self.walk_names(|c| match c.facts() {
+            Some(facts) => visit(WalkEntry {
+                path: c.path.to_owned(),
+                facts,
+            }),
+            None => {
+                skipped += 1;
+                ControlFlow::Continue(())
+            }
+        })?;
+        summary.files -= skipped;
+        summary.skipped += skipped;
+        Ok(summary)
+    }
+
+    /// Hands each name beneath the root that may be a regular file to `visit` (depth first,
+    /// names in order within a folder), nothing read about it yet: [`Candidate::facts`] reads
+    /// its size and modification time when the visitor wants them. `summary.files` counts the
+    /// candidates. `ControlFlow::Break` stops the walk. Fails only when the root itself cannot
+    /// be read.
+    pub fn walk_names(
+        &self,
+        mut visit: impl FnMut(&Candidate<'_>) -> ControlFlow<()>,
+    ) -> Result<WalkSummary, FolderError> {
         let mut summary = WalkSummary::default();
         // Pending folders by relative path (not open handles: a wide tree would run out of
         // descriptors), opened beneath the root when their turn comes.
         let mut stack: Vec<(String, usize)> = vec![(String::new(), 0)];
+        let mut names: Vec<(String, FileType)> = Vec::new();
+        let mut path = String::new();
+        let mut readable = OpenOptions::new();
+        readable
+            .read(true)
+            .custom_flags((OFlags::DIRECTORY | OFlags::CLOEXEC).bits() as i32);
         while let Some((rel, depth)) = stack.pop() {
-            let opened = if rel.is_empty() {
-                self.dir().try_clone()
-            } else {
-                self.dir().open_dir(&rel)
-            };
-            let dir = match opened {
+            // The one descriptor the folder is read and its files looked at through, opened
+            // for reading (the root's own handle is a path handle).
+            let dir = self
+                .dir()
+                .open_with(if rel.is_empty() { "." } else { rel.as_str() }, &readable)
+                .and_then(|d| {
+                    let fd: std::os::fd::OwnedFd = d.into_std().into();
+                    rustix::fs::Dir::new(fd).map_err(std::io::Error::from)
+                });
+            let mut dir = match dir {
                 Ok(d) => d,
                 Err(e) if rel.is_empty() => {
                     return Err(FolderError::Io {
@@ -78,80 +153,68 @@ impl Root {
                     continue;
                 }
             };
-            let entries = match dir.entries() {
-                Ok(it) => it,
-                Err(e) if rel.is_empty() => {
-                    return Err(FolderError::Io {
-                        path: ".".into(),
-                        reason: e.to_string(),
-                    });
-                }
-                Err(e) => {
-                    note(&mut summary, &rel, &e);
-                    continue;
-                }
-            };
             summary.folders += 1;
-            let mut names = Vec::new();
-            for entry in entries {
+            names.clear();
+            while let Some(entry) = dir.read() {
                 let entry = match entry {
                     Ok(e) => e,
                     Err(e) => {
-                        note(&mut summary, &rel, &e);
-                        continue;
+                        note(&mut summary, &rel, &e.into());
+                        break;
                     }
                 };
-                let Ok(name) = entry.file_name().into_string() else {
+                let bytes = entry.file_name().to_bytes();
+                if bytes == b"." || bytes == b".." {
+                    continue;
+                }
+                let Ok(name) = std::str::from_utf8(bytes) else {
                     summary.skipped += 1;
                     continue;
                 };
-                names.push((name, entry));
+                let mut ft = entry.file_type();
+                if ft == FileType::Unknown {
+                    // The file system does not say in the listing: ask without following.
+                    ft = dir
+                        .fd()
+                        .and_then(|fd| rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW))
+                        .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode));
+                }
+                names.push((name.to_owned(), ft));
             }
             names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             let mut subdirs = Vec::new();
-            for (name, entry) in names {
-                let path = if rel.is_empty() {
-                    name
-                } else {
-                    format!("{rel}/{name}")
-                };
-                let Ok(ft) = entry.file_type() else {
-                    summary.skipped += 1;
-                    continue;
-                };
-                let facts = if ft.is_dir() {
-                    if depth + 1 < MAX_DEPTH {
-                        subdirs.push(path);
-                    } else {
-                        summary.skipped += 1;
-                    }
-                    continue;
-                } else if ft.is_file() {
-                    match entry.metadata() {
-                        Ok(m) => FileFacts::of(&m),
-                        Err(_) => {
+            path.clear();
+            path.push_str(&rel);
+            if !rel.is_empty() {
+                path.push('/');
+            }
+            let base = path.len();
+            for (name, ft) in &names {
+                path.truncate(base);
+                path.push_str(name);
+                match *ft {
+                    FileType::Directory => {
+                        if depth + 1 < MAX_DEPTH {
+                            subdirs.push(path.clone());
+                        } else {
                             summary.skipped += 1;
-                            continue;
                         }
                     }
-                } else if ft.is_symlink() {
-                    // Resolved beneath the root (not beneath this folder), so a link to a
-                    // sibling folder's file counts and one leading outside does not.
-                    match self.dir().metadata(&path) {
-                        Ok(m) if m.is_file() => FileFacts::of(&m),
-                        _ => {
-                            summary.skipped += 1;
-                            continue;
+                    FileType::RegularFile | FileType::Symlink => {
+                        summary.files += 1;
+                        let candidate = Candidate {
+                            path: &path,
+                            name,
+                            symlink: *ft == FileType::Symlink,
+                            dir: &dir,
+                            root: self,
+                        };
+                        if visit(&candidate).is_break() {
+                            summary.stopped = true;
+                            return Ok(summary);
                         }
                     }
-                } else {
-                    summary.skipped += 1;
-                    continue;
-                };
-                summary.files += 1;
-                if visit(WalkEntry { path, facts }).is_break() {
-                    summary.stopped = true;
-                    return Ok(summary);
+                    _ => summary.skipped += 1,
                 }
             }
             // Reversed so the first name is popped first.

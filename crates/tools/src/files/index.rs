@@ -19,6 +19,7 @@ use std::{
 
 use adapters_folder::{FolderError, Root};
 use domain::{InstanceKind, KindFamily};
+use futures::StreamExt;
 use recognize::{Kind, Recognition};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -204,78 +205,35 @@ impl LocalIndex {
             ..ScanReport::default()
         };
 
-        // The walk, on a blocking thread that stops when this future is dropped.
+        // What the index holds, then the walk on a blocking thread that stops when this future
+        // is dropped (or stops listening): it compares each media file's size and modification
+        // time as it is found (nothing else is read of an unchanged one) and hands the new and
+        // changed ones over a batch at a time, while the batches before are recognised (two at
+        // once), matched and written.
+        let known = store.local_media_known(id).await?;
+        let mut writer = store.local_media_writer().await?;
         let stop = Arc::new(AtomicBool::new(false));
         let _guard = StopOnDrop(stop.clone());
         progress(0, None, &format!("walking the folder \"{id}\""));
-        // The walk (on a blocking thread that stops when this future is dropped) and the
-        // index as last written, read side by side.
-        let walk = {
+        let (tx, rx) = tokio::sync::mpsc::channel::<Vec<Pending>>(4);
+        let walker = {
             let root = root.clone();
             let stop = stop.clone();
-            blocking(move || {
-                let mut out = Vec::new();
-                let summary = root.walk_with(|e| {
-                    if stop.load(Ordering::Relaxed) {
-                        return ControlFlow::Break(());
-                    }
-                    out.push(e);
-                    ControlFlow::Continue(())
-                })?;
-                Ok::<_, FolderError>((out, summary))
-            })
+            tokio::task::spawn_blocking(move || walk_folder(&root, known, &stop, &tx))
         };
-        let (walked, indexed) = tokio::join!(walk, store.local_media_index(id));
-        let (entries, summary) = walked?.map_err(|e| folder_error(id, e))?;
-        report.skipped = summary.skipped;
-        report.unreadable_folders = summary.unreadable.clone();
-        let mut known: HashMap<String, (i64, i64)> = indexed?
-            .into_iter()
-            .map(|f| (f.path, (f.size, f.mtime_ns)))
-            .collect();
-        let mut pending = Vec::new();
-        for entry in entries {
-            let Some(kind) = FileKind::of(&entry.path) else {
-                report.ignored += 1;
-                continue;
-            };
-            if is_sample(&entry.path, None) {
-                report.samples += 1;
-                continue;
-            }
-            report.media_files += 1;
-            let size = i64::try_from(entry.facts.size).unwrap_or(i64::MAX);
-            match known.remove(&entry.path) {
-                Some((s, m)) if s == size && m == entry.facts.mtime_ns => report.unchanged += 1,
-                Some(_) => pending.push(Pending {
-                    entry,
-                    kind,
-                    new: false,
-                }),
-                None => pending.push(Pending {
-                    entry,
-                    kind,
-                    new: true,
-                }),
-            }
-        }
-
-        // Read and record the new and changed files, a batch at a time.
-        let total = pending.len();
-        let mut memo: HashMap<(bool, String, Option<u32>), Option<Identity>> = HashMap::new();
-        let mut done = 0;
-        let mut batches = Vec::new();
-        while !pending.is_empty() {
-            let rest = pending.split_off(pending.len().min(BATCH));
-            batches.push(std::mem::replace(&mut pending, rest));
-        }
-        for batch in batches {
-            let n = batch.len();
-            let reads = {
+        let reads = tokio_stream_of(rx)
+            .map(|batch| {
                 let root = root.clone();
                 let id = id.to_owned();
-                blocking(move || read_batch(&root, &id, batch)).await?
-            };
+                blocking(move || read_batch(&root, &id, batch))
+            })
+            .buffered(2);
+        futures::pin_mut!(reads);
+        let mut memo: HashMap<(bool, String, Option<u32>), Option<Identity>> = HashMap::new();
+        let mut done = 0;
+        while let Some(reads) = reads.next().await {
+            let reads = reads?;
+            let n = reads.len();
             let mut rows = Vec::with_capacity(n);
             for (read, new) in reads {
                 let Read {
@@ -287,12 +245,12 @@ impl LocalIndex {
                     if report.unrecognised_sample.len() < SAMPLE {
                         report.unrecognised_sample.push(row.path.clone());
                     }
-                } else if let (Some(r), Some(title)) = (&recognition, row.title.clone()) {
-                    let key = (r.kind == Kind::Episode, title_key(&title), r.year);
+                } else if let (Some(r), Some(title)) = (&recognition, row.title.as_deref()) {
+                    let key = (r.kind == Kind::Episode, title_key(title), r.year);
                     let identity = match memo.get(&key) {
                         Some(known) => known.clone(),
                         None => {
-                            let found = match self.identify(r, &title).await {
+                            let found = match self.identify(r, title).await {
                                 Ok(found) => found,
                                 Err(()) => {
                                     report.catalogue_failures += 1;
@@ -316,14 +274,40 @@ impl LocalIndex {
                 }
                 rows.push(row);
             }
-            store.put_local_media(&rows).await?;
+            writer.put(rows).await?;
             done += n;
-            progress(
-                done,
-                Some(total),
-                &format!("{done} of {total} new or changed files read"),
-            );
+            progress(done, None, &format!("{done} new or changed files read"));
         }
+        let walked = walker.await.map_err(|e| {
+            tracing::error!(error = %e, "a folder task ended without its answer");
+            ToolError::new(
+                ErrorCode::Internal,
+                "reading the folder failed unexpectedly; the server log has the details",
+            )
+        })?;
+        let Walked {
+            summary,
+            counts,
+            known,
+        } = walked.map_err(|e| folder_error(id, e))?;
+        if summary.stopped {
+            return Err(ToolError::new(
+                ErrorCode::Internal,
+                "the walk of the folder stopped before its end; what was recorded stays",
+            )
+            .into());
+        }
+        report.media_files = counts.media_files;
+        report.unchanged = counts.unchanged;
+        report.samples = counts.samples;
+        report.ignored = counts.ignored;
+        report.skipped = summary.skipped + counts.skipped;
+        report.unreadable_folders = summary.unreadable.clone();
+        progress(
+            done,
+            Some(done),
+            &format!("{done} new or changed files read"),
+        );
 
         // Gone from disk: only known when the walk saw every folder.
         let gone: Vec<String> = known
@@ -407,6 +391,102 @@ impl LocalIndex {
             })
             .collect()
     }
+}
+
+/// What the walk counted beside the files it handed over.
+#[derive(Default)]
+struct Counts {
+    media_files: u64,
+    unchanged: u64,
+    samples: u64,
+    ignored: u64,
+    /// Names that were no regular file beneath the root when looked at.
+    skipped: u64,
+}
+
+/// The walk's answer: its summary, its counts, and the indexed paths it did not see.
+struct Walked {
+    summary: adapters_folder::WalkSummary,
+    counts: Counts,
+    known: HashMap<String, (i64, i64)>,
+}
+
+/// Walks the folder (blocking): a name that is no video, audio or subtitle, or a sample, is
+/// counted without being looked at; a media file's size and modification time are read and
+/// compared with the index; the new and changed ones go out in batches of [`BATCH`]. Stops
+/// when `stop` is set or nobody listens any more.
+fn walk_folder(
+    root: &Root,
+    mut known: HashMap<String, (i64, i64)>,
+    stop: &AtomicBool,
+    tx: &tokio::sync::mpsc::Sender<Vec<Pending>>,
+) -> Result<Walked, FolderError> {
+    let mut counts = Counts::default();
+    let mut batch = Vec::with_capacity(BATCH);
+    let summary = root.walk_names(|c| {
+        if stop.load(Ordering::Relaxed) {
+            return ControlFlow::Break(());
+        }
+        let Some(kind) = FileKind::of(c.path) else {
+            counts.ignored += 1;
+            return ControlFlow::Continue(());
+        };
+        if is_sample(c.path, None) {
+            counts.samples += 1;
+            return ControlFlow::Continue(());
+        }
+        let Some(facts) = c.facts() else {
+            counts.skipped += 1;
+            return ControlFlow::Continue(());
+        };
+        counts.media_files += 1;
+        let size = i64::try_from(facts.size).unwrap_or(i64::MAX);
+        let new = match known.remove(c.path) {
+            Some((s, m)) if s == size && m == facts.mtime_ns => {
+                counts.unchanged += 1;
+                return ControlFlow::Continue(());
+            }
+            Some(_) => false,
+            None => true,
+        };
+        batch.push(Pending {
+            entry: adapters_folder::WalkEntry {
+                path: c.path.to_owned(),
+                facts,
+            },
+            kind,
+            new,
+        });
+        if batch.len() >= BATCH {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            if tx.blocking_send(full).is_err() {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    })?;
+    if !batch.is_empty() && !summary.stopped && tx.blocking_send(batch).is_err() {
+        return Ok(Walked {
+            summary: adapters_folder::WalkSummary {
+                stopped: true,
+                ..summary
+            },
+            counts,
+            known,
+        });
+    }
+    Ok(Walked {
+        summary,
+        counts,
+        known,
+    })
+}
+
+/// The batches the walk sends, as a stream.
+fn tokio_stream_of<T: Send + 'static>(
+    mut rx: tokio::sync::mpsc::Receiver<T>,
+) -> impl futures::Stream<Item = T> {
+    futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
 }
 
 /// The index state the files family installed.
