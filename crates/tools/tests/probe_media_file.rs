@@ -2,7 +2,8 @@
 //! `../shared/media/make_sample.sh` (two audio languages, English and forced French
 //! subtitles) read by the real ffprobe, stream by stream; subtitle files beside it; an HDR10
 //! video made by ffmpeg; the answer kept while size and mtime hold; and one not-found answer
-//! for a missing path and every path that would leave the root.
+//! for a missing path and every path that would leave the root; a kid probes only files the
+//! index holds as titles within the kid's limits.
 
 #![allow(clippy::unwrap_used)]
 
@@ -13,15 +14,17 @@ use std::{
     time::{Duration, SystemTime},
 };
 
-use domain::InstanceKind;
+use domain::{InstanceKind, Role};
 use governance::ToolError;
 use serde_json::{Value, json};
-use store::Store;
+use store::{ContentLimits, Store};
 use tools::{App, Called, Caller, InstanceSpec, Instances, Output, Settings};
 
 struct Fixture {
     app: App,
     owner: Caller,
+    /// A person whose limits allow films up to PG.
+    kid: Caller,
     /// The folder instance `library`'s root.
     root: PathBuf,
     dir: tempfile::TempDir,
@@ -70,6 +73,22 @@ async fn fixture() -> Fixture {
     ];
     let store = Store::open(dir.path()).await.unwrap();
     let (_, owner_key) = store.bootstrap_owner("owner").await.unwrap().unwrap();
+    let kid = store.add_person("kid", Role::User).await.unwrap();
+    store
+        .set_limits(
+            kid.id,
+            &ContentLimits {
+                max_movie_cert: Some("PG".into()),
+                rating_region: Some("US".into()),
+                ..ContentLimits::default()
+            },
+        )
+        .await
+        .unwrap();
+    let kid_key = store
+        .create_key(kid.id, "requester", None, None)
+        .await
+        .unwrap();
     let app = tools::app(
         store,
         Arc::new(Settings::new(false, None)),
@@ -80,19 +99,29 @@ async fn fixture() -> Fixture {
         .await
         .unwrap()
         .unwrap();
+    let kid = app
+        .authenticate(kid_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
     Fixture {
         app,
         owner,
+        kid,
         root,
         dir,
     }
 }
 
 async fn probe(f: &Fixture, path: &str) -> Result<Output, ToolError> {
+    probe_as(f, &f.owner, path).await
+}
+
+async fn probe_as(f: &Fixture, caller: &Caller, path: &str) -> Result<Output, ToolError> {
     let args = json!({ "instance_id": "library", "path": path });
     match f
         .app
-        .call(&f.owner, "probe_media_file", args.as_object().cloned())
+        .call(caller, "probe_media_file", args.as_object().cloned())
         .await
     {
         Called::Done(done) => done,
@@ -313,4 +342,77 @@ async fn an_unknown_instance_names_the_valid_ones() {
     };
     assert_eq!(e.code.as_str(), "unknown_instance");
     assert!(e.message.contains("library"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn a_kid_probes_only_files_the_index_holds_within_the_kids_limits() {
+    let f = fixture().await;
+    // Heat is rated R, Toy Story G (the builtin catalogue); both real MKVs.
+    for (folder, name) in [
+        ("Movies/Heat (1995)", "Heat.1995.1080p.BluRay.x264-GRP.mkv"),
+        (
+            "Movies/Toy Story (1995)",
+            "Toy.Story.1995.720p.WEB-DL.x264-GRP.mkv",
+        ),
+    ] {
+        std::fs::create_dir_all(f.root.join(folder)).unwrap();
+        sample(&f.root.join(folder).join(name));
+    }
+    let heat = "Movies/Heat (1995)/Heat.1995.1080p.BluRay.x264-GRP.mkv";
+    let toy = "Movies/Toy Story (1995)/Toy.Story.1995.720p.WEB-DL.x264-GRP.mkv";
+    let args = json!({ "instance_id": "library" });
+    let Called::Done(Ok(_)) = f
+        .app
+        .call(&f.owner, "scan_library", args.as_object().cloned())
+        .await
+    else {
+        panic!("the scan failed");
+    };
+
+    // Within the limits: probed as for anyone.
+    let d = probe_as(&f, &f.kid, toy).await.unwrap().data();
+    assert_eq!(d["audio"].as_array().unwrap().len(), 2, "{d}");
+
+    // Over the limits: discovery's answer for a forbidden title, word for word, naming
+    // nothing; the owner probes the same file.
+    let refused = probe_as(&f, &f.kid, heat).await.unwrap_err();
+    assert_eq!(
+        refused.code.as_str(),
+        "not_available",
+        "{}",
+        refused.message
+    );
+    assert_eq!(
+        refused.message,
+        "That title is not available for this account."
+    );
+    assert!(!refused.message.contains("Heat"));
+    assert_eq!(probe(&f, heat).await.unwrap().data()["container"], "mkv");
+
+    // A file the index does not hold cannot be rated, and a missing path reads the same (no
+    // existence oracle); the owner still tells them apart.
+    let later = "Movies/Later (2020)/Later.2020.mkv";
+    std::fs::create_dir_all(f.root.join("Movies/Later (2020)")).unwrap();
+    sample(&f.root.join(later));
+    let unindexed = probe_as(&f, &f.kid, later).await.unwrap_err();
+    let missing = probe_as(&f, &f.kid, "Movies/missing.mkv")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (unindexed.code, &unindexed.message),
+        (refused.code, &refused.message)
+    );
+    assert_eq!(
+        (missing.code, &missing.message),
+        (refused.code, &refused.message)
+    );
+    assert!(probe(&f, later).await.is_ok());
+    assert_eq!(
+        probe(&f, "Movies/missing.mkv")
+            .await
+            .unwrap_err()
+            .code
+            .as_str(),
+        "not_found"
+    );
 }

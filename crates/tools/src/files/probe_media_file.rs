@@ -5,16 +5,18 @@
 
 use std::{ffi::OsStr, sync::Arc, time::Duration};
 
+use adapters_catalogue::Error as CatalogueError;
 use adapters_folder::{
     FileFacts, FolderError, Root,
     probe::{self, Hdr, Probe, ProbeError, SubtitleFile},
 };
-use domain::{Capability, KindFamily};
+use domain::{Capability, InstanceKind, KindFamily, MediaId, MediaSource, MediaType};
 use kept::{Keep, Kept};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::discover::{limits, pick, render};
 use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct ProbeMediaFile;
@@ -168,6 +170,9 @@ impl Tool for ProbeMediaFile {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let (spec, _allowed) = ctx.instance(KindFamily::Files, Some(&input.instance_id))?;
+        if limits::Gate::for_caller_would_filter(ctx) {
+            within_limits(ctx, &spec.id, &input.path).await?;
+        }
         let Some(root_path) = spec.path.clone() else {
             return Err(ToolError::new(
                 ErrorCode::BackendMisconfigured,
@@ -200,6 +205,55 @@ impl Tool for ProbeMediaFile {
             external_subtitles: beside.iter().map(external).collect(),
         };
         Output::typed(summary(&probed), &probed)
+    }
+}
+
+/// A content-limited caller probes only a file the index knows as a title its limits allow,
+/// judged as `find_local_media` judges it (the catalogue that named it rates it, as discovery
+/// does): a movie or show over the limits, one without an identity to rate and a file the index
+/// does not hold (so a missing path too) all get discovery's answer for a title the limits
+/// forbid, before anything is opened; music passes unless the limits hide unrated titles.
+async fn within_limits(ctx: &Ctx, instance: &str, path: &str) -> Result<(), ToolError> {
+    let Some(file) = ctx.store().local_media_file(instance, path).await? else {
+        return Err(limits::not_available());
+    };
+    if file.media_type.as_deref() == Some("music") {
+        return match ctx.caller.authority.person.limits.block_unrated {
+            true => Err(limits::not_available()),
+            false => Ok(()),
+        };
+    }
+    let (Some(source), Some(id)) = (
+        file.media_source
+            .as_deref()
+            .and_then(|s| s.parse::<MediaSource>().ok()),
+        file.media_id.clone(),
+    ) else {
+        return Err(limits::not_available());
+    };
+    let (kind, media_type) = match (source, file.media_type.as_deref()) {
+        (MediaSource::Builtin, Some("movie")) => (InstanceKind::Builtin, MediaType::Movie),
+        (MediaSource::Tmdb, Some("movie")) => (InstanceKind::Tmdb, MediaType::Movie),
+        (MediaSource::Tmdb, Some("tv")) => (InstanceKind::Tmdb, MediaType::Tv),
+        _ => return Err(limits::not_available()),
+    };
+    let entry = pick(ctx, None, &[kind], "checking content limits")?;
+    let catalogue = entry.catalogue().await?;
+    let Some(mut gate) = limits::Gate::for_caller(ctx, entry, catalogue.clone()) else {
+        return Ok(());
+    };
+    let details = match catalogue
+        .title_details(&MediaId::new(source, id), media_type, &gate.region)
+        .await
+    {
+        Ok(d) => d,
+        Err(CatalogueError::NotFound { .. }) => return Err(limits::not_available()),
+        Err(e) => return Err(render::catalogue_error(e, &entry.id)),
+    };
+    if gate.allows(&details).await? {
+        Ok(())
+    } else {
+        Err(limits::not_available())
     }
 }
 
