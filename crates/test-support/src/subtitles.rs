@@ -232,6 +232,8 @@ struct OsState {
     subtitles: Vec<FakeSubtitle>,
     quota: Mutex<QuotaMode>,
     downloads: Mutex<u32>,
+    /// Rows per page of a search answer (the service's is 60).
+    per_page: Mutex<usize>,
 }
 
 /// A running OpenSubtitles fake. Dropping it stops the server.
@@ -251,6 +253,7 @@ impl OpenSubtitlesFake {
             subtitles,
             quota: Mutex::new(QuotaMode::Available),
             downloads: Mutex::new(0),
+            per_page: Mutex::new(60),
         });
         let s = state.clone();
         let serving = Serving::start(Box::new(move |r, base| os_answer(&s, r, base))).await;
@@ -260,6 +263,11 @@ impl OpenSubtitlesFake {
     /// The API's base, as an instance's `url` names it.
     pub fn url(&self) -> String {
         format!("{}/api/v1", self.serving.base)
+    }
+
+    /// Rows per page of a search answer; `page=` picks the page, as on the service.
+    pub fn set_per_page(&self, n: usize) {
+        *self.state.per_page.lock() = n.max(1);
     }
 
     pub fn set_quota(&self, mode: QuotaMode) {
@@ -410,11 +418,20 @@ fn os_search(s: &OsState, r: &Received) -> Response {
             })
         })
         .collect();
+    let per_page = *s.per_page.lock();
+    let total = data.len();
+    let total_pages = total.div_ceil(per_page).max(1);
+    let page = num("page").map_or(1, |p| p.max(1) as usize);
+    let data: Vec<Value> = data
+        .into_iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .collect();
     axum::Json(json!({
-        "total_pages": 1,
-        "total_count": data.len(),
-        "per_page": 60,
-        "page": 1,
+        "total_pages": total_pages,
+        "total_count": total,
+        "per_page": per_page,
+        "page": page,
         "data": data,
     }))
     .into_response()

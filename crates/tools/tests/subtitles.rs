@@ -307,6 +307,43 @@ async fn a_search_by_builtin_identity_asks_both_services_in_the_asked_languages(
     assert_eq!(providers.header("x-api-key"), Some(BazarrFake::API_KEY));
 }
 
+/// OpenSubtitles answers in pages: every page its answer counts is read (up to a bound), each
+/// asked with its `page` among the sorted parameters.
+#[tokio::test]
+async fn opensubtitles_pages_are_followed() {
+    let w = world().await;
+    w.os.set_per_page(1);
+    let out = call(
+        &w.app,
+        &w.owner,
+        "search_subtitles",
+        json!({ "media_source": "builtin", "media_id": "tt0133093", "languages": ["en", "pt-BR", "fr"], "service": "opensubtitles" }),
+    )
+    .await
+    .unwrap();
+    let rows = out.data()["subtitles"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 4, "one row a page, four pages: {rows:?}");
+    let pages: Vec<Option<String>> =
+        w.os.requests()
+            .into_iter()
+            .filter(|r| r.path == "/api/v1/subtitles")
+            .map(|r| r.param("page").map(str::to_owned))
+            .collect();
+    assert_eq!(
+        pages,
+        [None, Some("2".into()), Some("3".into()), Some("4".into())]
+    );
+    let second =
+        w.os.requests()
+            .into_iter()
+            .find(|r| r.param("page") == Some("2"))
+            .unwrap();
+    let names: Vec<&str> = second.query.iter().map(|(k, _)| k.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted, "parameters sorted, page among them");
+}
+
 #[tokio::test]
 async fn a_search_by_local_file_sends_its_movie_hash_and_marks_the_match() {
     let w = world().await;

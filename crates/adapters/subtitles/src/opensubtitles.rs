@@ -81,7 +81,12 @@ pub struct Granted {
 struct Page {
     #[serde(default)]
     data: Vec<Item>,
+    #[serde(default)]
+    total_pages: Option<u32>,
 }
+
+/// The most pages of one search read (60 rows a page on the service).
+pub const MAX_PAGES: u32 = 5;
 
 #[derive(Deserialize)]
 struct Item {
@@ -202,18 +207,33 @@ impl OpenSubtitles {
         p
     }
 
-    /// `GET /subtitles`: the first page of what matches.
+    /// `GET /subtitles`: what matches, page after page as the answer's `total_pages` says, at
+    /// most [`MAX_PAGES`] pages.
     pub async fn search(&self, s: &Search) -> Result<Vec<Found>, Error> {
-        let answer = self
-            .request(reqwest::Method::GET, "subtitles")
-            .query(&OpenSubtitles::params(s))
-            .send()
-            .await
-            .map_err(|e| Error::Http(httpx::Error::from_reqwest(&e)))?;
-        let body = read_ok(answer, self.key.expose()).await?;
-        let page: Page = parse(&body, "the subtitle search answer")?;
-        Ok(page
-            .data
+        let mut items = Vec::new();
+        let mut page = 1u32;
+        loop {
+            let mut params = OpenSubtitles::params(s);
+            if page > 1 {
+                params.push(("page", page.to_string()));
+                params.sort_by(|a, b| a.0.cmp(b.0));
+            }
+            let answer = self
+                .request(reqwest::Method::GET, "subtitles")
+                .query(&params)
+                .send()
+                .await
+                .map_err(|e| Error::Http(httpx::Error::from_reqwest(&e)))?;
+            let body = read_ok(answer, self.key.expose()).await?;
+            let read: Page = parse(&body, "the subtitle search answer")?;
+            let empty = read.data.is_empty();
+            items.extend(read.data);
+            if empty || page >= read.total_pages.unwrap_or(1).min(MAX_PAGES) {
+                break;
+            }
+            page += 1;
+        }
+        Ok(items
             .into_iter()
             .filter_map(|item| {
                 let a = item.attributes;
