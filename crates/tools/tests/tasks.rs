@@ -703,3 +703,25 @@ async fn a_hanging_webhook_never_holds_a_run_up() {
     let run = f.finished(&admin, second["run_id"].as_i64().unwrap()).await;
     assert_eq!(run["status"], "succeeded");
 }
+
+#[tokio::test]
+async fn two_looks_at_the_same_due_time_begin_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file store: the two looks run on connections of their own.
+    let f = Fixture::new(
+        Store::open(dir.path()).await.unwrap(),
+        "2026-12-06T10:00:00Z",
+    )
+    .await;
+    let (admin, _) = f.person("ann", Role::Admin, "admin").await;
+    f.call(
+        &admin,
+        "create_task",
+        whoami_task(json!({"trigger_type": "cron", "trigger": "*/5 * * * *"})),
+    )
+    .await
+    .unwrap();
+    f.clock.set(at("2026-12-06T10:05:01Z"));
+    let (a, b) = tokio::join!(f.scheduler().tick(), f.scheduler().tick());
+    assert_eq!(a.len() + b.len(), 1, "{a:?} {b:?}");
+}
