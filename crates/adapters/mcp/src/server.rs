@@ -341,8 +341,7 @@ impl Server {
         };
         let id = self.config.id.clone();
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        let result = match tokio::time::timeout(self.config.timeout, peer.call_tool(params)).await
-        {
+        let result = match tokio::time::timeout(self.config.timeout, peer.call_tool(params)).await {
             Err(_) => {
                 let secs = self.config.timeout.as_secs();
                 return Err(Error::Timeout { id, secs });
