@@ -35,6 +35,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
     ("get_continue_watching", true, false, true, false),
     ("get_custom_formats", true, false, true, false),
     ("get_disk_space", true, false, true, false),
+    ("get_download_history", true, false, true, false),
     ("get_episode_timeline", true, false, true, false),
     ("get_guide", true, false, true, false),
     ("get_health", true, false, true, false),
