@@ -8,7 +8,8 @@
 //! scope, the indexer and the GUID.
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
 
 use crate::{Error, Service, core::Core};
 
@@ -109,22 +110,11 @@ impl Release {
 
 /// HMAC-SHA256 (RFC 2104).
 fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
-    let mut block = [0u8; 64];
-    if key.len() > 64 {
-        block[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        block[..key.len()].copy_from_slice(key);
-    }
-    let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
-    let inner = Sha256::new()
-        .chain_update(pad(0x36))
-        .chain_update(message)
-        .finalize();
-    Sha256::new()
-        .chain_update(pad(0x5c))
-        .chain_update(inner)
-        .finalize()
-        .into()
+    // HMAC takes a key of any length: `new_from_slice` cannot fail for it.
+    let mut mac = Hmac::<Sha256>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
+    mac.update(message);
+    mac.finalize().into_bytes().into()
 }
 
 /// How a queue item leaves the queue.
