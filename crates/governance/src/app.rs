@@ -488,13 +488,14 @@ impl App {
         // A write, once audited, runs to its end on a task of its own and records its outcome,
         // whether or not the caller is still there to hear it.
         let shared = self.shared.clone();
+        let external = external.is_some();
         let work = async move {
             let outcome = match tool.prepare(arguments) {
                 // What the store commits for it that proves its effect is stamped on its entry.
                 Ok(prepared) => contained(meta, store::under_audit(id, prepared(&ctx))).await,
                 Err(e) => Err(e),
             };
-            finish(&shared.store, meta, id, reserved, &outcome).await;
+            finish(&shared.store, meta, id, reserved, external, &outcome).await;
             outcome
         };
         match self.shared.detached.spawn(work).await {

@@ -262,6 +262,14 @@ impl Ctx {
         self.shared.registry.get(name).map(|t| t.meta())
     }
 
+    /// The external MCP server the tool `name` is served from, when it is an external one.
+    pub fn tool_external(&self, name: &str) -> Option<String> {
+        self.shared
+            .registry
+            .get(name)
+            .and_then(|t| t.external().map(str::to_owned))
+    }
+
     /// Every tool's declaration, in the stable order.
     pub fn tool_metas(&self) -> Vec<Meta> {
         self.shared

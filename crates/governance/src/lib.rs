@@ -36,5 +36,6 @@ pub use delegate::{Delegate, JobView};
 pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use family::{CheckFuture, Family, Job, JobFuture, LiveTools, Slots, intern};
 pub use instances::{InstanceSpec, InstanceView, Instances, Launch};
+pub use outcome::audit_message;
 pub use settings::{LocalAccess, Settings};
 pub use view::View;

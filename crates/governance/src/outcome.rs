@@ -4,6 +4,7 @@
 use std::{future::Future, panic::AssertUnwindSafe};
 
 use futures::FutureExt;
+use serde_json::Value;
 use store::{AuditId, AuditStatus, Store};
 
 use crate::{
@@ -36,30 +37,54 @@ pub(crate) fn failed_unexpectedly(meta: Meta) -> ToolError {
 }
 
 /// Finishes the audit entry with the outcome. A refused call (bad input, denied...) did
-/// nothing, so it gives back its allowance unit; an uncertain outcome keeps it.
+/// nothing, so it gives back its allowance unit; an uncertain outcome keeps it. `external`:
+/// the call went to an external MCP server (see [`audit_message`]).
 pub(crate) async fn finish(
     store: &Store,
     meta: Meta,
     id: AuditId,
     reserved: bool,
+    external: bool,
     outcome: &Result<Output, ToolError>,
 ) {
+    let message = audit_message(outcome, external);
     let done = match outcome {
-        Ok(out) => {
+        Ok(_) => {
             store
-                .audit_finish(id, AuditStatus::Applied, Some(&out.summary))
+                .audit_finish(id, AuditStatus::Applied, Some(&message))
                 .await
         }
         Err(e) if reserved && e.code.nothing_happened() => {
-            store.audit_fail_released(id, &e.message).await
+            store.audit_fail_released(id, &message).await
         }
-        Err(e) => {
+        Err(_) => {
             store
-                .audit_finish(id, AuditStatus::Failed, Some(&e.message))
+                .audit_finish(id, AuditStatus::Failed, Some(&message))
                 .await
         }
     };
     if let Err(e) = done {
         tracing::error!(error = %e, tool = meta.name, "could not finish the audit entry");
     }
+}
+
+/// What an audit entry keeps of an outcome: its summary or its error's message; for a call to
+/// an external MCP server (`external`), followed by the size of the arguments sent and whether
+/// the server's answer had `isError` (read from the answer's `arguments_bytes` and `is_error`;
+/// "no answer" when the call got none).
+pub fn audit_message(outcome: &Result<Output, ToolError>, external: bool) -> String {
+    let (text, data) = match outcome {
+        Ok(out) if external => (out.summary.as_str(), out.data()),
+        Err(e) if external => (e.message.as_str(), e.data.clone()),
+        Ok(out) => return out.summary.clone(),
+        Err(e) => return e.message.clone(),
+    };
+    let Some(bytes) = data.get("arguments_bytes").and_then(Value::as_u64) else {
+        return text.to_string();
+    };
+    let is_error = data
+        .get("is_error")
+        .and_then(Value::as_bool)
+        .map_or_else(|| "no answer".to_string(), |b| b.to_string());
+    format!("{text} [arguments: {bytes} bytes; isError: {is_error}]")
 }

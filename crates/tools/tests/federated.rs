@@ -532,3 +532,169 @@ async fn a_slow_answer_times_out_and_a_large_one_is_refused() {
         .unwrap();
     assert_eq!(fits.summary.len(), 1000);
 }
+
+/// The owner approves `change_id` as the review page would.
+async fn approve(h: &Household, change_id: &str) {
+    let change = h.store.change(change_id).await.unwrap().unwrap();
+    h.store
+        .decide_change(
+            change_id,
+            h.owner.authority.person.id,
+            true,
+            &change.content_hash,
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_external_plan_is_applied_once_and_audited_under_its_server() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("forgotten");
+    let env = vec![(
+        "FORGET_LOG".to_string(),
+        Secret::new(log.display().to_string()),
+        false,
+    )];
+    let h = Household::new(vec![(
+        mcp_spec("tiny", None),
+        Some(stdio(&py, &[&tiny_server()], env)),
+    )])
+    .await;
+    h.until_listed("tiny__forget", true).await;
+    let forgotten = || std::fs::read_to_string(&log).unwrap_or_default();
+    let bob = h
+        .person(
+            "bob",
+            Role::User,
+            &[Capability::Federated],
+            Some(vec!["tiny".into()]),
+        )
+        .await;
+    let apply =
+        |change_id: &str, key: &str| json!({"change_id": change_id, "idempotency_key": key});
+
+    let planned = h
+        .call(&bob, "tiny__forget", json!({"item": "the keys"}))
+        .await
+        .unwrap();
+    let change_id = planned.data()["change_id"].as_str().unwrap().to_string();
+    // Before the owner approves, the change waits and the server is not called.
+    let waits = h
+        .call(&bob, "apply_change", apply(&change_id, "forget-early"))
+        .await
+        .unwrap_err();
+    assert_eq!(waits.code, ErrorCode::NeedsPlan, "{}", waits.message);
+    assert_eq!(forgotten(), "");
+
+    approve(&h, &change_id).await;
+    let op = h
+        .call(&bob, "apply_change", apply(&change_id, "forget-keys-1"))
+        .await
+        .unwrap()
+        .data();
+    assert_eq!(op["status"], "succeeded", "{op}");
+    assert_eq!(
+        op["result"]["content"][0]["text"], "forgot the keys",
+        "{op}"
+    );
+    assert_eq!(forgotten(), "the keys\n");
+    // The same key answers the same operation; the server is called once.
+    let again = h
+        .call(&bob, "apply_change", apply(&change_id, "forget-keys-1"))
+        .await
+        .unwrap()
+        .data();
+    assert_eq!(again["operation_id"], op["operation_id"]);
+    assert_eq!(forgotten(), "the keys\n");
+    // Audited under the server, with the arguments' size and the answer's isError.
+    let audit = h.store.audit_page(&Default::default()).await.unwrap();
+    let entries: Vec<_> = audit.iter().filter(|e| e.tool == "tiny__forget").collect();
+    assert_eq!(entries.len(), 1, "{audit:?}");
+    assert_eq!(entries[0].instance.as_deref(), Some("tiny"));
+    assert_eq!(entries[0].person, "bob");
+    assert_eq!(entries[0].status, store::AuditStatus::Applied);
+    assert_eq!(
+        entries[0].message.as_deref(),
+        Some("forgot the keys [arguments: 19 bytes; isError: false]")
+    );
+
+    // A grant narrowed between the approval and the apply refuses it: the server is not called.
+    let planned = h
+        .call(&bob, "tiny__forget", json!({"item": "the wallet"}))
+        .await
+        .unwrap();
+    let second = planned.data()["change_id"].as_str().unwrap().to_string();
+    approve(&h, &second).await;
+    h.store
+        .update_grant(
+            "bob",
+            &GrantSpec {
+                capabilities: [Capability::Federated].into(),
+                instances: Some(vec!["elsewhere".into()]),
+                ..GrantSpec::default()
+            },
+        )
+        .await
+        .unwrap();
+    let refused = h
+        .call(&bob, "apply_change", apply(&second, "forget-wallet-1"))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Denied, "{}", refused.message);
+    assert!(
+        refused
+            .message
+            .contains("your grant does not reach the MCP server \"tiny\""),
+        "{}",
+        refused.message
+    );
+    assert_eq!(forgotten(), "the keys\n");
+    assert_eq!(
+        h.store.change(&second).await.unwrap().unwrap().status,
+        store::ChangeStatus::Approved
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_external_write_is_audited_with_its_arguments_size_and_is_error() {
+    let Some(py) = python() else { return };
+    let h = Household::new(vec![(
+        mcp_spec("tiny", None),
+        Some(stdio(&py, &[&tiny_server()], Vec::new())),
+    )])
+    .await;
+    h.until_listed("tiny__forget", true).await;
+    let failed = h
+        .call(&h.owner, "tiny__forget", json!({"item": ""}))
+        .await
+        .unwrap_err();
+    assert_eq!(failed.code, ErrorCode::BackendError);
+    assert!(
+        failed
+            .message
+            .starts_with("tiny__forget answered with an error"),
+        "{}",
+        failed.message
+    );
+    h.call(&h.owner, "tiny__grow", json!({})).await.unwrap();
+    let audit = h.store.audit_page(&Default::default()).await.unwrap();
+    let message = |tool: &str| {
+        let entry = audit.iter().find(|e| e.tool == tool).unwrap();
+        (entry.status, entry.message.clone().unwrap())
+    };
+    let (status, said) = message("tiny__forget");
+    assert_eq!(status, store::AuditStatus::Failed);
+    assert!(
+        said.ends_with("[arguments: 11 bytes; isError: true]"),
+        "{said}"
+    );
+    assert_eq!(
+        message("tiny__grow"),
+        (
+            store::AuditStatus::Applied,
+            "grown [arguments: 2 bytes; isError: false]".to_string()
+        )
+    );
+}

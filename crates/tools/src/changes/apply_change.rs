@@ -44,7 +44,7 @@ impl Tool for ApplyChange {
             open_world: false,
         },
         allowance: None,
-        or_capabilities: &[Capability::SettingsWrite],
+        or_capabilities: &[Capability::SettingsWrite, Capability::Federated],
         family: None,
         plan: None,
     };
@@ -173,11 +173,13 @@ async fn act(resolved: Resolved<'_>) -> Result<(Operation, &'static str), ToolEr
         Resolved::Ready(r) => r,
     };
     let (ctx, change) = (&r.ctx, &r.change);
+    // An external server's tool is audited under the server, as its direct calls are.
+    let external = ctx.tool_external(&change.tool);
     let entry = NewAudit {
         person: ctx.caller.authority.person.id,
         key_id: Some(ctx.caller.authority.key_id.clone()).filter(|k| k != "local"),
         tool: change.tool.clone(),
-        instance: None,
+        instance: external.clone(),
         args_digest: change.content_hash.clone(),
     };
     // The planned tool's allowance is spent now, with the audit entry, before any mutation.
@@ -204,13 +206,15 @@ async fn act(resolved: Resolved<'_>) -> Result<(Operation, &'static str), ToolEr
     );
     ctx.progress(0, None, &format!("operation {} started", op.id));
     let run = Run::new(ctx, &op.id);
-    let (succeeded, result, message) = match r.hooks.apply(ctx, change, &run).await {
+    let outcome = r.hooks.apply(ctx, change, &run).await;
+    let message = governance::audit_message(&outcome, external.is_some());
+    let (succeeded, result) = match outcome {
         Ok(out) => {
             let data = out.data();
             let clean = data.get("failed").is_none_or(|f| f == 0);
-            (clean, data, out.summary)
+            (clean, data)
         }
-        Err(e) => (false, json!({"code": e.code.as_str()}), e.message),
+        Err(e) => (false, json!({"code": e.code.as_str()})),
     };
     let op = match ctx
         .store()
@@ -236,6 +240,16 @@ async fn act(resolved: Resolved<'_>) -> Result<(Operation, &'static str), ToolEr
 /// Checks the caller may apply `change` now and answers the statuses it may start from.
 async fn authorize(ctx: &Ctx, change: &Change) -> Result<&'static [ChangeStatus], ToolError> {
     let (meta, _) = planned(ctx, &change.tool)?;
+    // An external server's tool: only while the caller's grant still reaches that server and
+    // tool (a kid's grant must name it), as for a direct call.
+    if let Some(id) = ctx.tool_external(&change.tool)
+        && !authority::reaches_external(&ctx.caller.authority, &id, &change.tool)
+    {
+        return Err(ToolError::denied(format!(
+            "your grant does not reach the MCP server \"{id}\" (any longer); change {} was not applied; nothing was done",
+            change.id
+        )));
+    }
     // The planned tool's own policy, on the authority read for this call.
     let allow_destructive = ctx.settings().allow_destructive();
     let missing = authority::decide_or_plan(&ctx.caller, &meta, allow_destructive, None)?.err();

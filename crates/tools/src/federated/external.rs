@@ -125,7 +125,8 @@ impl DynTool for External {
 }
 
 /// Calls `remote` on `server`: its answer in `data`, its text as the summary; an answer with
-/// `isError` is an error of the call.
+/// `isError` is an error of the call. Either way the answer (or the error's data) names the
+/// server and carries `arguments_bytes` and `is_error`, which the audit entry keeps.
 pub(crate) async fn call(
     server: &Server,
     meta: Meta,
@@ -133,7 +134,9 @@ pub(crate) async fn call(
     arguments: Map<String, Value>,
 ) -> Result<Output, ToolError> {
     let size = serde_json::to_vec(&arguments).map_or(0, |b| b.len());
-    let answer = server.call(remote, arguments).await.map_err(error)?;
+    let answer = server.call(remote, arguments).await.map_err(|e| {
+        error(e).with_data(json!({"server": server.id(), "tool": remote, "arguments_bytes": size}))
+    })?;
     let text = answer.text();
     if answer.is_error {
         let text = if text.is_empty() {
@@ -144,7 +147,14 @@ pub(crate) async fn call(
         return Err(ToolError::new(
             ErrorCode::BackendError,
             format!("{} answered with an error: {text}", meta.name),
-        ));
+        )
+        .with_data(json!({
+            "server": server.id(),
+            "tool": remote,
+            "arguments_bytes": size,
+            "answer_bytes": answer.bytes,
+            "is_error": true,
+        })));
     }
     let summary = if text.is_empty() {
         format!("{} answered.", meta.name)
@@ -160,6 +170,7 @@ pub(crate) async fn call(
             "structured_content": answer.structured,
             "arguments_bytes": size,
             "answer_bytes": answer.bytes,
+            "is_error": false,
         }),
     ))
 }

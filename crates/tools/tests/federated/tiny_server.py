@@ -1,7 +1,8 @@
 """A tiny MCP server written with the official Python SDK, spoken to over stdio by the
 federated tests: one read-only tool, one left unannotated (so destructive by the spec's
-default), a slow one and a large one, one that adds a tool and announces it (tools/list_changed), and a line on stderr
-naming the secret it was handed, which Marquee must scrub."""
+default), a slow one and a large one, one that adds a tool and announces it (tools/list_changed), and a line on stderr naming the
+secret it was handed, which Marquee must scrub. `forget` logs each call to the file FORGET_LOG
+names, and it answers an error (isError) for an empty item."""
 
 import os
 import sys
@@ -22,7 +23,13 @@ def shout(text: str) -> str:
 
 @server.tool()
 def forget(item: str) -> str:
-    """Forgets an item (unannotated: destructive by default)."""
+    """Forgets an item (unannotated: destructive by default); each call is written as a line
+    to the file FORGET_LOG names, when it names one, so a test counts the calls made."""
+    if not item:
+        raise ValueError("nothing to forget")
+    if os.environ.get("FORGET_LOG"):
+        with open(os.environ["FORGET_LOG"], "a") as f:
+            f.write(item + "\n")
     return f"forgot {item}"
 
 
