@@ -1,15 +1,18 @@
 //! `scrape_metadata` through the core on a real folder: a film's `movie.nfo` planned from the
 //! builtin catalogue (ids, title, year, escaped XML) and written by `apply_change`; a second
 //! scrape replaces Marquee's own file; a file Marquee did not write is left alone unless the
-//! call asks for `overwrite`, which the owner's review says.
+//! call asks for `overwrite`, which the owner's review says. With TMDB (its contract fake):
+//! fanart from the title's backdrop, and each episode's title, plot and air date where TMDB
+//! has the episode (left out where it has not).
 
 #![allow(clippy::unwrap_used)]
 
 use std::{path::Path, sync::Arc};
 
-use domain::InstanceKind;
+use domain::{InstanceKind, Secret};
 use serde_json::{Value, json};
 use store::Store;
+use test_support::TmdbFake;
 use tools::{App, Called, Caller, InstanceSpec, Instances, Output, Settings, ToolError};
 
 struct Fixture {
@@ -40,6 +43,11 @@ fn put(root: &Path, rel: &str, body: &[u8]) {
 }
 
 async fn fixture() -> Fixture {
+    start(None).await
+}
+
+/// The library, with the builtin catalogue or (given a fake) only TMDB.
+async fn start(tmdb: Option<&TmdbFake>) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let library = dir.path().join("library");
     put(&library, "Heat (1995)/Heat (1995) - 1080p.mkv", b"video");
@@ -48,8 +56,16 @@ async fn fixture() -> Fixture {
         "Shows/Some Show/Season 01/Some Show - S01E01.mkv",
         b"episode",
     );
+    let catalogue = match tmdb {
+        None => spec("builtin", InstanceKind::Builtin, None),
+        Some(fake) => InstanceSpec {
+            url: Some(fake.base_url().parse().unwrap()),
+            api_key: Some(Secret::new(TmdbFake::API_KEY.to_string())),
+            ..spec("tmdb", InstanceKind::Tmdb, None)
+        },
+    };
     let list = vec![
-        spec("builtin", InstanceKind::Builtin, None),
+        catalogue,
         spec("library", InstanceKind::Folder, Some(&library)),
     ];
     let store = Store::open(dir.path()).await.unwrap();
@@ -260,5 +276,79 @@ async fn shows_need_a_catalogue_that_knows_them_and_paths_stay_beneath_the_root(
     assert_eq!(
         outside.message.replace("library\"", "X\""),
         missing.message.replace("elsewhere\"", "X\"")
+    );
+}
+
+#[tokio::test]
+async fn tmdb_gives_fanart_and_each_known_episodes_plot_and_leaves_an_unknown_ones_out() {
+    let tmdb = TmdbFake::start().await;
+    let f = start(Some(&tmdb)).await;
+    let season = "Game of Thrones/Season 01";
+    put(
+        &f.library,
+        &format!("{season}/Game of Thrones - S01E01.mkv"),
+        b"e1",
+    );
+    put(
+        &f.library,
+        &format!("{season}/Game of Thrones - S01E03.mkv"),
+        b"e3",
+    );
+
+    let (planned, op) = scrape(&f, "Game of Thrones", false, "scrape-got").await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    assert_eq!(
+        planned["plan"]["files"].as_array().unwrap().len(),
+        3,
+        "{planned}"
+    );
+    assert_eq!(
+        tmdb.requests_to("/tv/1399/season/1/episode/1").len(),
+        1,
+        "{:?}",
+        tmdb.requests()
+            .iter()
+            .map(|r| r.path.clone())
+            .collect::<Vec<_>>()
+    );
+    let read = |rel: &str| std::fs::read_to_string(f.library.join(rel)).unwrap();
+
+    let show = read("Game of Thrones/tvshow.nfo");
+    assert!(
+        show.contains("  <fanart>\n    <thumb>https://image.tmdb.org/t/p/w342/2OMB0ynKlyIenMJWI2Dy9IWT4c.jpg</thumb>\n  </fanart>\n"),
+        "{show}"
+    );
+
+    let known = read(&format!("{season}/Game of Thrones - S01E01.nfo"));
+    assert!(known.contains("<title>Winter Is Coming</title>"), "{known}");
+    assert!(
+        known.contains(
+            "<plot>Lord Stark is troubled by reports of a Night&apos;s Watch deserter &amp; &lt;others&gt;.</plot>"
+        ),
+        "{known}"
+    );
+    assert!(known.contains("<aired>2011-04-17</aired>"), "{known}");
+
+    // TMDB has no such episode (404): no plot, no air date, nothing invented.
+    let unknown = read(&format!("{season}/Game of Thrones - S01E03.nfo"));
+    assert!(unknown.contains("<title>Episode 3</title>"), "{unknown}");
+    assert!(
+        unknown.contains("<season>1</season>\n  <episode>3</episode>"),
+        "{unknown}"
+    );
+    assert!(!unknown.contains("<plot>"), "{unknown}");
+    assert!(!unknown.contains("<aired>"), "{unknown}");
+
+    // A film's fanart, from its details' backdrop.
+    let (_, op) = scrape(&f, "Heat (1995)", false, "scrape-heat").await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    let movie = read(NFO);
+    assert!(
+        movie.contains("<fanart>\n    <thumb>https://image.tmdb.org/t/p/w342/rfEXNlql4CafRmtgp2VXQWQ5i5C.jpg</thumb>\n  </fanart>"),
+        "{movie}"
+    );
+    assert!(
+        movie.contains("<uniqueid type=\"tmdb\" default=\"true\">949</uniqueid>"),
+        "{movie}"
     );
 }

@@ -5,8 +5,9 @@ use async_trait::async_trait;
 use domain::{MediaId, MediaSource, MediaType};
 
 use crate::{
-    BrowseFilters, CertificationInfo, CollectionSummary, Error, MusicItem, MusicKind, MusicSearch,
-    Page, Result, TimeWindow, TitleDetails, TitleKind, TitleSearch, TitleSummary,
+    BrowseFilters, CertificationInfo, CollectionSummary, EpisodeDetails, Error, MusicItem,
+    MusicKind, MusicSearch, Page, Result, TimeWindow, TitleDetails, TitleKind, TitleSearch,
+    TitleSummary,
 };
 
 /// A catalogue of titles. Each method a source cannot answer returns [`Error::Unsupported`] naming
@@ -88,6 +89,21 @@ pub trait Catalogue: Send + Sync {
             "title details",
             self.source(),
             &[MediaSource::Builtin, MediaSource::Tmdb],
+        ))
+    }
+
+    /// One episode of a show: its name, overview and air date.
+    async fn episode_details(
+        &self,
+        show: &MediaId,
+        season: u32,
+        episode: u32,
+    ) -> Result<EpisodeDetails> {
+        let _ = (show, season, episode);
+        Err(Error::unsupported(
+            "episode details",
+            self.source(),
+            &[MediaSource::Tmdb],
         ))
     }
 

@@ -21,8 +21,8 @@ pub use catalogue::Catalogue;
 pub use error::{Error, Result};
 pub use model::{
     BrowseFilters, Certification, CertificationCeiling, CertificationInfo, CollectionSummary,
-    MusicItem, MusicKind, MusicSearch, PAGE_SIZE, Page, RegionalRating, ReleaseDate, ReleaseType,
-    TimeWindow, TitleDetails, TitleKind, TitleSearch, TitleSummary,
+    EpisodeDetails, MusicItem, MusicKind, MusicSearch, PAGE_SIZE, Page, RegionalRating,
+    ReleaseDate, ReleaseType, TimeWindow, TitleDetails, TitleKind, TitleSearch, TitleSummary,
 };
 pub use musicbrainz::{MusicBrainz, MusicBrainzConfig};
 pub use tmdb::{Tmdb, TmdbAuth, TmdbConfig};

@@ -397,6 +397,7 @@ async fn details_by_builtin_or_imdb_id() {
                 "United States",
             ],
             seasons: None,
+            backdrop_url: None,
         }
     "#]]
     .assert_debug_eq(&a);

@@ -463,6 +463,49 @@ async fn tv_details_read_content_ratings() {
 }
 
 #[tokio::test]
+async fn details_carry_the_backdrop_and_episodes_are_read_one_at_a_time() {
+    let fake = TmdbFake::start().await;
+    let tmdb = with_key(&fake);
+    let show = tmdb
+        .title_details(&tmdb_id("1399"), MediaType::Tv, "US")
+        .await
+        .unwrap();
+    assert_eq!(
+        show.backdrop_url.as_deref(),
+        Some("https://image.tmdb.org/t/p/w342/2OMB0ynKlyIenMJWI2Dy9IWT4c.jpg")
+    );
+    let film = tmdb
+        .title_details(&tmdb_id("603"), MediaType::Movie, "US")
+        .await
+        .unwrap();
+    assert_eq!(film.backdrop_url, None, "a null backdrop_path is no fanart");
+
+    let e = tmdb.episode_details(&tmdb_id("1399"), 1, 2).await.unwrap();
+    assert_eq!((e.season, e.episode), (1, 2));
+    assert_eq!(e.name.as_deref(), Some("The Kingsroad"));
+    assert_eq!(e.air_date.as_deref(), Some("2011-04-24"));
+    assert!(e.overview.unwrap().starts_with("While Bran recovers"));
+    let asked = &fake.requests_to("/tv/1399/season/1/episode/2")[0];
+    assert_eq!(asked.param("api_key"), Some(TmdbFake::API_KEY));
+
+    let missing = tmdb
+        .episode_details(&tmdb_id("1399"), 1, 99)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&missing, Error::NotFound { what: "episode", id, .. } if id == "tmdb:1399 S01E99"),
+        "{missing:?}"
+    );
+    // The builtin catalogue knows no episodes: it says so, naming TMDB.
+    let builtin = adapters_catalogue::Builtin::shared().unwrap();
+    let refused = builtin
+        .episode_details(&tmdb_id("1399"), 1, 2)
+        .await
+        .unwrap_err();
+    assert!(matches!(refused, Error::Unsupported { .. }), "{refused:?}");
+}
+
+#[tokio::test]
 async fn recommendations_lists_and_refusals() {
     let fake = TmdbFake::start().await;
     let tmdb = with_key(&fake);

@@ -341,3 +341,43 @@ pub(crate) fn genre_name(id: u32) -> &'static str {
         .find(|(g, _)| *g == id)
         .map_or("Unknown", |(_, n)| n)
 }
+
+/// Backdrop paths (fanart) of the titles that have one; the others answer `null`, as TMDB does.
+const BACKDROPS: &[(u64, &str)] = &[
+    (949, "/rfEXNlql4CafRmtgp2VXQWQ5i5C.jpg"),
+    (1399, "/2OMB0ynKlyIenMJWI2Dy9IWT4c.jpg"),
+];
+
+pub(crate) fn backdrop(id: u64) -> Option<&'static str> {
+    BACKDROPS.iter().find(|(i, _)| *i == id).map(|(_, p)| *p)
+}
+
+/// One episode the fake knows.
+pub(crate) struct Episode {
+    pub show: u64,
+    pub season: u32,
+    pub episode: u32,
+    pub name: &'static str,
+    pub overview: &'static str,
+    pub air_date: &'static str,
+}
+
+/// The episodes the fake answers; any other is TMDB's 404.
+pub(crate) const EPISODES: &[Episode] = &[
+    Episode {
+        show: 1399,
+        season: 1,
+        episode: 1,
+        name: "Winter Is Coming",
+        overview: "Lord Stark is troubled by reports of a Night's Watch deserter & <others>.",
+        air_date: "2011-04-17",
+    },
+    Episode {
+        show: 1399,
+        season: 1,
+        episode: 2,
+        name: "The Kingsroad",
+        overview: "While Bran recovers from his fall, Ned takes only his daughters to King's Landing.",
+        air_date: "2011-04-24",
+    },
+];

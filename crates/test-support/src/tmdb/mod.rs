@@ -1,5 +1,5 @@
 //! A contract fake of TMDB's v3 API: search, trending, discover (with its filters), details with
-//! appended release dates, content ratings and credits, recommendations, and TMDB's own lists.
+//! appended release dates, content ratings and credits, recommendations, episodes, and TMDB's own lists.
 //! Every request must carry the fake's `api_key` or its read-access token, as TMDB requires.
 
 mod data;
@@ -148,6 +148,22 @@ fn answer(incoming: &Incoming<'_>, _before: &[RecordedRequest]) -> Response {
             }
             None => return not_found(),
         },
+        ["tv", id, "season", season, "episode", episode] => {
+            let found = find("tv", id).and_then(|t| {
+                data::EPISODES
+                    .iter()
+                    .find(|e| {
+                        e.show == t.id
+                            && e.season.to_string() == *season
+                            && e.episode.to_string() == *episode
+                    })
+                    .map(|e| render::episode(t, e))
+            });
+            match found {
+                Some(v) => v,
+                None => return not_found(),
+            }
+        }
         [kind @ ("movie" | "tv"), id, "recommendations"] => match find(kind, id) {
             Some(t) => {
                 let rows = t

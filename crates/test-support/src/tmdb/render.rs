@@ -69,7 +69,7 @@ fn companies(t: &Title) -> Value {
 /// `/movie/{id}` with `release_dates` and `credits` appended when asked.
 pub(crate) fn movie(t: &Title, append: &[&str]) -> Value {
     let mut v = json!({
-        "adult": false, "backdrop_path": null, "belongs_to_collection": null, "budget": 0,
+        "adult": false, "backdrop_path": data::backdrop(t.id), "belongs_to_collection": null, "budget": 0,
         "genres": genres(t), "homepage": "", "id": t.id, "imdb_id": t.imdb_id,
         "original_language": t.language, "original_title": t.title, "overview": t.overview, "popularity": 100.5,
         "poster_path": t.poster, "production_companies": companies(t),
@@ -106,7 +106,7 @@ pub(crate) fn tv(t: &Title, append: &[&str]) -> Value {
         .map(|n| json!({ "id": 1, "name": n, "gender": 0 }))
         .collect();
     let mut v = json!({
-        "adult": false, "backdrop_path": null, "created_by": created_by, "episode_run_time": [t.runtime],
+        "adult": false, "backdrop_path": data::backdrop(t.id), "created_by": created_by, "episode_run_time": [t.runtime],
         "first_air_date": t.date, "genres": genres(t), "homepage": "", "id": t.id, "in_production": false,
         "languages": [t.language], "name": t.title, "number_of_episodes": 10 * t.seasons,
         "number_of_seasons": t.seasons, "origin_country": [t.country], "original_language": t.language,
@@ -167,4 +167,14 @@ pub(crate) fn providers(region: Option<&str>) -> Value {
         })
         .collect();
     json!({ "results": results })
+}
+
+/// `/tv/{id}/season/{s}/episode/{e}`: TMDB's episode shape.
+pub(crate) fn episode(show: &Title, e: &data::Episode) -> Value {
+    json!({
+        "air_date": e.air_date, "crew": [], "episode_number": e.episode, "guest_stars": [],
+        "id": show.id * 1000 + u64::from(e.season) * 100 + u64::from(e.episode),
+        "name": e.name, "overview": e.overview, "production_code": "", "runtime": show.runtime,
+        "season_number": e.season, "still_path": null, "vote_average": 8.0, "vote_count": 100,
+    })
 }

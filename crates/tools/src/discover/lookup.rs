@@ -344,6 +344,7 @@ mod tests {
             languages: vec!["en".into()],
             countries: vec![],
             seasons: Some(8),
+            backdrop_url: None,
         };
         let rated = Certification::Rated {
             region: "US".into(),

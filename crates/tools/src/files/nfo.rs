@@ -2,7 +2,7 @@
 //! from a catalogue record, every value XML-escaped, with a comment that marks the file as
 //! Marquee's (so a later scrape may replace it, and never a file someone else wrote).
 
-use adapters_catalogue::{Certification, TitleDetails};
+use adapters_catalogue::{Certification, EpisodeDetails, TitleDetails};
 
 use super::naming::Facts;
 
@@ -96,6 +96,12 @@ fn common(out: &mut String, d: &TitleDetails) {
             escape(poster)
         ));
     }
+    if let Some(fanart) = &d.backdrop_url {
+        out.push_str(&format!(
+            "  <fanart>\n    <thumb>{}</thumb>\n  </fanart>\n",
+            escape(fanart)
+        ));
+    }
 }
 
 fn document(root: &str, body: &str) -> String {
@@ -119,16 +125,20 @@ pub(crate) fn tvshow(d: &TitleDetails) -> String {
     document("tvshow", &body)
 }
 
-/// One episode's `.nfo`: its show, season, episode and (when its name has one) title; the
-/// show's ids, so a media server finds the show.
-pub(crate) fn episode(show: &TitleDetails, f: &Facts) -> String {
+/// One episode's `.nfo`: its title (the catalogue's name for it, else its file name's, else
+/// "Episode N"), show, season and episode, and the plot and air date where the catalogue
+/// knows them (never invented).
+pub(crate) fn episode(show: &TitleDetails, f: &Facts, known: Option<&EpisodeDetails>) -> String {
     let mut body = String::new();
-    let title = f.episode_title.clone().unwrap_or_else(|| {
-        format!(
-            "Episode {}",
-            f.episodes.first().copied().unwrap_or_default()
-        )
-    });
+    let title = known
+        .and_then(|e| e.name.clone())
+        .or_else(|| f.episode_title.clone())
+        .unwrap_or_else(|| {
+            format!(
+                "Episode {}",
+                f.episodes.first().copied().unwrap_or_default()
+            )
+        });
     element(&mut body, "title", &title);
     element(&mut body, "showtitle", &show.summary.title);
     element(
@@ -141,6 +151,12 @@ pub(crate) fn episode(show: &TitleDetails, f: &Facts) -> String {
         "episode",
         &f.episodes.first().copied().unwrap_or_default().to_string(),
     );
+    if let Some(plot) = known.and_then(|e| e.overview.as_deref()) {
+        element(&mut body, "plot", plot);
+    }
+    if let Some(aired) = known.and_then(|e| e.air_date.as_deref()) {
+        element(&mut body, "aired", aired);
+    }
     document("episodedetails", &body)
 }
 
@@ -180,6 +196,7 @@ mod tests {
             languages: Vec::new(),
             countries: Vec::new(),
             seasons: None,
+            backdrop_url: Some("https://image.example/b.jpg".into()),
         }
     }
 
@@ -199,6 +216,10 @@ mod tests {
                 "<thumb aspect=\"poster\">https://image.example/p.jpg?a=1&amp;b=2</thumb>"
             )
         );
+        assert!(
+            text.contains("<fanart>\n    <thumb>https://image.example/b.jpg</thumb>\n  </fanart>"),
+            "{text}"
+        );
         assert!(text.trim_end().ends_with("</movie>"));
         assert_eq!(ids_text(&details()), "tmdb 949, imdb tt0113277");
     }
@@ -214,10 +235,25 @@ mod tests {
             episode_title: Some("The <Detail>".into()),
             screen_size: None,
         };
-        let text = episode(&details(), &facts);
+        let text = episode(&details(), &facts, None);
         assert!(text.contains("<episodedetails>"));
         assert!(text.contains("<title>The &lt;Detail&gt;</title>"));
         assert!(text.contains("<season>1</season>\n  <episode>2</episode>"));
+        assert!(
+            !text.contains("<plot>") && !text.contains("<aired>"),
+            "{text}"
+        );
+        let known = EpisodeDetails {
+            season: 1,
+            episode: 2,
+            name: Some("Rock & Roll".into()),
+            overview: Some("A <bank> job.".into()),
+            air_date: Some("1995-12-15".into()),
+        };
+        let text = episode(&details(), &facts, Some(&known));
+        assert!(text.contains("<title>Rock &amp; Roll</title>"), "{text}");
+        assert!(text.contains("<plot>A &lt;bank&gt; job.</plot>"), "{text}");
+        assert!(text.contains("<aired>1995-12-15</aired>"), "{text}");
         assert!(tvshow(&details()).contains("<tvshow>"));
     }
 }

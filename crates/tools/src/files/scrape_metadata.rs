@@ -4,9 +4,9 @@
 //! plan the owner approves; a file Marquee did not write is left alone unless the call asks
 //! for `overwrite`, which the plan shows. The XML is built here (`nfo`), escaped.
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, sync::Arc};
 
-use adapters_catalogue::{TitleDetails, TitleKind, TitleSearch};
+use adapters_catalogue::{Catalogue, EpisodeDetails, TitleDetails, TitleKind, TitleSearch};
 use domain::{Capability, InstanceKind, KindFamily, MediaSource};
 use policy::Effect;
 use schemars::JsonSchema;
@@ -149,8 +149,11 @@ struct Video {
     facts: naming::Facts,
 }
 
+/// A title's record and the catalogue that holds it.
+type Found = (TitleDetails, Arc<dyn Catalogue>);
+
 /// A title as the catalogue knows it, by (film?, title, year).
-type Known = BTreeMap<(bool, String, Option<u32>), Option<TitleDetails>>;
+type Known = BTreeMap<(bool, String, Option<u32>), Option<Found>>;
 
 async fn propose(ctx: &Ctx, input: Input) -> Result<(Proposal, Vec<String>), ToolError> {
     let folder = open_folder(ctx, "instance_id", &input.instance_id)?;
@@ -170,7 +173,7 @@ async fn propose(ctx: &Ctx, input: Input) -> Result<(Proposal, Vec<String>), Too
     let mut shows_done: Vec<String> = Vec::new();
     for v in &videos {
         let key = (v.facts.movie, v.facts.title.clone(), v.facts.year);
-        let Some(Some(d)) = known.get(&key) else {
+        let Some(Some((d, catalogue))) = known.get(&key) else {
             kept.push(Skipped {
                 path: v.path.clone(),
                 reason: format!(
@@ -206,12 +209,14 @@ async fn propose(ctx: &Ctx, input: Input) -> Result<(Proposal, Vec<String>), Too
             ));
             continue;
         }
+        let (episode, note) = episode_of(catalogue.as_ref(), d, &v.facts).await;
+        notes.extend(note);
         planned.push((
             at(format!("{stem}.nfo")),
             "episode".into(),
             format!("{} {}", d.summary.title, episode_label(&v.facts)),
             nfo::ids_text(d),
-            nfo::episode(d, &v.facts),
+            nfo::episode(d, &v.facts, episode.as_ref()),
         ));
         let show_folder = if season_folder(naming::file_name(folder_path)) {
             naming::folder_of(folder_path)
@@ -316,6 +321,37 @@ async fn propose(ctx: &Ctx, input: Input) -> Result<(Proposal, Vec<String>), Too
     ))
 }
 
+/// The catalogue's record of one episode (its first, for a multi-episode file). A catalogue
+/// that has none, or does not know episodes, is `None`: the NFO then leaves the plot out. A
+/// catalogue that cannot be asked is `None` too, with a note.
+async fn episode_of(
+    catalogue: &dyn Catalogue,
+    show: &TitleDetails,
+    facts: &naming::Facts,
+) -> (Option<EpisodeDetails>, Option<String>) {
+    let (Some(season), Some(episode)) = (facts.season, facts.episodes.first().copied()) else {
+        return (None, None);
+    };
+    match catalogue
+        .episode_details(&show.summary.id, season, episode)
+        .await
+    {
+        Ok(found) => (Some(found), None),
+        Err(
+            adapters_catalogue::Error::NotFound { .. }
+            | adapters_catalogue::Error::Unsupported { .. },
+        ) => (None, None),
+        Err(e) => (
+            None,
+            Some(format!(
+                "{} {}: the catalogue could not be asked about the episode ({e}); its plot is left out",
+                show.summary.title,
+                episode_label(facts)
+            )),
+        ),
+    }
+}
+
 pub(crate) fn key(instance: &str, path: &str) -> String {
     format!("nfo:{instance}/{path}")
 }
@@ -412,7 +448,7 @@ async fn find_videos(
 async fn identify(
     ctx: &Ctx,
     facts: &naming::Facts,
-) -> Result<(Option<TitleDetails>, Option<String>), ToolError> {
+) -> Result<(Option<Found>, Option<String>), ToolError> {
     let kinds: &[InstanceKind] = if facts.movie {
         &[InstanceKind::Builtin, InstanceKind::Tmdb]
     } else {
@@ -476,7 +512,7 @@ async fn identify(
         TitleType::Tv
     };
     match lookup::read(ctx, entry, row.id.clone(), media_type).await {
-        Ok(looked) => Ok((Some(looked.details), None)),
+        Ok(looked) => Ok((Some((looked.details, catalogue)), None)),
         Err(e) if e.code == ErrorCode::NotAvailable => Ok((None, None)),
         Err(e) => Err(e),
     }

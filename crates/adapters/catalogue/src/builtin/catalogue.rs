@@ -133,6 +133,7 @@ impl Catalogue for Builtin {
             languages: f.names(List::Languages).map(str::to_string).collect(),
             countries: f.names(List::Countries).map(str::to_string).collect(),
             seasons: None,
+            backdrop_url: None,
         })
     }
 

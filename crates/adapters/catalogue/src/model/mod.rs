@@ -97,6 +97,19 @@ pub struct TitleDetails {
     pub countries: Vec<String>,
     /// TV only: number of seasons.
     pub seasons: Option<u32>,
+    /// A wide background image (fanart), when the source has one.
+    pub backdrop_url: Option<String>,
+}
+
+/// One episode of a show, as far as the source knows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EpisodeDetails {
+    pub season: u32,
+    pub episode: u32,
+    pub name: Option<String>,
+    pub overview: Option<String>,
+    /// ISO 8601 date (YYYY-MM-DD).
+    pub air_date: Option<String>,
 }
 
 /// One region's rating of a title.

@@ -6,8 +6,8 @@ use domain::{MediaId, MediaSource, MediaType};
 
 use super::{Tmdb, map::kind_path, wire};
 use crate::{
-    BrowseFilters, Catalogue, CertificationInfo, CollectionSummary, Error, Page, Result,
-    TimeWindow, TitleDetails, TitleKind, TitleSearch, TitleSummary,
+    BrowseFilters, Catalogue, CertificationInfo, CollectionSummary, EpisodeDetails, Error, Page,
+    Result, TimeWindow, TitleDetails, TitleKind, TitleSearch, TitleSummary,
 };
 
 fn check_page(page: u32) -> Result<String> {
@@ -170,6 +170,27 @@ impl Catalogue for Tmdb {
                 .map_err(Tmdb::not_found(id))?;
             Ok(self.movie_details(movie, &region))
         }
+    }
+
+    async fn episode_details(
+        &self,
+        show: &MediaId,
+        season: u32,
+        episode: u32,
+    ) -> Result<EpisodeDetails> {
+        let n = Tmdb::tmdb_id(show)?;
+        let found: wire::WEpisode = self
+            .get(&format!("tv/{n}/season/{season}/episode/{episode}"), &[])
+            .await
+            .map_err(|e| match e.backend() {
+                Some(httpx::Error::NotFound) => Error::NotFound {
+                    what: "episode",
+                    id: format!("{show} S{season:02}E{episode:02}"),
+                    catalogue: MediaSource::Tmdb,
+                },
+                _ => e,
+            })?;
+        Ok(Tmdb::episode_details(found))
     }
 
     async fn recommendations(

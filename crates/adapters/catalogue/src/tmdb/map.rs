@@ -4,7 +4,10 @@
 use domain::{MediaId, MediaSource, MediaType};
 
 use super::{Tmdb, wire};
-use crate::{Certification, Page, RegionalRating, ReleaseDate, Result, TitleDetails, TitleSummary};
+use crate::{
+    Certification, EpisodeDetails, Page, RegionalRating, ReleaseDate, Result, TitleDetails,
+    TitleSummary,
+};
 
 /// Release types in the order a certification is preferred from: theatrical first.
 const RELEASE_PREFERENCE: [u8; 6] = [3, 2, 4, 5, 6, 1];
@@ -39,6 +42,7 @@ fn non_empty(s: Option<String>) -> Option<String> {
 }
 
 impl Tmdb {
+    /// An image URL (poster or backdrop) from TMDB's image path.
     fn poster(&self, path: Option<String>) -> Option<String> {
         non_empty(path).map(|p| format!("{}{p}", self.image_base.trim_end_matches('/')))
     }
@@ -179,6 +183,17 @@ impl Tmdb {
                 .map(|c| c.iso_3166_1)
                 .collect(),
             seasons: None,
+            backdrop_url: self.poster(m.backdrop_path),
+        }
+    }
+
+    pub(crate) fn episode_details(e: wire::WEpisode) -> EpisodeDetails {
+        EpisodeDetails {
+            season: e.season_number,
+            episode: e.episode_number,
+            name: non_empty(e.name),
+            overview: non_empty(e.overview),
+            air_date: non_empty(e.air_date).and_then(|d| d.get(..10).map(str::to_string)),
         }
     }
 
@@ -229,6 +244,7 @@ impl Tmdb {
                 .collect(),
             countries: t.origin_country,
             seasons: t.number_of_seasons,
+            backdrop_url: self.poster(t.backdrop_path),
         }
     }
 }

@@ -141,6 +141,7 @@ pub(crate) struct WMovie {
     pub vote_average: Option<f32>,
     pub vote_count: Option<u32>,
     pub poster_path: Option<String>,
+    pub backdrop_path: Option<String>,
     pub runtime: Option<u32>,
     pub imdb_id: Option<String>,
     #[serde(default)]
@@ -187,6 +188,7 @@ pub(crate) struct WTv {
     pub vote_average: Option<f32>,
     pub vote_count: Option<u32>,
     pub poster_path: Option<String>,
+    pub backdrop_path: Option<String>,
     #[serde(default)]
     pub episode_run_time: Vec<u32>,
     pub number_of_seasons: Option<u32>,
@@ -223,4 +225,14 @@ pub(crate) struct WContentRating {
 pub(crate) struct WStatus {
     #[serde(default)]
     pub success: bool,
+}
+
+/// `/tv/{id}/season/{s}/episode/{e}`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WEpisode {
+    pub season_number: u32,
+    pub episode_number: u32,
+    pub name: Option<String>,
+    pub overview: Option<String>,
+    pub air_date: Option<String>,
 }
