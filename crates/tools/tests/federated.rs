@@ -698,3 +698,92 @@ async fn an_external_write_is_audited_with_its_arguments_size_and_is_error() {
         )
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_servers_resources_and_prompts_pass_through_prefixed_and_governed() {
+    let Some((node, entry)) = everything() else {
+        return;
+    };
+    let h = Household::new(vec![(
+        mcp_spec("ev", None),
+        Some(stdio(&node, &[&entry, "stdio"], Vec::new())),
+    )])
+    .await;
+    h.until_listed("ev__echo", true).await;
+    let app = &h.app;
+
+    let resources = tools::federated::list_resources(app, &h.owner).await;
+    let doc = resources
+        .iter()
+        .find(|r| r["name"] == "ev__features.md")
+        .unwrap_or_else(|| panic!("{resources:?}"));
+    assert_eq!(
+        doc["uri"],
+        "ev__demo://resource/static/document/features.md"
+    );
+    let read = tools::federated::read_resource(app, &h.owner, doc["uri"].as_str().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        read["contents"][0]["uri"],
+        "ev__demo://resource/static/document/features.md"
+    );
+    assert!(!read["contents"][0]["text"].as_str().unwrap().is_empty());
+
+    let prompts = tools::federated::list_prompts(app, &h.owner).await;
+    assert!(
+        prompts.iter().any(|p| p["name"] == "ev__simple-prompt"),
+        "{prompts:?}"
+    );
+    let got = tools::federated::get_prompt(app, &h.owner, "ev__simple-prompt", None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        got["messages"][0]["content"]["text"],
+        "This is a simple prompt without arguments."
+    );
+    // Not an external name: not ours to answer.
+    assert!(
+        tools::federated::read_resource(app, &h.owner, "marquee://views/x")
+            .await
+            .is_none()
+    );
+
+    // A kid with `federated` but no grant naming the server sees none and reads none.
+    let kid = h
+        .person("kid", Role::Kid, &[Capability::Federated], None)
+        .await;
+    assert!(tools::federated::list_resources(app, &kid).await.is_empty());
+    assert!(tools::federated::list_prompts(app, &kid).await.is_empty());
+    let refused = tools::federated::read_resource(app, &kid, doc["uri"].as_str().unwrap())
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Denied);
+    let refused = tools::federated::get_prompt(app, &kid, "ev__simple-prompt", None)
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Denied);
+    // A user needs `federated`; a grant naming the server reaches it.
+    let plain = h
+        .person("ann", Role::User, &[Capability::Discover], None)
+        .await;
+    assert!(tools::federated::list_prompts(app, &plain).await.is_empty());
+    let named = h
+        .person(
+            "kid2",
+            Role::Kid,
+            &[Capability::Federated],
+            Some(vec!["ev".into()]),
+        )
+        .await;
+    assert!(
+        tools::federated::list_prompts(app, &named)
+            .await
+            .iter()
+            .any(|p| p["name"] == "ev__simple-prompt")
+    );
+}

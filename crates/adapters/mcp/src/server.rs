@@ -14,7 +14,10 @@ use std::{
 use parking_lot::Mutex;
 use rmcp::{
     ClientHandler, RoleClient, ServiceExt,
-    model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool},
+    model::{
+        CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
+        Implementation, ReadResourceRequestParams, Tool,
+    },
     service::{NotificationContext, Peer, RunningServiceCancellationToken, ServiceError},
     transport::{
         StreamableHttpClientTransport, TokioChildProcess,
@@ -384,6 +387,91 @@ impl Server {
             structured: value.remove("structuredContent"),
             is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
             bytes: size,
+        })
+    }
+}
+
+/// A request of a server's resources or prompts, passed through as the server answers it.
+#[derive(Debug, Clone)]
+pub enum Ask {
+    /// `resources/list`, every page: `{"resources": [...]}`.
+    ListResources,
+    /// `resources/read` of a URI as the server names it.
+    ReadResource(String),
+    /// `prompts/list`, every page: `{"prompts": [...]}`.
+    ListPrompts,
+    /// `prompts/get` of a prompt as the server names it, with its arguments.
+    GetPrompt(String, Option<Map<String, Value>>),
+}
+
+impl Server {
+    /// Asks the server `what` (see [`Ask`]): its answer as JSON, within the call timeout and
+    /// the answer size limit, with the secrets Marquee handed the server scrubbed.
+    pub async fn ask(&self, what: Ask) -> Result<Value, Error> {
+        let (peer, generation) = {
+            let s = self.state.lock();
+            match &s.up {
+                Some(up) => (up.peer.clone(), s.generation),
+                None => {
+                    drop(s);
+                    return Err(self.down());
+                }
+            }
+        };
+        let id = self.config.id.clone();
+        let work = async {
+            Ok::<Value, ServiceError>(match what {
+                Ask::ListResources => {
+                    serde_json::json!({"resources": serde_json::to_value(peer.list_all_resources().await?).unwrap_or_default()})
+                }
+                Ask::ReadResource(uri) => serde_json::to_value(
+                    peer.read_resource(ReadResourceRequestParams::new(uri))
+                        .await?,
+                )
+                .unwrap_or_default(),
+                Ask::ListPrompts => {
+                    serde_json::json!({"prompts": serde_json::to_value(peer.list_all_prompts().await?).unwrap_or_default()})
+                }
+                Ask::GetPrompt(name, arguments) => {
+                    let mut params = GetPromptRequestParams::new(name);
+                    if let Some(arguments) = arguments {
+                        params = params.with_arguments(arguments);
+                    }
+                    serde_json::to_value(peer.get_prompt(params).await?).unwrap_or_default()
+                }
+            })
+        };
+        let value = match tokio::time::timeout(self.config.timeout, work).await {
+            Err(_) => {
+                let secs = self.config.timeout.as_secs();
+                return Err(Error::Timeout { id, secs });
+            }
+            Ok(Err(ServiceError::McpError(e))) => {
+                let message = redact::line(&e.message, &self.config.secrets);
+                return Err(Error::Refused { id, message });
+            }
+            Ok(Err(e)) => {
+                let message = redact::line(&e.to_string(), &self.config.secrets);
+                if matches!(e, ServiceError::TransportClosed) {
+                    self.went_down(generation, message.clone());
+                }
+                return Err(Error::Failed { id, message });
+            }
+            Ok(Ok(value)) => value,
+        };
+        let bytes = serde_json::to_vec(&value).map_err(|e| Error::Failed {
+            id: id.clone(),
+            message: e.to_string(),
+        })?;
+        let limit = self.config.max_answer_bytes;
+        if bytes.len() > limit {
+            let bytes = bytes.len();
+            return Err(Error::TooLarge { id, bytes, limit });
+        }
+        let scrubbed = redact::json(bytes, &self.config.secrets);
+        serde_json::from_slice(&scrubbed).map_err(|e| Error::Failed {
+            id,
+            message: e.to_string(),
         })
     }
 }

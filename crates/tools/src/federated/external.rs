@@ -182,7 +182,7 @@ fn cut(text: &str) -> String {
     }
 }
 
-fn error(e: adapters_mcp::Error) -> ToolError {
+pub(crate) fn error(e: adapters_mcp::Error) -> ToolError {
     use adapters_mcp::Error::*;
     let code = match &e {
         Down { .. } => ErrorCode::BackendUnavailable,

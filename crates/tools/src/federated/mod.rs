@@ -2,10 +2,12 @@
 //! reached through `adapters-mcp`, supervised by a background job, and its tools are served as
 //! `<instance id>__<tool>` while it is up (`external.rs`), under the capability `federated`,
 //! planned for the owner's approval when destructive (`planned.rs`), their arguments checked
-//! against the server's input schema before they leave (`arguments.rs`).
+//! against the server's input schema before they leave (`arguments.rs`); their resources and
+//! prompts are passed through under the same rule (`passthrough.rs`).
 
 mod arguments;
 mod external;
+mod passthrough;
 mod planned;
 
 use std::{collections::HashMap, sync::Arc, time::Duration};
@@ -16,6 +18,7 @@ use governance::{CheckFuture, DynTool, InstanceSpec, Instances, Job, LiveTools, 
 use parking_lot::Mutex;
 
 pub use adapters_mcp::check_id;
+pub use passthrough::{get_prompt, list_prompts, list_resources, read_resource};
 
 use external::External;
 
