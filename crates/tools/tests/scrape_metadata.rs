@@ -315,7 +315,7 @@ async fn tmdb_gives_fanart_and_each_known_episodes_plot_and_leaves_an_unknown_on
 
     let show = read("Game of Thrones/tvshow.nfo");
     assert!(
-        show.contains("  <fanart>\n    <thumb>https://image.tmdb.org/t/p/w342/2OMB0ynKlyIenMJWI2Dy9IWT4c.jpg</thumb>\n  </fanart>\n"),
+        show.contains("  <fanart>\n    <thumb>https://image.tmdb.org/t/p/w1280/2OMB0ynKlyIenMJWI2Dy9IWT4c.jpg</thumb>\n  </fanart>\n"),
         "{show}"
     );
 
@@ -344,7 +344,7 @@ async fn tmdb_gives_fanart_and_each_known_episodes_plot_and_leaves_an_unknown_on
     assert_eq!(op["status"], "succeeded", "{op}");
     let movie = read(NFO);
     assert!(
-        movie.contains("<fanart>\n    <thumb>https://image.tmdb.org/t/p/w342/rfEXNlql4CafRmtgp2VXQWQ5i5C.jpg</thumb>\n  </fanart>"),
+        movie.contains("<fanart>\n    <thumb>https://image.tmdb.org/t/p/w1280/rfEXNlql4CafRmtgp2VXQWQ5i5C.jpg</thumb>\n  </fanart>"),
         "{movie}"
     );
     assert!(

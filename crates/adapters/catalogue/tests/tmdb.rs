@@ -472,7 +472,7 @@ async fn details_carry_the_backdrop_and_episodes_are_read_one_at_a_time() {
         .unwrap();
     assert_eq!(
         show.backdrop_url.as_deref(),
-        Some("https://image.tmdb.org/t/p/w342/2OMB0ynKlyIenMJWI2Dy9IWT4c.jpg")
+        Some("https://image.tmdb.org/t/p/w1280/2OMB0ynKlyIenMJWI2Dy9IWT4c.jpg")
     );
     let film = tmdb
         .title_details(&tmdb_id("603"), MediaType::Movie, "US")

@@ -42,9 +42,25 @@ fn non_empty(s: Option<String>) -> Option<String> {
 }
 
 impl Tmdb {
-    /// An image URL (poster or backdrop) from TMDB's image path.
+    /// A poster's URL from TMDB's image path.
     fn poster(&self, path: Option<String>) -> Option<String> {
         non_empty(path).map(|p| format!("{}{p}", self.image_base.trim_end_matches('/')))
+    }
+
+    /// A backdrop's URL: the image base's size segment (a poster width such as `w342`) becomes
+    /// `w1280`, one of TMDB's backdrop sizes; a base without a size segment is used as it is.
+    fn backdrop(&self, path: Option<String>) -> Option<String> {
+        let base = self.image_base.trim_end_matches('/');
+        let base = match base.rsplit_once('/') {
+            Some((head, size))
+                if size == "original"
+                    || (size.starts_with('w') && size[1..].bytes().all(|b| b.is_ascii_digit())) =>
+            {
+                format!("{head}/w1280")
+            }
+            _ => base.to_string(),
+        };
+        non_empty(path).map(|p| format!("{base}{p}"))
     }
 
     /// List rows; persons (multi search, trending "all") are left out. `default` is the media type of
@@ -183,7 +199,7 @@ impl Tmdb {
                 .map(|c| c.iso_3166_1)
                 .collect(),
             seasons: None,
-            backdrop_url: self.poster(m.backdrop_path),
+            backdrop_url: self.backdrop(m.backdrop_path),
         }
     }
 
@@ -244,7 +260,7 @@ impl Tmdb {
                 .collect(),
             countries: t.origin_country,
             seasons: t.number_of_seasons,
-            backdrop_url: self.poster(t.backdrop_path),
+            backdrop_url: self.backdrop(t.backdrop_path),
         }
     }
 }
