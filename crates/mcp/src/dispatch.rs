@@ -320,7 +320,7 @@ async fn route<H: ToolHost>(
         ("tools/call", _) => call_tool(host, caller, era, params, link).await,
         ("resources/list", _) => {
             let mut out = Map::new();
-            let mut resources = host.list_resources(caller);
+            let mut resources = host.list_resources(caller).await;
             if fixtures {
                 resources.extend(fixtures::resources());
             }

@@ -170,7 +170,7 @@ pub trait ToolHost: Send + Sync + 'static {
         false
     }
 
-    fn list_resources(&self, caller: &Self::Caller) -> Vec<Resource>;
+    fn list_resources(&self, caller: &Self::Caller) -> impl Future<Output = Vec<Resource>> + Send;
 
     fn list_resource_templates(&self, caller: &Self::Caller) -> Vec<ResourceTemplate>;
 

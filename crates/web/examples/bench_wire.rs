@@ -110,7 +110,7 @@ impl ToolHost for Bench {
         Ok(web::render(Ok(out.clone())))
     }
 
-    fn list_resources(&self, _caller: &Caller) -> Vec<Resource> {
+    async fn list_resources(&self, _caller: &Caller) -> Vec<Resource> {
         Vec::new()
     }
 

@@ -4,7 +4,7 @@
 use std::{collections::HashMap, future::Future, pin::Pin, sync::Arc, time::Duration};
 
 use governance::{
-    App, Called, Caller, Line, ToolView,
+    App, Called, Caller, ErrorKind, Line, ToolView,
     ask::{Question, Reply, Unanswered},
 };
 use mcp::{
@@ -238,7 +238,8 @@ impl ToolHost for Host {
         }
     }
 
-    fn list_resources(&self, caller: &Caller) -> Vec<Resource> {
+    async fn list_resources(&self, caller: &Caller) -> Vec<Resource> {
+        let external = tools::federated::list_resources(&self.app, caller).await;
         let views = self.app.visible_views(caller);
         let guides = Topic::ALL.iter().map(|t| {
             let mut r = Resource::new(t.uri(), format!("guide-{}", t.name()))
@@ -247,7 +248,10 @@ impl ToolHost for Host {
             r.description = Some(format!("Marquee guide: {}", t.title()));
             r
         });
-        guides.chain(views.into_iter().map(view_resource)).collect()
+        guides
+            .chain(views.into_iter().map(view_resource))
+            .chain(external.into_iter().filter_map(from_external))
+            .collect()
     }
 
     fn list_resource_templates(&self, _caller: &Caller) -> Vec<ResourceTemplate> {
@@ -263,6 +267,16 @@ impl ToolHost for Host {
         caller: &Caller,
         uri: &str,
     ) -> Result<Option<ReadResourceResult>, HostError> {
+        if let Some(answer) = tools::federated::read_resource(&self.app, caller, uri).await {
+            // A server the caller may not reach has, for them, no such resource.
+            return match answer {
+                Ok(value) => serde_json::from_value(value).map(Some).map_err(|e| {
+                    HostError(format!("the external server's resource is malformed: {e}"))
+                }),
+                Err(e) if e.code.kind() == ErrorKind::Denied => Ok(None),
+                Err(e) => Err(HostError(e.message)),
+            };
+        }
         if uri.starts_with("ui://") {
             // A view is served only to callers who can see a tool that shows it.
             let view = self
@@ -290,7 +304,12 @@ impl ToolHost for Host {
 
     async fn list_prompts(&self, caller: &Caller) -> Result<Vec<Prompt>, HostError> {
         let usable = tools::prompts::usable(&self.app, caller);
-        Ok(usable.into_iter().map(prompt_definition).collect())
+        let external = tools::federated::list_prompts(&self.app, caller).await;
+        Ok(usable
+            .into_iter()
+            .map(prompt_definition)
+            .chain(external.into_iter().filter_map(from_external))
+            .collect())
     }
 
     async fn get_prompt(
@@ -299,6 +318,18 @@ impl ToolHost for Host {
         name: &str,
         arguments: &JsonObject,
     ) -> Result<Option<GetPromptResult>, ErrorData> {
+        let given = Some(arguments.clone());
+        if let Some(answer) = tools::federated::get_prompt(&self.app, caller, name, given).await {
+            return match answer {
+                Ok(value) => serde_json::from_value(value).map(Some).map_err(|e| {
+                    ErrorData::internal_error(
+                        format!("the external server's prompt is malformed: {e}"),
+                        None,
+                    )
+                }),
+                Err(e) => Err(ErrorData::invalid_params(e.message, None)),
+            };
+        }
         let usable = tools::prompts::usable(&self.app, caller);
         let Some(spec) = usable.into_iter().find(|p| p.name == name) else {
             return Ok(None);
@@ -415,6 +446,14 @@ impl tools::report::Report for Reporter {
         };
         self.0.log(level, logger, Value::String(message.to_owned()));
     }
+}
+
+/// An external server's listed resource or prompt as rmcp reads it; one it cannot read is
+/// left out (logged), the rest still listed.
+fn from_external<T: serde::de::DeserializeOwned>(item: Value) -> Option<T> {
+    serde_json::from_value(item)
+        .map_err(|e| tracing::debug!(target: "marquee::federated", "external item left out: {e}"))
+        .ok()
 }
 
 /// The MCP definition of a prompt.

@@ -56,7 +56,7 @@ impl ToolHost for TestHost {
         ))
     }
 
-    fn list_resources(&self, _: &()) -> Vec<Resource> {
+    async fn list_resources(&self, _: &()) -> Vec<Resource> {
         Vec::new()
     }
 

@@ -21,6 +21,7 @@ mod downloads;
 mod dropped_caller;
 mod edge;
 mod every_tool;
+mod federated;
 mod files_end_to_end;
 mod import_doctor;
 mod import_doctor_clients;
