@@ -327,7 +327,12 @@ impl ToolHost for Host {
                         None,
                     )
                 }),
-                Err(e) => Err(ErrorData::invalid_params(e.message, None)),
+                // A server the caller may not reach has, for them, no such prompt.
+                Err(e) if e.code.kind() == ErrorKind::Denied => Ok(None),
+                Err(e) if matches!(e.code.kind(), ErrorKind::BadInput | ErrorKind::NotFound) => {
+                    Err(ErrorData::invalid_params(e.message, None))
+                }
+                Err(e) => Err(ErrorData::internal_error(e.message, None)),
             };
         }
         let usable = tools::prompts::usable(&self.app, caller);

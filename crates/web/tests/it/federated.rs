@@ -193,6 +193,8 @@ async fn federated_prompts_and_resources_reach_the_owner_over_mcp_and_not_a_kid_
     .await
     .unwrap_err();
     assert_eq!(refused["code"], -32602, "{refused}");
+    // Refused as an unknown prompt: nothing says the server exists.
+    assert!(!refused.to_string().contains("grant"), "{refused}");
     let refused = rpc(&s, &kid, "resources/read", json!({"uri": DOC}))
         .await
         .unwrap_err();
