@@ -3,8 +3,8 @@
 #   - fuzz targets: the HTTP edge (in process and on a socket), JSON-RPC, every tool's input,
 #     bencode, magnet and tracker URLs, the torrent clients', *arr and TMDB answers;
 #   - faults between Marquee and its backends (test-support's FaultProxy), canary secrets;
-#   - the real binary (tests/served): SIGKILL crash loops of request_media, apply_change and
-#     grab_release (HARNESS_CRASH_ROUNDS rounds each: 5 in the short run, 50 with --long), and
+#   - the real binary (tests/served): SIGKILL crash loops of request_media, apply_change, grab_release
+#     and organise runs (HARNESS_CRASH_ROUNDS rounds each: 5 in the short run, 50 with --long), and
 #     the data folder on a full file system (a small tmpfs; needs root to mount).
 #
 #   scripts/harness.sh          short run, as CI runs it: a few thousand inputs per fuzz target
