@@ -326,9 +326,14 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
         "Transmission saves it where save_path said"
     );
     // find_torrents links the torrent to its title and request.
-    let page = call(&app, &owner, "find_torrents", json!({ "instance_id": "tr" }))
-        .await
-        .unwrap();
+    let page = call(
+        &app,
+        &owner,
+        "find_torrents",
+        json!({ "instance_id": "tr" }),
+    )
+    .await
+    .unwrap();
     let links = page.data()["grabbed_for"].as_array().unwrap().clone();
     assert_eq!(links.len(), 1, "{links:?}");
     assert_eq!(links[0]["info_hash"], feed_hash.as_str());
@@ -482,7 +487,10 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
         (json!({ "instance_id": "tr" }), 1),
         (json!({ "info_hash": magnet_hash }), 1),
         (json!({ "request_id": request }), 2),
-        (json!({ "media_source": "builtin", "media_id": "tt0234215" }), 0),
+        (
+            json!({ "media_source": "builtin", "media_id": "tt0234215" }),
+            0,
+        ),
     ] {
         let out = call(&app, &owner, "get_download_history", args.clone())
             .await
