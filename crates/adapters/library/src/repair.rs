@@ -7,8 +7,8 @@
 //! a reference: a keyed SHA-256 (HMAC, keyed by the instance's API key) of the instance, the
 //! scope, the indexer and the GUID.
 
-use serde::Serialize;
 use hmac::{Hmac, Mac};
+use serde::Serialize;
 use sha2::Sha256;
 
 use crate::{Error, Service, core::Core};
