@@ -330,21 +330,28 @@ impl Server {
         }
     }
 
-    /// Calls the tool `name` (as the server names it) with `arguments`.
-    pub async fn call(&self, name: &str, arguments: Map<String, Value>) -> Result<Answer, Error> {
-        let (peer, generation) = {
-            let s = self.state.lock();
-            match &s.up {
-                Some(up) => (up.peer.clone(), s.generation),
-                None => {
-                    drop(s);
-                    return Err(self.down());
-                }
+    /// The connection's peer and generation, or the error a call answers while it is down.
+    fn peer(&self) -> Result<(Peer<RoleClient>, u64), Error> {
+        let s = self.state.lock();
+        match &s.up {
+            Some(up) => Ok((up.peer.clone(), s.generation)),
+            None => {
+                drop(s);
+                Err(self.down())
             }
-        };
+        }
+    }
+
+    /// Awaits `work` within the call timeout and its answer within the size limit: the answer
+    /// as JSON bytes with the secrets Marquee handed the server scrubbed, and its size before.
+    /// A closed transport marks the server down.
+    async fn bounded<T: serde::Serialize>(
+        &self,
+        generation: u64,
+        work: impl std::future::Future<Output = Result<T, ServiceError>>,
+    ) -> Result<(Vec<u8>, usize), Error> {
         let id = self.config.id.clone();
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        let result = match tokio::time::timeout(self.config.timeout, peer.call_tool(params)).await {
+        let answer = match tokio::time::timeout(self.config.timeout, work).await {
             Err(_) => {
                 let secs = self.config.timeout.as_secs();
                 return Err(Error::Timeout { id, secs });
@@ -360,9 +367,9 @@ impl Server {
                 }
                 return Err(Error::Failed { id, message });
             }
-            Ok(Ok(result)) => result,
+            Ok(Ok(answer)) => answer,
         };
-        let bytes = serde_json::to_vec(&result).map_err(|e| Error::Failed {
+        let bytes = serde_json::to_vec(&answer).map_err(|e| Error::Failed {
             id: id.clone(),
             message: e.to_string(),
         })?;
@@ -372,10 +379,17 @@ impl Server {
             return Err(Error::TooLarge { id, bytes, limit });
         }
         let size = bytes.len();
-        let scrubbed = redact::json(bytes, &self.config.secrets);
+        Ok((redact::json(bytes, &self.config.secrets), size))
+    }
+
+    /// Calls the tool `name` (as the server names it) with `arguments`.
+    pub async fn call(&self, name: &str, arguments: Map<String, Value>) -> Result<Answer, Error> {
+        let (peer, generation) = self.peer()?;
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let (scrubbed, size) = self.bounded(generation, peer.call_tool(params)).await?;
         let mut value: Map<String, Value> =
             serde_json::from_slice(&scrubbed).map_err(|e| Error::Failed {
-                id: id.clone(),
+                id: self.config.id.clone(),
                 message: e.to_string(),
             })?;
         let content = match value.remove("content") {
@@ -408,16 +422,7 @@ impl Server {
     /// Asks the server `what` (see [`Ask`]): its answer as JSON, within the call timeout and
     /// the answer size limit, with the secrets Marquee handed the server scrubbed.
     pub async fn ask(&self, what: Ask) -> Result<Value, Error> {
-        let (peer, generation) = {
-            let s = self.state.lock();
-            match &s.up {
-                Some(up) => (up.peer.clone(), s.generation),
-                None => {
-                    drop(s);
-                    return Err(self.down());
-                }
-            }
-        };
+        let (peer, generation) = self.peer()?;
         let id = self.config.id.clone();
         let work = async {
             Ok::<Value, ServiceError>(match what {
@@ -441,34 +446,7 @@ impl Server {
                 }
             })
         };
-        let value = match tokio::time::timeout(self.config.timeout, work).await {
-            Err(_) => {
-                let secs = self.config.timeout.as_secs();
-                return Err(Error::Timeout { id, secs });
-            }
-            Ok(Err(ServiceError::McpError(e))) => {
-                let message = redact::line(&e.message, &self.config.secrets);
-                return Err(Error::Refused { id, message });
-            }
-            Ok(Err(e)) => {
-                let message = redact::line(&e.to_string(), &self.config.secrets);
-                if matches!(e, ServiceError::TransportClosed) {
-                    self.went_down(generation, message.clone());
-                }
-                return Err(Error::Failed { id, message });
-            }
-            Ok(Ok(value)) => value,
-        };
-        let bytes = serde_json::to_vec(&value).map_err(|e| Error::Failed {
-            id: id.clone(),
-            message: e.to_string(),
-        })?;
-        let limit = self.config.max_answer_bytes;
-        if bytes.len() > limit {
-            let bytes = bytes.len();
-            return Err(Error::TooLarge { id, bytes, limit });
-        }
-        let scrubbed = redact::json(bytes, &self.config.secrets);
+        let (scrubbed, _) = self.bounded(generation, work).await?;
         serde_json::from_slice(&scrubbed).map_err(|e| Error::Failed {
             id,
             message: e.to_string(),
