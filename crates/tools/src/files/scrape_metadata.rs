@@ -50,7 +50,7 @@ impl Tool for ScrapeMetadata {
     const META: Meta = Meta {
         name: "scrape_metadata",
         title: "Plan writing NFO metadata files",
-        description: "Plans writing Kodi/Jellyfin NFO files beside the videos of a folder instance (a file, or every video beneath a folder): movie.nfo for a film, tvshow.nfo in a show's folder and one .nfo per episode, with uniqueid (tmdb, imdb), title, year, plot, genres, certification and artwork URLs (poster) from the builtin catalogue or TMDB (images are not downloaded). An NFO file Marquee did not write is never replaced unless overwrite is true, which the plan shows. Nothing is written on this call: the answer is a change_id for the owner to review, then apply_change writes the files one at a time.",
+        description: "Plans writing Kodi/Jellyfin NFO files beside the videos of a folder instance (a file, or every video beneath a folder): movie.nfo for a film, tvshow.nfo in a show's folder and one .nfo per episode, with uniqueid (tmdb, imdb), title, year, plot, genres, certification and artwork URLs (poster, fanart) from the builtin catalogue or TMDB (images are not downloaded), and each episode's title, plot and air date where TMDB has them. An NFO file Marquee did not write is never replaced unless overwrite is true, which the plan shows. Nothing is written on this call: the answer is a change_id for the owner to review, then apply_change writes the files one at a time.",
         effect: Effect::Write,
         capability: Capability::FilesWrite,
         hints: governance::Hints {
