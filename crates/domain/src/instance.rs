@@ -67,6 +67,41 @@ pub enum InstanceKind {
     Bazarr,
 }
 
+/// What a folder instance is for (`role` in the config).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::EnumString,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum FolderRole {
+    /// Where a media server reads: what the household has.
+    #[default]
+    Library,
+    /// Where finished downloads land, to be organised into a library.
+    Downloads,
+}
+
+/// What a folder instance holds, when its config says (`media_type`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display, strum::EnumString,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum FolderMedia {
+    Movie,
+    Tv,
+    Music,
+}
+
 /// The families of DESIGN.md section 3: what an instance is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

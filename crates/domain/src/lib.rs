@@ -10,7 +10,7 @@ mod torrent;
 
 pub use allowance::{AllowanceError, AllowanceKind, AllowanceRule, MAX_ALLOWANCE_DAYS};
 pub use capability::{Capability, CapabilityError, Preset};
-pub use instance::{InstanceError, InstanceId, InstanceKind, KindFamily};
+pub use instance::{FolderMedia, FolderRole, InstanceError, InstanceId, InstanceKind, KindFamily};
 pub use media::{MediaError, MediaId, MediaSource, MediaType};
 pub use person::{PersonError, PersonId, Role};
 pub use secret::Secret;

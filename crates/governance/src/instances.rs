@@ -1,7 +1,7 @@
 //! The configured backend instances, and how a tool's optional `instance_id` resolves:
 //! an omitted id means the kind's default; an unknown id is refused with the valid ids.
 
-use domain::{InstanceKind, KindFamily, Secret};
+use domain::{FolderMedia, FolderRole, InstanceKind, KindFamily, Secret};
 use serde::Serialize;
 
 use crate::ErrorCode;
@@ -48,6 +48,22 @@ pub struct InstanceView {
     pub path: Option<String>,
     pub default: bool,
     pub supported: bool,
+    /// Folder instances: `library` (where a media server reads) or `downloads` (where finished
+    /// downloads land, to be organised).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub role: Option<FolderRole>,
+    /// Folder instances: what the folder holds when the config says (movie, tv or music).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub media_type: Option<FolderMedia>,
+}
+
+/// A folder instance's `role` and `media_type`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FolderUse {
+    pub role: FolderRole,
+    pub media_type: Option<FolderMedia>,
 }
 
 /// How an external MCP server (an `mcp` instance) is started or reached beyond its `url`.
@@ -75,6 +91,8 @@ pub struct Instances {
     user_tokens: std::collections::HashMap<String, Vec<(String, Secret)>>,
     /// Per `mcp` instance id, how its server is started or reached.
     launches: std::collections::HashMap<String, Launch>,
+    /// Per folder instance id, its role and media type where the config sets them.
+    folders: std::collections::HashMap<String, FolderUse>,
 }
 
 /// How long one request to an instance may take when its config sets no `timeout_seconds`.
@@ -111,6 +129,7 @@ impl Instances {
             timeouts: Default::default(),
             user_tokens: Default::default(),
             launches: Default::default(),
+            folders: Default::default(),
         })
     }
 
@@ -162,6 +181,21 @@ impl Instances {
         self.launches.get(id)
     }
 
+    /// With each `(id, use)` as the folder instance's role and media type.
+    pub fn with_folders(
+        mut self,
+        folders: impl IntoIterator<Item = (String, FolderUse)>,
+    ) -> Instances {
+        self.folders.extend(folders);
+        self
+    }
+
+    /// The folder instance `id`'s role and media type (a library of anything, unless the
+    /// config says otherwise).
+    pub fn folder(&self, id: &str) -> FolderUse {
+        self.folders.get(id).copied().unwrap_or_default()
+    }
+
     pub fn all(&self) -> &[InstanceSpec] {
         &self.list
     }
@@ -179,6 +213,8 @@ impl Instances {
                 path: s.path.clone(),
                 default: s.default,
                 supported: supported(s.kind),
+                role: (s.kind == InstanceKind::Folder).then(|| self.folder(&s.id).role),
+                media_type: self.folder(&s.id).media_type,
             })
             .collect()
     }

@@ -35,7 +35,7 @@ pub use contract::{Annotations, DynTool, Hints, Meta, Output, Tool};
 pub use delegate::{Delegate, JobView};
 pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use family::{CheckFuture, Family, Job, JobFuture, LiveTools, Slots, intern};
-pub use instances::{InstanceSpec, InstanceView, Instances, Launch};
+pub use instances::{FolderUse, InstanceSpec, InstanceView, Instances, Launch};
 pub use outcome::audit_message;
 pub use settings::{LocalAccess, Settings};
 pub use view::View;

@@ -249,6 +249,11 @@ pub struct InstanceConfig {
     pub kind: String,
     pub url: Option<String>,
     pub path: Option<String>,
+    /// `folder`: `library` (where a media server reads; the default) or `downloads` (where
+    /// finished downloads land, to be organised into a library).
+    pub role: Option<String>,
+    /// `folder`: what it holds, `movie`, `tv` or `music`, when it holds one kind only.
+    pub media_type: Option<String>,
     pub username: Option<String>,
     #[serde(skip_serializing)]
     pub password: Option<Secret>,

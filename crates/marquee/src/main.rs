@@ -6,6 +6,7 @@ mod backup;
 mod config;
 mod connect;
 mod data_dir;
+mod folder_config;
 mod governance;
 mod mcp_config;
 mod oauth;

@@ -73,7 +73,8 @@ fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::R
         .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?
         .with_timeouts(loaded.config.instance_timeouts()?)
         .with_user_tokens(loaded.config.instance_user_tokens())
-        .with_launches(loaded.config.instance_launches()?);
+        .with_launches(loaded.config.instance_launches()?)
+        .with_folders(loaded.config.instance_folders()?);
     let mut settings = Settings::new(loaded.config.mcp.allow_destructive, loaded.file.clone());
     if let Some(person) = &loaded.config.auth.local_person {
         tracing::warn!(person, grant = %loaded.config.auth.local_grant, "requests from this machine without a key are let in ([auth] local_person)");

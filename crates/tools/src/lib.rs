@@ -27,8 +27,9 @@ use std::sync::Arc;
 
 // The core's vocabulary, named as the families use it.
 pub use governance::{
-    App, Called, Caller, Credential, Ctx, ErrorCode, ErrorKind, InstanceSpec, Instances, Launch,
-    Line, LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, plan, report,
+    App, Called, Caller, Credential, Ctx, ErrorCode, ErrorKind, FolderUse, InstanceSpec, Instances,
+    Launch, Line, LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, plan,
+    report,
 };
 pub use registry::families;
 pub use server::checks::check_instances;

@@ -9,10 +9,10 @@
 
 use std::{os::unix::fs::MetadataExt, path::Path, sync::Arc};
 
-use domain::{InstanceKind, Role};
+use domain::{FolderMedia, FolderRole, InstanceKind, Role};
 use serde_json::{Value, json};
 use store::Store;
-use tools::{App, Called, Caller, InstanceSpec, Instances, Output, Settings, ToolError};
+use tools::{App, Called, Caller, FolderUse, InstanceSpec, Instances, Output, Settings, ToolError};
 
 struct Fixture {
     app: Arc<App>,
@@ -49,6 +49,11 @@ const HEAT: &str = "Heat.1995.1080p.BluRay.x264-GRP";
 const WIRE: &str = "The.Wire.S01.720p.HDTV.x264-GRP";
 
 async fn fixture() -> Fixture {
+    fixture_with(&[]).await
+}
+
+/// With these folder instances' roles and media types set as the config would.
+async fn fixture_with(uses: &[(&str, FolderUse)]) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let downloads = dir.path().join("downloads");
     let library = dir.path().join("library");
@@ -83,7 +88,11 @@ async fn fixture() -> Fixture {
     let app = Arc::new(tools::app(
         store.clone(),
         Arc::new(Settings::new(false, None)),
-        Arc::new(Instances::new(list).unwrap()),
+        Arc::new(
+            Instances::new(list)
+                .unwrap()
+                .with_folders(uses.iter().map(|(id, u)| (id.to_string(), *u))),
+        ),
     ));
     let owner = app
         .authenticate(owner_key.secret.expose())
@@ -434,6 +443,70 @@ async fn bad_input_is_refused_before_anything_is_planned() {
     // One bad path refuses the whole call: nothing is stored.
     refused(&f.app, &f.owner, "plan_organize", organise(&[HEAT, "nope"])).await;
     assert!(f.store.changes_page(None, 10).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_downloads_folder_is_never_a_target_and_a_films_library_leaves_episodes_out() {
+    let downloads = FolderUse {
+        role: FolderRole::Downloads,
+        media_type: None,
+    };
+    let films = FolderUse {
+        role: FolderRole::Library,
+        media_type: Some(FolderMedia::Movie),
+    };
+    let f = fixture_with(&[("downloads", downloads), ("library", films)]).await;
+    let listed = ok(&f.app, &f.owner, "list_instances", json!({})).await;
+    let row = |id: &str| {
+        listed["instances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(row("downloads")["role"], "downloads");
+    assert_eq!(row("library")["role"], "library");
+    assert_eq!(row("library")["media_type"], "movie");
+    assert!(row("builtin").get("role").is_none());
+
+    // Into the downloads folder: refused, naming the library folders; nothing stored.
+    let mut args = organise(&[HEAT]);
+    args["instance_id"] = json!("library");
+    args["target_instance_id"] = json!("downloads");
+    let e = refused(&f.app, &f.owner, "plan_organize", args).await;
+    assert_eq!(e.code.as_str(), "invalid_argument");
+    assert!(
+        e.message.contains("\"downloads\" is a downloads folder")
+            && e.message.contains("(library)")
+            && e.message.contains("nothing was planned"),
+        "{}",
+        e.message
+    );
+    assert!(f.store.changes_page(None, 10).await.unwrap().is_empty());
+
+    // Into the films library: the film is planned, the season's episodes are left out, said.
+    let planned = call(&f.app, &f.owner, "plan_organize", organise(&[HEAT, WIRE]))
+        .await
+        .unwrap();
+    let data = planned.data();
+    let dests: Vec<String> = planned_files(&data).into_iter().map(|(_, d)| d).collect();
+    assert_eq!(
+        dests,
+        vec![
+            "Heat (1995)/Heat (1995) - 1080p.mkv".to_string(),
+            "Heat (1995)/Heat (1995) - 1080p.en.srt".to_string(),
+        ]
+    );
+    let warned = planned.warnings.join(" ");
+    assert!(
+        warned.contains("an episode, and the target folder holds films only"),
+        "{warned}"
+    );
+    // Only episodes named: nothing to organise, said so.
+    let e = refused(&f.app, &f.owner, "plan_organize", organise(&[WIRE])).await;
+    assert!(e.message.contains("nothing to organise"), "{}", e.message);
 }
 
 #[tokio::test]

@@ -125,7 +125,7 @@ pub fn hard_link(from: &Root, src: &str, to: &Root, dst: &str) -> Result<(), Wri
 /// Copies `src` beneath `from` to `dst` beneath `to`: written under a temporary name beside
 /// `dst`, flushed to disk, then renamed to `dst` without replacing anything. A failure leaves
 /// no partial `dst` (the temporary file is removed); a crash can leave only the temporary file,
-/// which the next copy to the same name removes once it is stale.
+/// which the next copy to the same name, or [`clear_leftovers`], removes.
 pub fn copy(from: &Root, src: &str, to: &Root, dst: &str) -> Result<(), WriteError> {
     let (mut input, _) = from
         .open_file(src)
@@ -329,11 +329,38 @@ fn temporary(folder: &Dir, name: &Path) -> io::Result<(PathBuf, cap_std::fs::Fil
 }
 
 /// How long a temporary file must have been left alone before a later copy to the same name
-/// removes it as a crash's leftover (a copy under way writes to its own all the time).
+/// removes it as a crash's leftover although the process named in it runs (a copy under way
+/// writes to its own all the time; the number may be another process's by now).
 const STALE_TEMPORARY: Duration = Duration::from_secs(600);
 
+/// Removes the temporary files a crashed write left beside `rel` beneath `root` (what undoing
+/// a cut-off organise calls for each destination); best effort, see [`clear_stale_temporaries`].
+pub fn clear_leftovers(root: &Root, rel: &str) {
+    let Ok(path) = checked(rel) else {
+        return;
+    };
+    let (parent, name) = split(path);
+    if let Ok(folder) = open_folder(root.dir(), parent) {
+        clear_stale_temporaries(&folder, name);
+    }
+}
+
+/// Whether the process that named a temporary file is gone: no process of that number runs
+/// (a crash's leftover at once), or it has not touched the file for [`STALE_TEMPORARY`].
+fn writer_gone(file: &str, prefix: &str, age: Duration) -> bool {
+    let pid = file[prefix.len()..]
+        .split('-')
+        .next()
+        .and_then(|p| p.parse::<u32>().ok());
+    match pid {
+        Some(pid) if pid == std::process::id() => age >= STALE_TEMPORARY,
+        Some(pid) => age >= STALE_TEMPORARY || !Path::new("/proc").join(pid.to_string()).exists(),
+        None => false,
+    }
+}
+
 /// Removes the temporary files a crashed copy left beside `name` in `folder`: named as
-/// [`temporary`] names them, regular files, untouched for [`STALE_TEMPORARY`]; best effort.
+/// [`temporary`] names them, regular files, whose writer is gone ([`writer_gone`]); best effort.
 fn clear_stale_temporaries(folder: &Dir, name: &Path) {
     let prefix = format!(".{}.marquee-", name.display());
     let Ok(entries) = folder.entries() else {
@@ -352,8 +379,8 @@ fn clear_stale_temporaries(folder: &Dir, name: &Path) {
             .ok()
             .filter(|m| m.is_file())
             .and_then(|m| m.modified().ok())
-            .and_then(|t| t.into_std().elapsed().ok())
-            .is_some_and(|age| age >= STALE_TEMPORARY);
+            .map(|t| t.into_std().elapsed().unwrap_or_default())
+            .is_some_and(|age| writer_gone(file, &prefix, age));
         if stale {
             let _ = folder.remove_file(file);
         }
@@ -434,10 +461,13 @@ mod tests {
     fn a_copy_removes_what_a_crashed_copy_to_the_same_name_left_and_nothing_else() {
         let (t, a, b) = roots();
         std::fs::create_dir_all(t.path().join("b/c")).unwrap();
-        let leftover = t.path().join("b/c/.x.mkv.marquee-4242-0.part");
-        let fresh = t.path().join("b/c/.x.mkv.marquee-4243-0.part");
-        let other = t.path().join("b/c/.y.mkv.marquee-4242-0.part");
-        for p in [&leftover, &fresh, &other] {
+        let me = std::process::id();
+        let leftover = t.path().join(format!("b/c/.x.mkv.marquee-{me}-0.part"));
+        let fresh = t.path().join(format!("b/c/.x.mkv.marquee-{me}-1.part"));
+        let other = t.path().join(format!("b/c/.y.mkv.marquee-{me}-0.part"));
+        // No process has this number (above any pid_max): a crashed writer's, gone at once.
+        let crashed = t.path().join("b/c/.x.mkv.marquee-4294967295-7.part");
+        for p in [&leftover, &fresh, &other, &crashed] {
             std::fs::write(p, b"mov").unwrap();
         }
         let long_ago = std::time::SystemTime::now() - 2 * STALE_TEMPORARY;
@@ -452,8 +482,15 @@ mod tests {
         copy(&a, "in/x.mkv", &b, "c/x.mkv").unwrap();
         assert_eq!(std::fs::read(t.path().join("b/c/x.mkv")).unwrap(), b"movie");
         assert!(!leftover.exists(), "a stale leftover of this name goes");
+        assert!(
+            !crashed.exists(),
+            "a leftover whose writer is gone goes at once"
+        );
         assert!(fresh.exists(), "one written lately may be a copy under way");
         assert!(other.exists(), "another name's is not this copy's business");
+        std::fs::write(&crashed, b"mov").unwrap();
+        clear_leftovers(&b, "c/x.mkv");
+        assert!(!crashed.exists() && fresh.exists() && other.exists());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! done are there, those after the file in flight are not; the operation is `succeeded` with
 //! every file `done`, or `outcome_unknown` naming the files done and the one in flight. Then
 //! `revert_change` of the cut-off organise removes exactly what it placed, the file in flight
-//! included when it was placed, and the sources stay as they were.
+//! included when it was placed, and the temporary file of a copy in flight; the sources stay as
+//! they were.
 
 use std::{
     os::unix::fs::MetadataExt,
@@ -318,6 +319,15 @@ async fn an_organise_killed_mid_apply_leaves_each_file_whole_or_absent_and_says_
         for (p, bytes) in &originals {
             assert_eq!(&std::fs::read(p).unwrap(), bytes, "{} changed", p.display());
         }
+        // The copy in flight's temporary file goes with the revert: its writer is gone.
+        let parts: Vec<String> = entries(&library)
+            .into_iter()
+            .filter(|e| e.ends_with(".part"))
+            .collect();
+        assert!(
+            parts.is_empty(),
+            "the revert left temporary files: {parts:?}"
+        );
         for stray in entries(&library) {
             std::fs::remove_file(library.join(stray)).unwrap();
         }

@@ -13,6 +13,7 @@ pub(crate) mod organize_run;
 pub mod plan_organize;
 pub mod probe_media_file;
 pub mod recognize_media;
+pub(crate) mod roles;
 pub mod scan_library;
 pub mod scrape_metadata;
 pub(crate) mod scrape_run;

@@ -180,6 +180,15 @@ async fn apply(ctx: &Ctx, plan: OrganizePlan, run: &Run<'_>) -> Result<Output, T
             }
         }
     }
+    if undo && !stopped && !plan.leftovers.is_empty() {
+        let (d, leftovers) = (dst.clone(), plan.leftovers.clone());
+        blocking(move || {
+            for rel in &leftovers {
+                write::clear_leftovers(&d, rel);
+            }
+        })
+        .await?;
+    }
     let failed = failed_at.len();
     let not_done = plan.files.len() - done.len() - failed;
     let verb = if undo { "undone" } else { "placed" };
@@ -243,6 +252,8 @@ fn one_file(
             }
             _ => (!write::remove(dst, d)?).then(|| "it was already gone".to_string()),
         };
+        // A copy cut off by a crash left its temporary file beside the destination.
+        write::clear_leftovers(dst, d);
         write::remove_empty_parents(dst, d);
         return Ok(note);
     }
@@ -485,6 +496,13 @@ async fn revert(ctx: &Ctx, change: &Change, result: &Value) -> Result<Proposal, 
             change.id
         )));
     }
+    let leftovers = original
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !placed.contains(i))
+        .map(|(_, f)| f.destination.clone())
+        .collect();
     let plan = OrganizePlan {
         instance_id: original.instance_id,
         target_instance_id: original.target_instance_id,
@@ -492,6 +510,7 @@ async fn revert(ctx: &Ctx, change: &Change, result: &Value) -> Result<Proposal, 
         files,
         skipped: Vec::new(),
         reverts: Some(change.id.clone()),
+        leftovers,
     };
     let dependencies = read_dependencies(ctx, &plan).await?;
     // A moved file goes back only to a free name.

@@ -7,12 +7,15 @@
 use std::{collections::BTreeMap, sync::Arc};
 
 use adapters_folder::{Root, WalkEntry, cap_std::fs::MetadataExt as _, write};
-use domain::{Capability, KindFamily};
+use domain::{Capability, FolderMedia, KindFamily};
 use policy::Effect;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::naming::{self, FileKind, Template};
+use super::{
+    naming::{self, FileKind, Template},
+    roles::{library_use, misplaced},
+};
 use governance::{
     Ctx, Meta, Output, Tool, ToolError,
     error::ErrorCode,
@@ -36,7 +39,7 @@ pub struct Input {
     /// Files or folders relative to that folder's root (a folder stands for every video beneath it), at most 100. Subtitles and NFO files beside a video travel with it.
     #[schemars(length(min = 1, max = MAX_PATHS))]
     pub paths: Vec<String>,
-    /// The folder instance the files go to (it may be the same instance).
+    /// The library folder instance the files go to (it may be the same instance; a folder with role = "downloads" is refused). Videos of another kind than a target's media_type are left where they are.
     pub target_instance_id: String,
     /// hardlink (the same file under a second name; both folders must be on one file system), copy, move, or symlink (a link to the file where it is).
     pub mode: Mode,
@@ -125,6 +128,10 @@ pub(crate) struct OrganizePlan {
     /// back: links and copies removed, moved files moved back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverts: Option<String>,
+    /// For the undoing: the destinations of the files the organise did not place, where a copy
+    /// a crash cut off may have left its temporary file (removed once its writer is gone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leftovers: Vec<String>,
 }
 
 /// One file as planned.
@@ -233,12 +240,14 @@ async fn propose(ctx: &Ctx, input: Input) -> Result<(Proposal, Vec<Skipped>), To
     }
     let source = open_folder(ctx, "instance_id", &input.instance_id)?;
     let target = open_folder(ctx, "target_instance_id", &input.target_instance_id)?;
+    let holds = library_use(ctx, &target.id)?;
     let (src, dst) = (source.root.clone(), target.root.clone());
     let same = source.id == target.id;
     let paths = input.paths.clone();
     let mode = input.mode;
     let worked =
-        blocking(move || work_out(&src, &dst, same, mode, &paths, template.as_ref())).await?;
+        blocking(move || work_out(&src, &dst, same, mode, &paths, template.as_ref(), holds))
+            .await?;
     let (files, skipped) = worked.map_err(|e| e.into_error(&source.id, &target.id))?;
     if files.is_empty() {
         return Err(ToolError::invalid(format!(
@@ -253,6 +262,7 @@ async fn propose(ctx: &Ctx, input: Input) -> Result<(Proposal, Vec<Skipped>), To
         files,
         skipped: skipped.clone(),
         reverts: None,
+        leftovers: Vec::new(),
     };
     let dependencies = super::organize_run::read_dependencies(ctx, &plan).await?;
     plan.skipped.truncate(200);
@@ -346,6 +356,7 @@ fn work_out(
     mode: Mode,
     paths: &[String],
     template: Option<&Template>,
+    holds: Option<FolderMedia>,
 ) -> Result<(Vec<PlannedFile>, Vec<Skipped>), Refusal> {
     let (entries, _) = src.walk().map_err(|e| Refusal::Io(e.to_string()))?;
     let sizes: BTreeMap<&str, u64> = entries
@@ -412,6 +423,10 @@ fn work_out(
                 continue;
             }
         };
+        if let Some(why) = misplaced(&facts, holds) {
+            skipped.push(skip(v, &why));
+            continue;
+        }
         let rendered = match template {
             Some(t) => t.render(&facts),
             None => {
