@@ -30,6 +30,8 @@
 #   BENCH_TORRENT_TIERS="10000 100000 1000000"   torrents per tier, in two fake qBittorrents
 #                                        (smoke: "2000"); the 1M tier needs about 6 GB of memory
 #                                        (an empty list, e.g. BENCH_TORRENT_TIERS="", skips that part)
+#   BENCH_LOCAL_FILMS=5000 BENCH_LOCAL_SHOWS=100   films and ten-episode shows in the embedded
+#                               library folder for find_local_media (smoke: 300 and 5)
 #   BENCH_ONLY=REGEX            only cases whose label matches (setup still runs)
 #   BENCH_VARIED=1000           distinct arguments of the "(varied)" rows, sent in turn
 #   BENCH_LOAD_TIMEOUT=600      seconds to wait for a torrent tier to load
@@ -51,6 +53,7 @@ if ((SMOKE)); then
     REQUEST_ROWS=${BENCH_REQUEST_ROWS-"100 1000"}
     AUDIT_ROWS=${BENCH_AUDIT_ROWS-"1000 10000"}
     TORRENT_TIERS=${BENCH_TORRENT_TIERS-"2000"}
+    LOCAL_FILMS=${BENCH_LOCAL_FILMS:-300} LOCAL_SHOWS=${BENCH_LOCAL_SHOWS:-5}
     BENCH_ATTEMPTS=${BENCH_ATTEMPTS:-1}
 else
     PROFILE=${BENCH_PROFILE:-bench}
@@ -59,6 +62,7 @@ else
     REQUEST_ROWS=${BENCH_REQUEST_ROWS-"1000 100000"}
     AUDIT_ROWS=${BENCH_AUDIT_ROWS-"10000 1000000"}
     TORRENT_TIERS=${BENCH_TORRENT_TIERS-"10000 100000 1000000"}
+    LOCAL_FILMS=${BENCH_LOCAL_FILMS:-5000} LOCAL_SHOWS=${BENCH_LOCAL_SHOWS:-100}
 fi
 CONNECTIONS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-2}
@@ -411,6 +415,39 @@ case_row "get_title_details, $VARIED films in turn (varied) | $O | builtin" "$MA
     get_title_details "$(head -n1 "$WORK/vary-films.txt")" "$WORK/vary-films.txt"
 case_row "get_recommendations, $VARIED films in turn (varied) | $O | builtin" "$MAIN_URL" "$OWNER" \
     get_recommendations "$(head -n1 "$WORK/vary-films.txt")" "$WORK/vary-films.txt"
+
+# Files on disk: find_local_media over the embedded `library` folder holding LOCAL_FILMS films
+# (real titles and years of the builtin catalogue, so a kid's limits are checked against it)
+# and LOCAL_SHOWS shows of ten episodes, sparse files of 1 GiB, indexed by one scan_library.
+mkdir -p "$WORK/data-main/library"
+awk -F, -v n="$LOCAL_FILMS" 'k < n && NR % 3 == 1 {
+        t = $2; y = $3
+        if (t ~ /^"/) next
+        gsub(/[^A-Za-z0-9 ]/, "", t); if (t == "" || y !~ /^[0-9]+$/) next
+        d = t " (" y ")"; f = t; gsub(/ /, ".", f)
+        printf "%s/%s.%s.1080p.BluRay.x264-GRP.mkv\n", d, f, y; k++ }' "$WORK/films.csv" \
+    >"$WORK/local-files.txt"
+awk -v n="$LOCAL_SHOWS" 'BEGIN { for (s = 1; s <= n; s++) for (e = 1; e <= 10; e++)
+        printf "Show %03d/Season 01/Show.%03d.S01E%02d.720p.HDTV.x264-GRP.mkv\n", s, s, e }' \
+    >>"$WORK/local-files.txt"
+(cd "$WORK/data-main/library" && while IFS= read -r f; do
+    mkdir -p "${f%/*}" && truncate -s 1G "$f"
+done <"$WORK/local-files.txt")
+rpc "$MAIN_URL" "$OWNER" \
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"scan_library","arguments":{"instance_id":"library"}}}' \
+    "$WORK/scan.json"
+L=$(printf "%'d files" "$(wc -l <"$WORK/local-files.txt")")
+for who in owner kid; do
+    if [[ $who == owner ]]; then key=$OWNER P=$O; else key=$KID P=$K; fi
+    case_row "find_local_media, 20 titles (broad) | $P | $L" "$MAIN_URL" "$key" find_local_media '{}'
+    case_row "find_local_media \"love\" (narrow) | $P | $L" "$MAIN_URL" "$key" find_local_media \
+        '{"query":"love"}'
+done
+case_row "find_local_media movies, 200 from 1,000 | $O | $L" "$MAIN_URL" "$OWNER" find_local_media \
+    '{"media_type":"movie","limit":200,"offset":1000}'
+case_row "find_local_media tv, 20 | $O | $L" "$MAIN_URL" "$OWNER" find_local_media '{"media_type":"tv"}'
+case_row "find_local_media, $VARIED words in turn (varied) | $O | $L" "$MAIN_URL" "$OWNER" \
+    find_local_media "$(head -n1 "$WORK/vary-search.txt")" "$WORK/vary-search.txt"
 
 # Growth: a page of the store's lists at two table sizes.
 set -- $REQUEST_ROWS

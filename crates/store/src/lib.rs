@@ -225,14 +225,17 @@ pub enum Group {
     Changes,
     /// The audit and the allowance charges reserved with it.
     Audit,
+    /// The index of media files on disk (`scan_library`).
+    LocalMedia,
 }
 
 impl Group {
-    pub const ALL: [Group; 4] = [
+    pub const ALL: [Group; 5] = [
         Group::Authority,
         Group::Requests,
         Group::Changes,
         Group::Audit,
+        Group::LocalMedia,
     ];
 
     /// Its row in the `versions` table.
@@ -242,6 +245,7 @@ impl Group {
             Group::Requests => "requests",
             Group::Changes => "changes",
             Group::Audit => "audit",
+            Group::LocalMedia => "local_media",
         }
     }
 }

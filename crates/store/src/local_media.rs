@@ -23,6 +23,10 @@ const UPSERT: &str = "INSERT INTO local_media (instance_id, path, size, mtime_ns
      media_id = excluded.media_id, confidence = excluded.confidence, \
      facts = excluded.facts, scanned_at = excluded.scanned_at";
 
+/// Bumps the index's version (migration 0210) in the transaction that changes it: kept
+/// answers read from the index hold until then.
+const BUMP: &str = "UPDATE versions SET n = n + 1 WHERE grp = 'local_media'";
+
 /// Writes a scan's rows: one connection for the whole scan, each [`LocalMediaWriter::put`] one
 /// transaction. An in-memory store (tests) writes through the pool instead.
 pub struct LocalMediaWriter {
@@ -76,6 +80,7 @@ fn upsert(conn: &mut Connection, files: &[LocalFile]) -> rusqlite::Result<()> {
             ])?;
         }
     }
+    tx.execute(BUMP, [])?;
     tx.commit()
 }
 
@@ -278,6 +283,7 @@ impl Store {
             );
             b.build().execute(&mut *tx).await?;
         }
+        sqlx::query(BUMP).execute(&mut *tx).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -300,6 +306,9 @@ impl Store {
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
+        }
+        if removed > 0 {
+            sqlx::query(BUMP).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(removed)

@@ -371,6 +371,57 @@ async fn a_kids_limits_hide_titles_above_its_rating_and_count_them() {
 }
 
 #[tokio::test]
+async fn a_kept_page_holds_until_a_scan_changes_the_index() {
+    let f = fixture(Vec::new()).await;
+    let scan = || {
+        call(
+            &f.app,
+            &f.owner,
+            "scan_library",
+            json!({"instance_id": "library"}),
+        )
+    };
+    let movies = || {
+        call(
+            &f.app,
+            &f.owner,
+            "find_local_media",
+            json!({"media_type": "movie"}),
+        )
+    };
+    scan().await;
+    let first = movies().await;
+    assert_eq!(titles(&first.data()), ["Heat", "Toy Story"]);
+    // A file dropped in is not in the index until a scan reads it; the page asked again is
+    // the kept one, the very answer.
+    file(
+        &f.root,
+        "Movies/Alien (1979)/Alien.1979.1080p.BluRay.x264-GRP.mkv",
+        3_000_000,
+    );
+    let again = movies().await;
+    assert_eq!(again.data(), first.data());
+    assert_eq!(
+        again.observed_at, first.observed_at,
+        "handed out again, not read again"
+    );
+    // The scan changes the index: the next page is read afresh.
+    scan().await;
+    assert_eq!(
+        titles(&movies().await.data()),
+        ["Alien", "Heat", "Toy Story"]
+    );
+    // A file gone and a rescan: gone from the page too.
+    std::fs::remove_file(
+        f.root
+            .join("Movies/Alien (1979)/Alien.1979.1080p.BluRay.x264-GRP.mkv"),
+    )
+    .unwrap();
+    scan().await;
+    assert_eq!(titles(&movies().await.data()), ["Heat", "Toy Story"]);
+}
+
+#[tokio::test]
 async fn a_kids_scan_does_not_show_unrecognised_paths() {
     let f = fixture(Vec::new()).await;
     let out = call(

@@ -16,7 +16,10 @@ use store::{LocalFile, LocalMediaQuery};
 
 use super::{index::LocalIndex, index_read::title_key};
 use crate::discover::{identity, limits, pick, render};
-use governance::{Ctx, Meta, Output, Tool, ToolError};
+use governance::{
+    Ctx, Meta, Output, Tool, ToolError,
+    stored::{self, Keep},
+};
 
 pub struct FindLocalMedia;
 
@@ -25,6 +28,11 @@ pub struct FindLocalMedia;
 const MAX_CHECKED: usize = 200;
 /// The furthest a page may start.
 const MAX_OFFSET: u32 = 100_000;
+/// The tables its answer reads: a kept answer holds while none of them changed.
+const READS: &[store::Group] = &[store::Group::Authority, store::Group::LocalMedia];
+/// How long a content-limited caller's page is kept although the index is unchanged: its
+/// titles were rated by a catalogue, whose ratings may change.
+const RATED_FOR_MS: i64 = 10 * 60 * 1000;
 
 /// Movie, TV show or music.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -179,65 +187,80 @@ impl Tool for FindLocalMedia {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        let limit = governance::contract::page_limit(input.limit)? as usize;
-        let offset = input.offset.unwrap_or(0).min(MAX_OFFSET) as usize;
-        let identity = identity::optional(input.media_source, input.media_id)?;
-        let instances = folders(ctx, input.instance_id.as_deref())?;
-        let key = input
-            .query
-            .as_deref()
-            .map(title_key)
-            .filter(|k| !k.is_empty());
-        let rows = ctx
-            .store()
-            .find_local_media(&LocalMediaQuery {
-                instance_ids: instances.clone(),
-                media_type: input.media_type.map(|t| t.as_str().to_owned()),
-                identity: identity
-                    .as_ref()
-                    .map(|i| (i.media_source.as_str().to_owned(), i.media_id.clone())),
-                title_key_contains: key,
+        let view = stored::view(ctx, &input);
+        ctx.stored()
+            .answer(ctx.state_of(READS), Self::META.name, view, || async {
+                let keep = if limits::Gate::for_caller_would_filter(ctx) {
+                    Keep::Before(chrono::Utc::now().timestamp_millis() + RATED_FOR_MS)
+                } else {
+                    Keep::WhileUnchanged
+                };
+                Ok((answer(ctx, input).await?, keep))
             })
-            .await?;
-        let unrecognised_files = rows.iter().filter(|r| r.media_type.is_none()).count();
-        let mut titles = group(rows);
-        let hidden = if limits::Gate::for_caller_would_filter(ctx) {
-            within_limits(ctx, &mut titles).await?
-        } else {
-            0
-        };
-        let total_titles = titles.len();
-        let page: Vec<TitleRow> = titles.into_iter().skip(offset).take(limit).collect();
-        let next_offset = (offset + page.len() < total_titles).then_some(offset + page.len());
-        let summary = summary(&page, total_titles, hidden);
-        let found = Found {
-            titles: page,
-            total_titles,
-            offset,
-            next_offset,
-            hidden,
-            unrecognised_files,
-            instances,
-        };
-        let mut out = Output::typed(summary, &found)?;
-        let index = ctx.family::<std::sync::Arc<LocalIndex>>()?;
-        if found.titles.iter().any(|t| t.media_type == "tv") {
-            out = out.warn(if index.knows_shows() {
-                "no catalogue lists a season's episodes: only the gaps below the last episode held are shown"
-            } else {
-                "no catalogue lists a season's episodes (and none that knows shows is configured): only the gaps below the last episode held are shown"
-            });
-        }
-        if hidden > 0 {
-            out = out.warn(format!(
-                "{hidden} titles are hidden by this account's content limits"
-            ));
-        }
-        if total_titles == 0 && unrecognised_files == 0 {
-            out = out.next("scan_library");
-        }
-        Ok(out)
+            .await
     }
+}
+
+/// The page, read from the index (and, for a content-limited caller, rated by the catalogue).
+async fn answer(ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
+    let limit = governance::contract::page_limit(input.limit)? as usize;
+    let offset = input.offset.unwrap_or(0).min(MAX_OFFSET) as usize;
+    let identity = identity::optional(input.media_source, input.media_id)?;
+    let instances = folders(ctx, input.instance_id.as_deref())?;
+    let key = input
+        .query
+        .as_deref()
+        .map(title_key)
+        .filter(|k| !k.is_empty());
+    let rows = ctx
+        .store()
+        .find_local_media(&LocalMediaQuery {
+            instance_ids: instances.clone(),
+            media_type: input.media_type.map(|t| t.as_str().to_owned()),
+            identity: identity
+                .as_ref()
+                .map(|i| (i.media_source.as_str().to_owned(), i.media_id.clone())),
+            title_key_contains: key,
+        })
+        .await?;
+    let unrecognised_files = rows.iter().filter(|r| r.media_type.is_none()).count();
+    let mut titles = group(rows);
+    let hidden = if limits::Gate::for_caller_would_filter(ctx) {
+        within_limits(ctx, &mut titles).await?
+    } else {
+        0
+    };
+    let total_titles = titles.len();
+    let page: Vec<TitleRow> = titles.into_iter().skip(offset).take(limit).collect();
+    let next_offset = (offset + page.len() < total_titles).then_some(offset + page.len());
+    let summary = summary(&page, total_titles, hidden);
+    let found = Found {
+        titles: page,
+        total_titles,
+        offset,
+        next_offset,
+        hidden,
+        unrecognised_files,
+        instances,
+    };
+    let mut out = Output::typed(summary, &found)?;
+    let index = ctx.family::<std::sync::Arc<LocalIndex>>()?;
+    if found.titles.iter().any(|t| t.media_type == "tv") {
+        out = out.warn(if index.knows_shows() {
+            "no catalogue lists a season's episodes: only the gaps below the last episode held are shown"
+        } else {
+            "no catalogue lists a season's episodes (and none that knows shows is configured): only the gaps below the last episode held are shown"
+        });
+    }
+    if hidden > 0 {
+        out = out.warn(format!(
+            "{hidden} titles are hidden by this account's content limits"
+        ));
+    }
+    if total_titles == 0 && unrecognised_files == 0 {
+        out = out.next("scan_library");
+    }
+    Ok(out)
 }
 
 /// The folder instances to read: the one named (unknown ids are refused with the valid
