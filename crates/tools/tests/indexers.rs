@@ -342,6 +342,36 @@ async fn feeds_are_searched_by_what_their_caps_offer() {
 }
 
 #[tokio::test]
+async fn a_prowlarr_indexer_is_searched_by_what_its_caps_offer() {
+    let w = world(&[], None).await;
+    let search =
+        json!({ "media_source": "builtin", "media_id": "tt0133093", "indexers": ["prowlarr/1"] });
+    let queries = || -> Vec<String> {
+        w.prowlarr
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/search"))
+            .filter_map(|r| r.param("query").map(str::to_string))
+            .collect()
+    };
+    let rows = |out: &Output| out.data()["indexers"][0]["rows"].as_u64().unwrap();
+    // Its caps list imdbId: asked by the IMDb token alone.
+    let out = call(&w.app, &w.owner, "search_indexers", search.clone())
+        .await
+        .unwrap();
+    assert!(rows(&out) >= 3, "{}", out.data());
+    assert_eq!(queries(), vec!["{ImdbId:tt0133093}".to_string()]);
+    // Its caps do not: asked by the title, and the rows are still found.
+    w.prowlarr
+        .with_indexer(1, |i| i.movie_params = vec!["q".into()]);
+    let out = call(&w.app, &w.owner, "search_indexers", search)
+        .await
+        .unwrap();
+    assert!(rows(&out) >= 3, "{}", out.data());
+    assert_eq!(queries()[1], "The Matrix");
+}
+
+#[tokio::test]
 async fn filters_combine_and_pages_and_sorts_apply() {
     let w = world(&[FeedMode::Up], None).await;
     let out = call(

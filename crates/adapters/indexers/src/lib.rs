@@ -127,6 +127,24 @@ pub struct Indexer {
     pub most_recent_failure: Option<DateTime<Utc>>,
 }
 
+/// What one indexer takes by parameter in a movie and a TV search, as its caps list them
+/// (`imdbid`, `tvdbid`, `season`, `ep`, ...; compared case-insensitively).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchCaps {
+    pub movie: Vec<String>,
+    pub tv: Vec<String>,
+}
+
+impl Indexer {
+    /// Its search parameters, for [`IndexerClient::search`].
+    pub fn search_caps(&self) -> SearchCaps {
+        SearchCaps {
+            movie: self.movie_params.clone(),
+            tv: self.tv_params.clone(),
+        }
+    }
+}
+
 /// One release an indexer answered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Release {
@@ -274,11 +292,13 @@ impl IndexerClient {
         }
     }
 
-    /// One search: of one Prowlarr indexer (`indexer`), or of the feed.
+    /// One search: of one Prowlarr indexer (`indexer`, with its search parameters when its
+    /// list gave them: an identity it cannot search by is asked as its title), or of the feed
+    /// (whose own caps it reads).
     pub async fn search(
         &self,
         query: &Query,
-        indexer: Option<i64>,
+        indexer: Option<(i64, Option<&SearchCaps>)>,
         name: &str,
     ) -> Result<Vec<Release>, Error> {
         let mut rows = self
@@ -336,11 +356,14 @@ impl IndexerClient {
     async fn search_raw(
         &self,
         query: &Query,
-        indexer: Option<i64>,
+        indexer: Option<(i64, Option<&SearchCaps>)>,
         name: &str,
     ) -> Result<Vec<Release>, Error> {
         match self.api {
-            Api::Prowlarr => prowlarr::search(self, query, indexer).await,
+            Api::Prowlarr => {
+                let (id, caps) = indexer.unzip();
+                prowlarr::search(self, query, id, caps.flatten()).await
+            }
             Api::Torznab => {
                 // A feed whose caps cannot be read is still asked, as if it took everything.
                 let caps = match self.kept_caps() {

@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use crate::{
-    Category, Error, Indexer, IndexerClient, Link, Protocol, Query, Release, SearchKind,
-    clean_text, looks_like_html,
+    Category, Error, Indexer, IndexerClient, Link, Protocol, Query, Release, SearchCaps,
+    SearchKind, clean_text, looks_like_html,
 };
 
 #[derive(Deserialize)]
@@ -167,49 +167,73 @@ pub(crate) async fn indexers(client: &IndexerClient) -> Result<Vec<Indexer>, Err
         .collect())
 }
 
-/// Prowlarr's query: free text and identity tokens.
-fn query_text(q: &Query) -> (String, &'static str) {
-    let mut text = String::new();
+/// Prowlarr's query: free text and identity tokens, only those the indexer's caps list
+/// (`movieSearchParams`, `tvSearchParams`; `None`: not known, every token sent). What the
+/// indexer cannot take as a token goes into the free text (the title, "S01E02"), as the
+/// Torznab search does.
+fn query_text(q: &Query, caps: Option<&SearchCaps>) -> (String, &'static str) {
+    let takes = |params: Option<&[String]>, p: &str| {
+        params.is_none_or(|list| list.iter().any(|x| x.eq_ignore_ascii_case(p)))
+    };
+    let mut tokens = String::new();
+    let mut tail = String::new();
+    let mut by_id = false;
     let kind = match q.kind {
         SearchKind::Movie => {
-            if let Some(imdb) = &q.imdb {
-                text.push_str(&format!("{{ImdbId:{imdb}}}"));
+            if let Some(imdb) = &q.imdb
+                && takes(caps.map(|c| c.movie.as_slice()), "imdbid")
+            {
+                tokens.push_str(&format!("{{ImdbId:{imdb}}}"));
+                by_id = true;
             }
             "movie"
         }
         SearchKind::Tv => {
-            if let Some(tvdb) = q.tvdb {
-                text.push_str(&format!("{{TvdbId:{tvdb}}}"));
+            let params = caps.map(|c| c.tv.as_slice());
+            if let Some(tvdb) = q.tvdb
+                && takes(params, "tvdbid")
+            {
+                tokens.push_str(&format!("{{TvdbId:{tvdb}}}"));
+                by_id = true;
             }
-            if let Some(s) = q.season {
-                text.push_str(&format!("{{Season:{s:02}}}"));
-            }
-            if let Some(e) = q.episode {
-                text.push_str(&format!("{{Episode:{e:02}}}"));
+            let (season, ep) = (takes(params, "season"), takes(params, "ep"));
+            match (q.season, q.episode) {
+                (Some(s), Some(e)) if season && ep => {
+                    tokens.push_str(&format!("{{Season:{s:02}}}{{Episode:{e:02}}}"));
+                }
+                (Some(s), None) if season => tokens.push_str(&format!("{{Season:{s:02}}}")),
+                (Some(s), e) => {
+                    tail = format!("S{s:02}");
+                    if let Some(e) = e {
+                        tail.push_str(&format!("E{e:02}"));
+                    }
+                }
+                (None, _) => {}
             }
             "tvsearch"
         }
         SearchKind::Any => "search",
     };
-    let by_id = q.imdb.is_some() && q.kind == SearchKind::Movie
-        || q.tvdb.is_some() && q.kind == SearchKind::Tv;
-    if let Some(t) = q.text.as_deref().filter(|t| !t.trim().is_empty())
-        && !by_id
-    {
-        if !text.is_empty() {
-            text.insert(0, ' ');
-        }
-        text.insert_str(0, t.trim());
+    let mut words: Vec<&str> = Vec::new();
+    if !by_id && let Some(t) = q.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        words.push(t);
     }
-    (text, kind)
+    if !tail.is_empty() {
+        words.push(&tail);
+    }
+    if !tokens.is_empty() {
+        words.push(&tokens);
+    }
+    (words.join(" "), kind)
 }
 
 pub(crate) async fn search(
     client: &IndexerClient,
     q: &Query,
     indexer: Option<i64>,
+    caps: Option<&SearchCaps>,
 ) -> Result<Vec<Release>, Error> {
-    let (text, kind) = query_text(q);
+    let (text, kind) = query_text(q, caps);
     let mut params = vec![("query", text), ("type", kind.to_string())];
     if let Some(id) = indexer {
         params.push(("indexerIds", id.to_string()));
@@ -281,7 +305,10 @@ mod tests {
             imdb: Some("tt0133093".into()),
             ..Query::default()
         };
-        assert_eq!(query_text(&q), ("{ImdbId:tt0133093}".to_string(), "movie"));
+        assert_eq!(
+            query_text(&q, None),
+            ("{ImdbId:tt0133093}".to_string(), "movie")
+        );
         let q = Query {
             kind: SearchKind::Tv,
             tvdb: Some(81189),
@@ -290,7 +317,7 @@ mod tests {
             ..Query::default()
         };
         assert_eq!(
-            query_text(&q),
+            query_text(&q, None),
             (
                 "{TvdbId:81189}{Season:01}{Episode:02}".to_string(),
                 "tvsearch"
@@ -300,6 +327,53 @@ mod tests {
             text: Some("alien".into()),
             ..Query::default()
         };
-        assert_eq!(query_text(&q), ("alien".to_string(), "search"));
+        assert_eq!(query_text(&q, None), ("alien".to_string(), "search"));
+    }
+
+    #[test]
+    fn an_identity_the_indexers_caps_do_not_list_is_asked_as_its_title() {
+        let words = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+        let plain = SearchCaps {
+            movie: words(&["q"]),
+            tv: words(&["q", "season"]),
+        };
+        let q = Query {
+            kind: SearchKind::Movie,
+            text: Some("The Matrix 1999".into()),
+            imdb: Some("tt0133093".into()),
+            ..Query::default()
+        };
+        assert_eq!(
+            query_text(&q, Some(&plain)),
+            ("The Matrix 1999".to_string(), "movie")
+        );
+        let full = SearchCaps {
+            movie: words(&["q", "imdbId"]),
+            tv: words(&["q", "season", "ep", "tvdbId"]),
+        };
+        assert_eq!(
+            query_text(&q, Some(&full)),
+            ("{ImdbId:tt0133093}".to_string(), "movie")
+        );
+        let q = Query {
+            kind: SearchKind::Tv,
+            text: Some("The Wire".into()),
+            tvdb: Some(79126),
+            season: Some(1),
+            episode: Some(2),
+            ..Query::default()
+        };
+        // No TVDB id and no episode parameter: the title and S01E02 in words.
+        assert_eq!(
+            query_text(&q, Some(&plain)),
+            ("The Wire S01E02".to_string(), "tvsearch")
+        );
+        assert_eq!(
+            query_text(&q, Some(&full)),
+            (
+                "{TvdbId:79126}{Season:01}{Episode:02}".to_string(),
+                "tvsearch"
+            )
+        );
     }
 }

@@ -35,6 +35,10 @@ pub struct FakeIndexer {
     /// Prowlarr disabled it after failures (for an hour from now).
     pub disabled: bool,
     pub usenet: bool,
+    /// Its caps' `movieSearchParams` and `tvSearchParams`: an identity token it does not list
+    /// finds nothing on it.
+    pub movie_params: Vec<String>,
+    pub tv_params: Vec<String>,
 }
 
 impl FakeIndexer {
@@ -46,6 +50,8 @@ impl FakeIndexer {
             delay: Duration::ZERO,
             disabled: false,
             usenet: false,
+            movie_params: vec!["q".into(), "imdbId".into()],
+            tv_params: vec!["q".into(), "season".into(), "ep".into(), "tvdbId".into()],
         }
     }
 }
@@ -191,8 +197,8 @@ fn indexer_resource(i: &FakeIndexer) -> Value {
             ],
             "supportsRawSearch": false,
             "searchParams": ["q"],
-            "tvSearchParams": ["q", "season", "ep", "tvdbId"],
-            "movieSearchParams": ["q", "imdbId"],
+            "tvSearchParams": i.tv_params,
+            "movieSearchParams": i.movie_params,
             "musicSearchParams": [],
             "bookSearchParams": []
         },
@@ -255,7 +261,13 @@ async fn search(state: &State, r: &RecordedRequest) -> Response {
     let base = state.base.lock().clone();
     let now = Utc::now();
     let mut rows = Vec::new();
+    let lists = |params: &[String], p: &str| params.iter().any(|x| x.eq_ignore_ascii_case(p));
     for i in &chosen {
+        if imdb.is_some() && !lists(&i.movie_params, "imdbId")
+            || tvdb.is_some() && !lists(&i.tv_params, "tvdbId")
+        {
+            continue;
+        }
         for (n, rel) in i.releases.iter().enumerate() {
             let q = (!text.is_empty()).then_some(text.as_str());
             if !rel.answers(q, imdb.as_deref(), tvdb, season, episode) {

@@ -208,7 +208,21 @@ impl Tool for SearchIndexers {
             || Wanted::default().query(text, PER_INDEXER),
             |w| w.query(text, PER_INDEXER),
         );
-        let answers = join_all(units.iter().map(|u| ask(u, &query))).await;
+        // Each indexer's rows are recognised as soon as it answers, while the slower ones are
+        // still awaited: after the slowest, only its own rows and the merge are left.
+        let answers = join_all(units.iter().map(|u| {
+            let (query, wanted) = (&query, wanted.as_ref());
+            async move {
+                let (answer, millis) = ask(u, query).await;
+                let recognised = answer.map(|list| {
+                    list.into_iter()
+                        .map(|r| rows::found(r, &u.key, &u.name, wanted))
+                        .collect::<Vec<Found>>()
+                });
+                (recognised, millis)
+            }
+        }))
+        .await;
         let mut found: Vec<Found> = Vec::new();
         let mut asked = Vec::new();
         for (unit, (answer, millis)) in units.iter().zip(answers) {
@@ -221,10 +235,7 @@ impl Tool for SearchIndexers {
                         error: None,
                         millis,
                     });
-                    found.extend(
-                        list.into_iter()
-                            .map(|r| rows::found(r, &unit.key, &unit.name, wanted.as_ref())),
-                    );
+                    found.extend(list);
                 }
                 Err(why) => {
                     failed.push(why.clone());
@@ -334,8 +345,8 @@ async fn ask(
         Err(e) => Err(e.message),
         Ok(client) => {
             let limit = client.search_timeout();
-            match tokio::time::timeout(limit, client.search(query, unit.indexer, &unit.name)).await
-            {
+            let indexer = unit.indexer.map(|id| (id, unit.caps.as_ref()));
+            match tokio::time::timeout(limit, client.search(query, indexer, &unit.name)).await {
                 Err(_) => Err(format!(
                     "{what} did not answer within {} s",
                     limit.as_secs_f32()

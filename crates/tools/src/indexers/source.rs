@@ -36,6 +36,8 @@ pub(crate) struct Unit<'a> {
     /// Prowlarr indexer.
     pub key: String,
     pub name: String,
+    /// A Prowlarr indexer's search parameters, from its list.
+    pub caps: Option<adapters_indexers::SearchCaps>,
 }
 
 impl Indexers {
@@ -184,6 +186,7 @@ pub(crate) async fn units<'a>(ctx: &Ctx, indexers: &'a Indexers) -> (Vec<Unit<'a
                 indexer: None,
                 key: source.id.clone(),
                 name: source.id.clone(),
+                caps: None,
             }),
             Some(Ok(list)) => {
                 for i in list.into_iter().filter(|i| i.enabled) {
@@ -192,6 +195,7 @@ pub(crate) async fn units<'a>(ctx: &Ctx, indexers: &'a Indexers) -> (Vec<Unit<'a
                         source,
                         indexer: Some(id),
                         key: format!("{}/{id}", source.id),
+                        caps: Some(i.search_caps()),
                         name: i.name,
                     });
                 }
