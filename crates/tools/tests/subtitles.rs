@@ -4,7 +4,8 @@
 //! an English subtitle downloaded beside the MKV (UTF-8, checked), a second download refused as
 //! existing; a Latin-1 file converted; a file that is no subtitle refused with nothing written;
 //! a spent quota and a refused key answered naming the instance; a reference of another person
-//! refused; a Bazarr result downloaded by Bazarr; the videos lacking a language listed.
+//! refused; a Bazarr result downloaded by Bazarr, for a film and for an episode found through its
+//! series; the videos lacking a language listed, with what Bazarr wants.
 
 #![allow(clippy::unwrap_used)]
 
@@ -18,7 +19,8 @@ use domain::{InstanceKind, Role, Secret};
 use serde_json::{Value, json};
 use store::Store;
 use test_support::subtitles::{
-    BazarrFake, BazarrMovie, FakeSubtitle, OpenSubtitlesFake, QuotaMode,
+    BazarrEpisode, BazarrFake, BazarrMovie, BazarrSeries, FakeSubtitle, OpenSubtitlesFake,
+    QuotaMode,
 };
 use tools::{App, Called, Caller, InstanceSpec, Instances, Output, Settings};
 
@@ -123,14 +125,40 @@ async fn world() -> World {
         matrix_fr,
     ])
     .await;
-    let bazarr = BazarrFake::start(vec![BazarrMovie {
-        radarr_id: 7,
-        title: "The Matrix".into(),
-        year: 1999,
-        imdb_id: "tt0133093".into(),
-        missing: vec!["en".into(), "de".into()],
-        offers: vec!["en".into(), "fr".into()],
-    }])
+    let wire = BazarrSeries {
+        sonarr_series_id: 31,
+        title: "The Wire".into(),
+        tvdb_id: 79126,
+        episodes: vec![
+            BazarrEpisode {
+                sonarr_episode_id: 301,
+                season: 1,
+                episode: 1,
+                title: "The Target".into(),
+                missing: vec![],
+                offers: vec!["en".into()],
+            },
+            BazarrEpisode {
+                sonarr_episode_id: 302,
+                season: 1,
+                episode: 2,
+                title: "The Detail".into(),
+                missing: vec!["en".into()],
+                offers: vec!["en".into(), "de".into()],
+            },
+        ],
+    };
+    let bazarr = BazarrFake::start_with(
+        vec![BazarrMovie {
+            radarr_id: 7,
+            title: "The Matrix".into(),
+            year: 1999,
+            imdb_id: "tt0133093".into(),
+            missing: vec!["en".into(), "de".into()],
+            offers: vec!["en".into(), "fr".into()],
+        }],
+        vec![wire],
+    )
     .await;
     let list = vec![
         spec("builtin", InstanceKind::Builtin, None, None, None),
@@ -596,6 +624,75 @@ async fn a_bazarr_result_is_downloaded_by_bazarr() {
 }
 
 #[tokio::test]
+async fn an_episode_is_found_through_its_series_and_downloaded_by_bazarr() {
+    let w = world().await;
+    let out = call(
+        &w.app,
+        &w.owner,
+        "search_subtitles",
+        json!({ "media_source": "tvdb", "media_id": "79126", "season": 1, "episode": 2, "languages": ["de"], "service": "bazarr" }),
+    )
+    .await
+    .unwrap();
+    let rows = out.data()["subtitles"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 1, "only the German offer: {}", out.data());
+    let reference = reference_of(&out, "de");
+    let asked: Vec<_> = w
+        .bazarr
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .map(|r| (r.path.clone(), r.query.clone()))
+        .collect();
+    assert!(
+        asked.iter().any(|(p, q)| p == "/api/episodes"
+            && q.contains(&("seriesid[]".to_string(), "31".to_string()))),
+        "the series' episodes are read by its Sonarr id: {asked:?}"
+    );
+    // Another episode of the show, or one Bazarr does not know: said, nothing offered.
+    let unknown = call(
+        &w.app,
+        &w.owner,
+        "search_subtitles",
+        json!({ "media_source": "tvdb", "media_id": "79126", "season": 1, "episode": 9, "languages": ["en"], "service": "bazarr" }),
+    )
+    .await;
+    match unknown {
+        Ok(out) => assert!(
+            out.data()["subtitles"].as_array().unwrap().is_empty()
+                && out.warnings.join(" ").contains("does not know"),
+            "{} {:?}",
+            out.data(),
+            out.warnings
+        ),
+        Err(e) => assert!(e.contains("does not know"), "{e}"),
+    }
+    let done = call(
+        &w.app,
+        &w.owner,
+        "download_subtitle",
+        json!({ "subtitle_ref": reference }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(done.data()["by_bazarr"], true);
+    assert_no_secrets(&shown(&done));
+    let post = w
+        .bazarr
+        .requests()
+        .into_iter()
+        .find(|r| r.method == "POST" && r.path == "/api/providers/episodes")
+        .unwrap();
+    assert_eq!(post.param("seriesid"), Some("31"));
+    assert_eq!(post.param("episodeid"), Some("302"));
+    let form = String::from_utf8(post.body.clone()).unwrap();
+    assert!(
+        form.contains("language=de") && form.contains("subtitle=gASVPICKLED-302-de"),
+        "{form}"
+    );
+}
+
+#[tokio::test]
 async fn the_videos_lacking_a_language_are_listed_with_streams_and_bazarr_wants() {
     let w = world().await;
     call(
@@ -624,9 +721,12 @@ async fn the_videos_lacking_a_language_are_listed_with_streams_and_bazarr_wants(
     assert_eq!(missing[0]["streams"], json!(["en", "fr"]));
     assert_eq!(missing[0]["probed"], true);
     let wanted = d["bazarr_wanted"].as_array().unwrap();
-    assert_eq!(wanted.len(), 1, "{d}");
+    assert_eq!(wanted.len(), 2, "{d}");
     assert_eq!(wanted[0]["title"], "The Matrix");
     assert_eq!(wanted[0]["missing"], json!(["en", "de"]));
+    assert_eq!(wanted[1]["kind"], "episode");
+    assert_eq!(wanted[1]["title"], "The Wire 1x02 The Detail");
+    assert_eq!(wanted[1]["missing"], json!(["en"]));
 
     // A German file beside it: nothing lacks any more.
     std::fs::write(

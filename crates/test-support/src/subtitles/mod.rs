@@ -21,6 +21,10 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+mod bazarr;
+
+pub use bazarr::{BazarrEpisode, BazarrFake, BazarrMovie, BazarrSeries};
+
 /// One request a fake received.
 #[derive(Clone, Debug)]
 pub struct Received {
@@ -435,121 +439,4 @@ fn os_search(s: &OsState, r: &Received) -> Response {
         "data": data,
     }))
     .into_response()
-}
-
-/// A movie the Bazarr fake knows, with what its providers offer.
-#[derive(Clone, Debug)]
-pub struct BazarrMovie {
-    pub radarr_id: i64,
-    pub title: String,
-    pub year: i32,
-    pub imdb_id: String,
-    /// ISO 639-1 codes Bazarr lists as missing.
-    pub missing: Vec<String>,
-    /// Languages its providers have a subtitle in.
-    pub offers: Vec<String>,
-}
-
-struct BazarrState {
-    key: String,
-    movies: Vec<BazarrMovie>,
-}
-
-/// A running Bazarr fake.
-pub struct BazarrFake {
-    serving: Serving,
-}
-
-impl BazarrFake {
-    pub const API_KEY: &'static str = "fake-bazarr-key-0f9e8d7c";
-
-    pub async fn start(movies: Vec<BazarrMovie>) -> BazarrFake {
-        let state = Arc::new(BazarrState {
-            key: BazarrFake::API_KEY.into(),
-            movies,
-        });
-        let serving = Serving::start(Box::new(move |r, _| bazarr_answer(&state, r))).await;
-        BazarrFake { serving }
-    }
-
-    pub fn url(&self) -> String {
-        self.serving.base.clone()
-    }
-
-    pub fn requests(&self) -> Vec<Received> {
-        self.serving.shared.log.lock().clone()
-    }
-}
-
-fn language(code: &str) -> Value {
-    let name = match code {
-        "en" => "English",
-        "fr" => "French",
-        "de" => "German",
-        "pt-BR" => "Portuguese (Brazil)",
-        other => other,
-    };
-    json!({ "name": name, "code2": code, "code3": "", "forced": false, "hi": false })
-}
-
-fn bazarr_answer(s: &BazarrState, r: &Received) -> Response {
-    if r.header("x-api-key") != Some(s.key.as_str()) {
-        return (StatusCode::UNAUTHORIZED, "Unauthorized").into_response();
-    }
-    let movie = || {
-        r.param("radarrid")
-            .and_then(|v| v.parse::<i64>().ok())
-            .and_then(|id| s.movies.iter().find(|m| m.radarr_id == id))
-    };
-    match (r.method.as_str(), r.path.as_str()) {
-        ("GET", "/api/system/status") => axum::Json(json!({ "data": { "bazarr_version": "1.4.3", "python_version": "3.11.9" } })).into_response(),
-        ("GET", "/api/movies") => axum::Json(json!({
-            "data": s.movies.iter().map(|m| json!({
-                "title": m.title, "year": m.year.to_string(), "imdbId": m.imdb_id, "radarrId": m.radarr_id,
-                "monitored": true, "path": format!("/movies/{}/{}.mkv", m.title, m.title),
-                "subtitles": [], "missing_subtitles": m.missing.iter().map(|c| language(c)).collect::<Vec<_>>(),
-                "audio_language": [language("en")], "tags": [], "sceneName": null,
-            })).collect::<Vec<_>>(),
-            "total": s.movies.len(),
-        }))
-        .into_response(),
-        ("GET", "/api/movies/wanted") => axum::Json(json!({
-            "data": s.movies.iter().filter(|m| !m.missing.is_empty()).map(|m| json!({
-                "title": m.title, "radarrId": m.radarr_id, "sceneName": null, "tags": [],
-                "missing_subtitles": m.missing.iter().map(|c| language(c)).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "total": s.movies.iter().filter(|m| !m.missing.is_empty()).count(),
-        }))
-        .into_response(),
-        ("GET", "/api/episodes/wanted") | ("GET", "/api/series") | ("GET", "/api/episodes") => {
-            axum::Json(json!({ "data": [], "total": 0 })).into_response()
-        }
-        ("GET", "/api/providers/movies") => match movie() {
-            Some(m) => axum::Json(json!({
-                "data": m.offers.iter().enumerate().map(|(i, c)| json!({
-                    "provider": "opensubtitlescom",
-                    "language": c,
-                    "forced": "False",
-                    "hearing_impaired": "False",
-                    "score": 90 - i as i64,
-                    "orig_score": 110,
-                    "score_without_hash": 90,
-                    "release_info": [format!("{}.{}.1080p.BluRay", m.title.replace(' ', "."), m.year)],
-                    "uploader": "bazarr-uploader",
-                    "url": "https://www.opensubtitles.com/en/subtitles/x",
-                    "matches": ["title", "year"],
-                    "dont_matches": [],
-                    "original_format": "False",
-                    "subtitle": format!("gASVPICKLED-{}-{c}", m.radarr_id),
-                })).collect::<Vec<_>>(),
-            }))
-            .into_response(),
-            None => (StatusCode::NOT_FOUND, "Movie not found").into_response(),
-        },
-        ("POST", "/api/providers/movies") => match movie() {
-            Some(_) => StatusCode::NO_CONTENT.into_response(),
-            None => (StatusCode::NOT_FOUND, "Movie not found").into_response(),
-        },
-        _ => (StatusCode::NOT_FOUND, "Not found").into_response(),
-    }
 }
