@@ -25,6 +25,9 @@
 #      for "search under 1 ms p50 inside the server";
 #   9. runs the release-name parser alone (recognize example speed, one thread) for
 #      "recognize_media parsing >= 50,000 names per second on one core", counted per CPU-second;
+#  10. runs the indexer examples: a 1,000-item Torznab answer parsed for 2 s (>= 20 MB/s), and
+#      search_indexers through the core over five Torznab fakes answering 100 rows after 50 ms
+#      (p50 within 1.2x the delay, the time after the slowest indexer answered < 2 ms);
 #   prints a markdown table (req/s, p50, p99, ratio vs bare), the memory lines and the targets.
 # Processes it started are killed by pid on exit; the temporary folder is removed. About two and
 # a half minutes after the build (three with BENCH_DIAG=1).
@@ -38,6 +41,8 @@
 #   BENCH_LOAD_TIMEOUT=180 seconds to wait for the torrent catalogues to load
 #   BENCH_INPROC=1 builds and runs the bench_builtin example (0: skip it; the command is printed)
 #   BENCH_RECOGNIZE=1 builds and runs the recognize speed example (0: skip it; the command is printed)
+#   BENCH_INDEXERS=1 builds and runs the indexer examples: the parse of a 1,000-item Torznab answer
+#                  and search_indexers over five fake feeds (0: skip them; the commands are printed)
 #   BENCH_DIAG=1   adds two diagnostic rows: tools/list with a well-formed unknown key (401 after
 #                  the key lookup) and with a malformed key (401 before any database work).
 #   BENCH_KEEP=1   keeps the temporary folder (logs, saved answers, wrk output).
@@ -62,6 +67,9 @@ INPROC=${BENCH_INPROC:-1}
 INPROC_CMD="cargo run --profile bench -p adapters-catalogue --example bench_builtin"
 RECOGNIZE=${BENCH_RECOGNIZE:-1}
 RECOGNIZE_CMD="cargo run --profile bench -p recognize --example speed"
+INDEXERS=${BENCH_INDEXERS:-1}
+PARSE_CMD="cargo run --profile bench -p adapters-indexers --example parse_speed"
+SEARCH_CMD="cargo run --profile bench -p tools --example indexer_search_bench"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/bench-lib.sh
@@ -99,6 +107,12 @@ if [[ $RECOGNIZE == 1 ]]; then
     (cd "$ROOT" && cargo build --profile bench -p recognize --example speed \
         --message-format=json-render-diagnostics) >>"$WORK/build.json"
 fi
+if [[ $INDEXERS == 1 ]]; then
+    log "building (cargo build --profile bench -p adapters-indexers --example parse_speed -p tools --example indexer_search_bench)"
+    (cd "$ROOT" && cargo build --profile bench -p adapters-indexers --example parse_speed \
+        -p tools --example indexer_search_bench \
+        --message-format=json-render-diagnostics) >>"$WORK/build.json"
+fi
 executable() {
     grep -o "\"executable\":\"[^\"]*/$1\"" "$WORK/build.json" | tail -n1 | cut -d'"' -f4
 }
@@ -117,6 +131,12 @@ RECOGNIZE_BIN=""
 if [[ $RECOGNIZE == 1 ]]; then
     RECOGNIZE_BIN=$(executable speed)
     [[ -x $RECOGNIZE_BIN ]] || die "no recognize speed example in the build output"
+fi
+PARSE_BIN="" SEARCH_BIN=""
+if [[ $INDEXERS == 1 ]]; then
+    PARSE_BIN=$(executable parse_speed)
+    SEARCH_BIN=$(executable indexer_search_bench)
+    [[ -x $PARSE_BIN && -x $SEARCH_BIN ]] || die "no indexer examples in the build output"
 fi
 
 # --- helpers -----------------------------------------------------------------------------
@@ -441,6 +461,18 @@ if [[ -n $RECOGNIZE_BIN ]]; then
     RECOGNIZE_LINE=$(grep -m1 '^recognize: ' "$WORK/recognize.txt" || true)
 fi
 
+# --- 10. indexers: the Torznab parse alone, and search_indexers over five slow feeds -------
+PARSE_LINE="" SEARCH_LINE=""
+if [[ -n $PARSE_BIN ]]; then
+    log "indexers: $PARSE_CMD; $SEARCH_CMD"
+    timeout 120 "$PARSE_BIN" >"$WORK/parse.txt" 2>&1 ||
+        die "the parse_speed example failed: $(tail "$WORK/parse.txt")"
+    PARSE_LINE=$(grep -m1 'MB/s' "$WORK/parse.txt" || true)
+    timeout 300 "$SEARCH_BIN" >"$WORK/search.txt" 2>&1 ||
+        die "the indexer_search_bench example failed: $(tail "$WORK/search.txt")"
+    SEARCH_LINE=$(grep -m1 '^{' "$WORK/search.txt" || true)
+fi
+
 # --- report ------------------------------------------------------------------------------
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 echo
@@ -509,6 +541,20 @@ if [[ -n $INPROC_LINE ]]; then
     p50=$(dur_ms "$(sed -E 's/.*p50 ([^,]+),.*/\1/' <<<"$INPROC_LINE")")
     ok=$(awk -v p="$p50" 'BEGIN { print (p < 1) ? 1 : 0 }')
     echo "target search_titles inside the server (catalogue search p50 < 1 ms; p50 $p50 ms): $(verdict "$ok")"
+fi
+if [[ -n $PARSE_LINE ]]; then
+    rate=$(grep -oE '[0-9.]+ MB/s' <<<"$PARSE_LINE" | cut -d' ' -f1)
+    ok=$(awk -v r="${rate:-0}" 'BEGIN { print (r >= 20) ? 1 : 0 }')
+    echo "target Torznab parse of 1,000 items (>= 20 MB/s; $PARSE_LINE): $(verdict "$ok")"
+fi
+if [[ -n $SEARCH_LINE ]]; then
+    field() { grep -oE "\"$1\":[0-9.]+" <<<"$SEARCH_LINE" | cut -d: -f2; }
+    over=$(field p50_over_delay) merge=$(field after_slowest_p50_ms)
+    ok=$(awk -v o="${over:-9}" -v m="${merge:-9}" 'BEGIN { print (o <= 1.2 && m < 2) ? 1 : 0 }')
+    echo "target search_indexers over 5 feeds at 50 ms (p50 <= 1.2x the delay, merge < 2 ms;" \
+        "p50 $(field p50_ms) ms = ${over}x, after the slowest ${merge} ms): $(verdict "$ok")"
+elif [[ $INDEXERS != 1 ]]; then
+    echo "indexers: not run (BENCH_INDEXERS=0); run: $PARSE_CMD; $SEARCH_CMD"
 fi
 if [[ -n $RECOGNIZE_LINE ]]; then
     # Names per CPU-second where the example can tell, else per second of wall time.
