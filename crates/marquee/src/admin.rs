@@ -280,7 +280,7 @@ async fn valid_cap(
 }
 
 /// The grant a new key gets when none is named.
-fn default_grant(role: Role) -> &'static str {
+pub(crate) fn default_grant(role: Role) -> &'static str {
     match role {
         Role::Owner => store::OWNER_GRANT,
         Role::Admin => "admin",

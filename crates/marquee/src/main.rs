@@ -111,9 +111,13 @@ enum Command {
         /// address).
         #[arg(long)]
         url: Option<String>,
-        /// The person the key is for, named in the line that makes it.
+        /// Makes a new key for this person, labelled with the client, and writes it into the
+        /// snippet (shown once; connectors that sign in get none).
         #[arg(long)]
         person: Option<String>,
+        /// With --person: the key's grant (default: the person's role's).
+        #[arg(long, requires = "person")]
+        grant: Option<String>,
     },
 }
 
@@ -192,13 +196,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             client,
             url,
             person,
-        } => connect::connect(
-            &client,
-            url.as_deref(),
-            person.as_deref(),
-            &loaded.config,
-            &cli.data_dir,
-        ),
+            grant,
+        } => {
+            connect::connect(
+                &client,
+                url.as_deref(),
+                person.as_deref(),
+                grant.as_deref(),
+                &loaded.config,
+                &cli.data_dir,
+            )
+            .await
+        }
     }
 }
 

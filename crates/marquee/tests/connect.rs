@@ -1,7 +1,9 @@
 //! `marquee connect CLIENT`: each client's snippet is what that client reads (JSON for Claude
 //! Desktop, Cursor and VS Code, TOML for Codex, a command line for Claude Code and the
-//! Inspector) with this server's URL and no key; the Inspector's line, run as printed, lists
-//! the tools of a real server; an unknown client gets the list.
+//! Inspector) with this server's URL and no key; with `--person` a new key for that person is
+//! made and written into it (or beside it, where the client keeps keys itself); the Inspector's
+//! line, run as printed, lists the tools of a real server, with the key in the environment and
+//! with the key made for it; an unknown client gets the list and no key is made.
 
 #![allow(clippy::unwrap_used)]
 
@@ -47,12 +49,14 @@ fn connect(dir: &Path, config: &str, args: &[&str]) -> (String, String) {
         String::from_utf8(out.stderr).unwrap(),
     );
     assert!(out.status.success(), "connect {args:?}: {stderr}");
-    assert!(
-        !format!("{stdout}{stderr}")
-            .replace("mq_…", "")
-            .contains("mq_"),
-        "no key: {stdout}{stderr}"
-    );
+    if !args.contains(&"--person") {
+        assert!(
+            !format!("{stdout}{stderr}")
+                .replace("mq_…", "")
+                .contains("mq_"),
+            "no key: {stdout}{stderr}"
+        );
+    }
     (stdout, stderr)
 }
 
@@ -67,13 +71,13 @@ fn json(text: &str) -> Value {
 fn every_client_gets_its_own_format_with_the_servers_url_and_how_to_make_a_key() {
     let dir = tempfile::tempdir().unwrap();
     for client in CLIENTS {
-        let (stdout, stderr) = connect(dir.path(), PUBLIC, &[client, "--person", "alice"]);
+        let (stdout, stderr) = connect(dir.path(), PUBLIC, &[client]);
         assert!(stdout.contains(URL), "{client}: {stdout}");
         let oauth = matches!(client, "chatgpt" | "claude-ai");
         assert_eq!(
             stderr.contains(&format!(
-                "marquee keys create --person alice --label {client}"
-            )),
+                "marquee keys create --person NAME --label {client}"
+            )) && stderr.contains("with --person NAME"),
             !oauth,
             "{client}: {stderr}"
         );
@@ -128,6 +132,107 @@ fn every_client_gets_its_own_format_with_the_servers_url_and_how_to_make_a_key()
     assert!(
         notes.starts_with("warning: these connectors need an https:// address"),
         "{notes}"
+    );
+}
+
+#[test]
+fn with_a_person_each_client_gets_a_new_key_of_theirs_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("marquee.toml");
+    std::fs::write(&config, PUBLIC).unwrap();
+    let data = dir.path().join("data");
+    // No household there yet: refused, and no database is made.
+    let out = Command::new(kit::BIN)
+        .args(["connect", "cursor", "--person", "alice", "--config"])
+        .arg(&config)
+        .arg("--data-dir")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no Marquee database in"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!data.join("marquee.db").exists());
+    kit::person_key(&config, &data, "alice", "user", "reader");
+    let key_of = |text: &str| {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|w| w.starts_with("mq_") && w.len() > 10)
+            .map(str::to_owned)
+    };
+    let mut keys = Vec::new();
+    for client in CLIENTS {
+        let (stdout, stderr) = connect(dir.path(), PUBLIC, &[client, "--person", "alice"]);
+        if matches!(client, "chatgpt" | "claude-ai") {
+            assert_eq!(key_of(&format!("{stdout}{stderr}")), None, "{client}");
+            assert!(stderr.contains("choose alice"), "{client}: {stderr}");
+            continue;
+        }
+        let inline = key_of(&stdout);
+        let noted = key_of(&stderr);
+        let key = match client {
+            "vscode" | "codex" | "n8n" => {
+                assert_eq!(inline, None, "{client} keeps the key itself: {stdout}");
+                noted.unwrap_or_else(|| panic!("{client}: no key in the notes: {stderr}"))
+            }
+            _ => inline.unwrap_or_else(|| panic!("{client}: no key in the snippet: {stdout}")),
+        };
+        assert!(
+            stderr.contains("for alice with grant requester"),
+            "{client}: {stderr}"
+        );
+        keys.push(key);
+    }
+    let cursor = json(&connect(dir.path(), PUBLIC, &["cursor", "--person", "alice"]).0);
+    let header = cursor["mcpServers"]["marquee"]["headers"]["Authorization"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(header.starts_with("Bearer mq_"), "{header}");
+    keys.push(header.trim_start_matches("Bearer ").to_owned());
+    // Each is new, and listed under its client's label.
+    let mut distinct = keys.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), keys.len(), "{keys:?}");
+    let listed = kit::cli(&config, &data, &["keys", "list"]);
+    for client in [
+        "claude-code",
+        "claude-desktop",
+        "cursor",
+        "vscode",
+        "codex",
+        "inspector",
+        "n8n",
+    ] {
+        assert!(listed.contains(client), "{client}: {listed}");
+    }
+    assert!(
+        !listed.contains("mq_"),
+        "keys list shows no secret: {listed}"
+    );
+    // An unknown person or client: refused, and nothing made.
+    let before = listed.lines().count();
+    for args in [
+        ["cursor", "--person", "nobody"],
+        ["kodi", "--person", "alice"],
+    ] {
+        let out = Command::new(kit::BIN)
+            .arg("connect")
+            .args(args)
+            .arg("--config")
+            .arg(&config)
+            .arg("--data-dir")
+            .arg(&data)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+    }
+    assert_eq!(
+        kit::cli(&config, &data, &["keys", "list"]).lines().count(),
+        before
     );
 }
 
@@ -225,12 +330,12 @@ async fn the_inspector_line_run_as_printed_lists_the_tools() {
                         .exists()
                 })
         });
-    if !inspector.exists() || installed.is_none() {
+    let Some(installed) = installed.filter(|_| inspector.exists()) else {
         eprintln!(
             "skipped: the MCP Inspector is not installed here (../shared/mcp-clients/install.sh)"
         );
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let port = kit::free_port();
     let config = dir.path().join("marquee.toml");
@@ -251,7 +356,7 @@ async fn the_inspector_line_run_as_printed_lists_the_tools() {
     let out = Command::new("bash")
         .args(["-c", &line])
         .env("MARQUEE_KEY", &key)
-        .env("MCP_CLIENTS_HOME", installed.unwrap())
+        .env("MCP_CLIENTS_HOME", &installed)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -261,6 +366,27 @@ async fn the_inspector_line_run_as_printed_lists_the_tools() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("\"whoami\""), "{stdout}");
+
+    // With a key made for it: the line alone is enough.
+    kit::cli(&config, &data, &["people", "add", "bob", "--role", "user"]);
+    let line = kit::cli(&config, &data, &["connect", "inspector", "--person", "bob"]);
+    assert!(line.contains("Bearer mq_"), "{line}");
+    let line = line.trim().replacen(
+        "npx @modelcontextprotocol/inspector --cli",
+        &format!("{} --format json", inspector.display()),
+        1,
+    );
+    let out = Command::new("bash")
+        .args(["-c", &line])
+        .env_remove("MARQUEE_KEY")
+        .env("MCP_CLIENTS_HOME", &installed)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("\"whoami\""),
+        "{stdout}"
+    );
 }
 
 #[test]
