@@ -339,11 +339,15 @@ impl Store {
         if let Some(k) = &q.title_key_contains {
             b.push(" AND title_key LIKE ").push_bind(format!("%{k}%"));
         }
-        b.push(" ORDER BY instance_id, path");
+        // Ordered here, not by SQL: an ORDER BY would make SQLite walk the primary key and
+        // fetch every row to test its title, instead of testing title keys in their index.
         let rows = b.build().fetch_all(self.pool()).await?;
-        rows.iter()
+        let mut files = rows
+            .iter()
             .map(|r| local_file(r).map_err(Error::from))
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        files.sort_unstable_by(|a, b| (&a.instance_id, &a.path).cmp(&(&b.instance_id, &b.path)));
+        Ok(files)
     }
 }
 

@@ -221,6 +221,28 @@ impl FakeMedia {
         }
     }
 
+    /// Adds one movie with this IMDb id (a title of another catalogue the server holds too).
+    pub fn add_movie(&self, name: &str, year: i64, imdb: &str) {
+        let mut state = self.state.lock();
+        let k = state.titles.len() as u64 + 1000;
+        state.titles.push(Title {
+            id: uuid("b0", k),
+            key: k,
+            kind: "Movie",
+            name: name.to_owned(),
+            year,
+            series: None,
+            season: None,
+            episode: None,
+            tmdb: None,
+            imdb: Some(imdb.to_owned()),
+            tvdb: None,
+            rating: "PG-13",
+            genres: &["Drama"],
+            minutes: 100,
+        });
+    }
+
     /// Gives the title named `name` another rating (a server whose copy is rated otherwise than
     /// the catalogue's).
     pub fn set_rating(&self, name: &str, rating: &'static str) {
