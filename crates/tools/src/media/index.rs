@@ -20,12 +20,24 @@ const LOOK_EVERY: Duration = Duration::from_secs(5);
 /// How soon a failed read is tried again.
 const RETRY_AFTER: Duration = Duration::from_secs(60);
 
+/// The slot of a provider's ids in [`Snapshot`]'s maps.
+fn provider(source: MediaSource) -> Option<usize> {
+    match source {
+        MediaSource::Tmdb => Some(0),
+        MediaSource::Imdb => Some(1),
+        MediaSource::Tvdb => Some(2),
+        _ => None,
+    }
+}
+
 /// One server's items, looked up by id, provider id and show.
 #[derive(Default)]
 pub(crate) struct Snapshot {
     items: Vec<MediaItem>,
     by_id: HashMap<String, usize>,
-    by_provider: HashMap<(MediaSource, String), Vec<usize>>,
+    /// Titles by provider id (lower-case), one map per provider ([`provider`]): a lookup of an
+    /// id already in that form borrows it, with no key built per row of a page.
+    by_provider: [HashMap<String, Vec<usize>>; 3],
     /// A show's episodes, by the show's id on the server.
     episodes: HashMap<String, Vec<usize>>,
     /// Every item's index, most recently added first (items without a date last).
@@ -36,7 +48,6 @@ impl Snapshot {
     pub(crate) fn build(items: Vec<MediaItem>) -> Snapshot {
         let mut s = Snapshot {
             by_id: HashMap::with_capacity(items.len()),
-            by_provider: HashMap::with_capacity(items.len() * 2),
             ..Snapshot::default()
         };
         for (i, item) in items.iter().enumerate() {
@@ -49,9 +60,9 @@ impl Snapshot {
                     (MediaSource::Imdb, &item.ids.imdb),
                     (MediaSource::Tvdb, &item.ids.tvdb),
                 ] {
-                    if let Some(id) = id {
-                        s.by_provider
-                            .entry((source, id.trim().to_ascii_lowercase()))
+                    if let (Some(id), Some(p)) = (id, provider(source)) {
+                        s.by_provider[p]
+                            .entry(id.trim().to_ascii_lowercase())
                             .or_default()
                             .push(i);
                     }
@@ -74,8 +85,16 @@ impl Snapshot {
 
     /// The titles (movies, shows) the server knows by this provider id.
     pub(crate) fn lookup(&self, source: MediaSource, id: &str) -> impl Iterator<Item = &MediaItem> {
-        self.by_provider
-            .get(&(source, id.trim().to_ascii_lowercase()))
+        let id = id.trim();
+        provider(source)
+            .and_then(|p| {
+                let map = &self.by_provider[p];
+                if id.bytes().any(|b| b.is_ascii_uppercase()) {
+                    map.get(&id.to_ascii_lowercase())
+                } else {
+                    map.get(id)
+                }
+            })
             .into_iter()
             .flatten()
             .map(|&i| &self.items[i])
