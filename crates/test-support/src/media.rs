@@ -150,6 +150,26 @@ fn seed() -> Vec<Title> {
     ]
 }
 
+/// A PG-13 drama of 100 minutes, the `k`-th title added.
+fn film(k: u64, name: String, year: i64, tmdb: Option<String>, imdb: String) -> Title {
+    Title {
+        id: uuid("b0", k),
+        key: k,
+        kind: "Movie",
+        name,
+        year,
+        series: None,
+        season: None,
+        episode: None,
+        tmdb,
+        imdb: Some(imdb),
+        tvdb: None,
+        rating: "PG-13",
+        genres: &["Drama"],
+        minutes: 100,
+    }
+}
+
 /// A running media-server fake; dropping it stops the server.
 pub struct FakeMedia {
     kind: MediaKind,
@@ -200,24 +220,13 @@ impl FakeMedia {
     pub fn add_movies(&self, n: usize) {
         let mut state = self.state.lock();
         let first = state.titles.len() as u64 + 1000;
-        for i in 0..n as u64 {
-            let k = first + i;
-            state.titles.push(Title {
-                id: uuid("b0", k),
-                key: k,
-                kind: "Movie",
-                name: format!("Film {k}"),
-                year: 1950 + (k % 75) as i64,
-                series: None,
-                season: None,
-                episode: None,
-                tmdb: Some(format!("{}", 900_000 + k)),
-                imdb: Some(format!("tt{:07}", 5_000_000 + k)),
-                tvdb: None,
-                rating: "PG-13",
-                genres: &["Drama"],
-                minutes: 100,
-            });
+        for k in first..first + n as u64 {
+            let name = format!("Film {k}");
+            let imdb = format!("tt{:07}", 5_000_000 + k);
+            let tmdb = format!("{}", 900_000 + k);
+            state
+                .titles
+                .push(film(k, name, 1950 + (k % 75) as i64, Some(tmdb), imdb));
         }
     }
 
@@ -225,22 +234,9 @@ impl FakeMedia {
     pub fn add_movie(&self, name: &str, year: i64, imdb: &str) {
         let mut state = self.state.lock();
         let k = state.titles.len() as u64 + 1000;
-        state.titles.push(Title {
-            id: uuid("b0", k),
-            key: k,
-            kind: "Movie",
-            name: name.to_owned(),
-            year,
-            series: None,
-            season: None,
-            episode: None,
-            tmdb: None,
-            imdb: Some(imdb.to_owned()),
-            tvdb: None,
-            rating: "PG-13",
-            genres: &["Drama"],
-            minutes: 100,
-        });
+        state
+            .titles
+            .push(film(k, name.into(), year, None, imdb.into()));
     }
 
     /// Gives the title named `name` another rating (a server whose copy is rated otherwise than
