@@ -474,9 +474,13 @@ pub async fn quotas(cmd: QuotasCommand, data_dir: &Path) -> anyhow::Result<()> {
 }
 
 pub fn config_check(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<()> {
-    let instances = loaded.config.instances(data_dir)?;
-    tools::Instances::new(instances.clone())
-        .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?;
+    // Everything `serve` refuses at start is refused here too, by the same code.
+    let in_force = crate::serve::instances(loaded, data_dir)?;
+    let instances = in_force.all().to_vec();
+    loaded.config.listen_limits()?;
+    loaded.config.mcp.fixtures()?;
+    loaded.config.oauth.lifetimes()?;
+    loaded.config.tasks_config()?;
     match &loaded.file {
         Some(f) => println!("config file {}: ok", f.display()),
         None => println!("no config file: the embedded default is in force"),

@@ -68,13 +68,19 @@ pub async fn open_app(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<App> {
     build_app(loaded, data_dir, store)
 }
 
-fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::Result<App> {
-    let instances = Instances::new(loaded.config.instances(data_dir)?)
+/// The instances in force with every per-kind setting read and checked: what a server starts
+/// with, and what `marquee config check` checks.
+pub fn instances(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<Instances> {
+    Ok(Instances::new(loaded.config.instances(data_dir)?)
         .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?
         .with_timeouts(loaded.config.instance_timeouts()?)
         .with_user_tokens(loaded.config.instance_user_tokens())
         .with_launches(loaded.config.instance_launches()?)
-        .with_folders(loaded.config.instance_folders()?);
+        .with_folders(loaded.config.instance_folders()?))
+}
+
+fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::Result<App> {
+    let instances = instances(loaded, data_dir)?;
     let mut settings = Settings::new(loaded.config.mcp.allow_destructive, loaded.file.clone());
     if let Some(person) = &loaded.config.auth.local_person {
         tracing::warn!(person, grant = %loaded.config.auth.local_grant, "requests from this machine without a key are let in ([auth] local_person)");

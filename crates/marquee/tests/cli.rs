@@ -455,3 +455,35 @@ fn marquee_variables_that_are_not_settings_are_not_warned_about() {
         );
     }
 }
+
+#[test]
+fn config_check_refuses_what_serve_refuses_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("marquee.toml");
+    let cases = [
+        (
+            "[[instances]]\nid = \"media\"\nkind = \"folder\"\npath = \"/srv/media\"\nrole = \"archive\"\n",
+            "role = \"archive\" is not one of library, downloads",
+        ),
+        (
+            "[[instances]]\nid = \"home\"\nkind = \"mcp\"\n",
+            "needs command (a program started over stdio) or url",
+        ),
+        (
+            "[tasks]\ntime_zone = \"Mars/Olympus\"\n",
+            "is not an IANA time zone name",
+        ),
+    ];
+    for (config, why) in cases {
+        std::fs::write(&file, config).unwrap();
+        let err = marquee_fails(dir.path(), &["--config", "marquee.toml", "config", "check"]);
+        assert!(err.contains(why), "{config}: {err}");
+    }
+    std::fs::write(
+        &file,
+        "[[instances]]\nid = \"media\"\nkind = \"folder\"\npath = \"/srv/media\"\nrole = \"library\"\nmedia_type = \"movie\"\n",
+    )
+    .unwrap();
+    let out = marquee(dir.path(), &["--config", "marquee.toml", "config", "check"]);
+    assert!(out.contains("config file"), "{out}");
+}
