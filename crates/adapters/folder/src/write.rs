@@ -308,6 +308,22 @@ fn sync_parent(root: &Root, rel: &Path) {
     }
 }
 
+/// This machine's name, letters and digits only: a temporary file names the machine and the
+/// process that writes it, since a process number means something only on its own machine
+/// (two servers may share a folder over the network).
+fn machine() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        let name: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .unwrap_or_default()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(32)
+            .collect();
+        if name.is_empty() { "host".into() } else { name }
+    })
+}
+
 /// A new temporary file beside `name` in `folder`, created exclusively: its name and handle.
 fn temporary(folder: &Dir, name: &Path) -> io::Result<(PathBuf, cap_std::fs::File)> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -316,8 +332,9 @@ fn temporary(folder: &Dir, name: &Path) -> io::Result<(PathBuf, cap_std::fs::Fil
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let tmp = PathBuf::from(format!(
-            ".{}.marquee-{}-{n}.part",
+            ".{}.marquee-{}-{}-{n}.part",
             name.display(),
+            machine(),
             std::process::id()
         ));
         match folder.open_with(&tmp, &opts) {
@@ -345,17 +362,22 @@ pub fn clear_leftovers(root: &Root, rel: &str) {
     }
 }
 
-/// Whether the process that named a temporary file is gone: no process of that number runs
-/// (a crash's leftover at once), or it has not touched the file for [`STALE_TEMPORARY`].
+/// Whether the process that named a temporary file is gone: it has not touched the file for
+/// [`STALE_TEMPORARY`], or it was a process of this machine and no process of that number runs
+/// (a crash's leftover, at once). Another machine's process is judged by the age alone.
 fn writer_gone(file: &str, prefix: &str, age: Duration) -> bool {
-    let pid = file[prefix.len()..]
-        .split('-')
-        .next()
-        .and_then(|p| p.parse::<u32>().ok());
-    match pid {
-        Some(pid) if pid == std::process::id() => age >= STALE_TEMPORARY,
-        Some(pid) => age >= STALE_TEMPORARY || !Path::new("/proc").join(pid.to_string()).exists(),
-        None => false,
+    if age >= STALE_TEMPORARY {
+        return true;
+    }
+    let mut parts = file[prefix.len()..].split('-');
+    let (Some(host), Some(pid)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    match pid.parse::<u32>() {
+        Ok(pid) if host == machine() && pid != std::process::id() => {
+            !Path::new("/proc").join(pid.to_string()).exists()
+        }
+        _ => false,
     }
 }
 
@@ -461,13 +483,25 @@ mod tests {
     fn a_copy_removes_what_a_crashed_copy_to_the_same_name_left_and_nothing_else() {
         let (t, a, b) = roots();
         std::fs::create_dir_all(t.path().join("b/c")).unwrap();
-        let me = std::process::id();
-        let leftover = t.path().join(format!("b/c/.x.mkv.marquee-{me}-0.part"));
-        let fresh = t.path().join(format!("b/c/.x.mkv.marquee-{me}-1.part"));
-        let other = t.path().join(format!("b/c/.y.mkv.marquee-{me}-0.part"));
+        let (host, me) = (machine(), std::process::id());
+        let leftover = t
+            .path()
+            .join(format!("b/c/.x.mkv.marquee-{host}-{me}-0.part"));
+        let fresh = t
+            .path()
+            .join(format!("b/c/.x.mkv.marquee-{host}-{me}-1.part"));
+        let other = t
+            .path()
+            .join(format!("b/c/.y.mkv.marquee-{host}-{me}-0.part"));
         // No process has this number (above any pid_max): a crashed writer's, gone at once.
-        let crashed = t.path().join("b/c/.x.mkv.marquee-4294967295-7.part");
-        for p in [&leftover, &fresh, &other, &crashed] {
+        let crashed = t
+            .path()
+            .join(format!("b/c/.x.mkv.marquee-{host}-4294967295-7.part"));
+        // The same number on another machine sharing the folder: its copy may be under way.
+        let elsewhere = t
+            .path()
+            .join("b/c/.x.mkv.marquee-othermachine0-4294967295-7.part");
+        for p in [&leftover, &fresh, &other, &crashed, &elsewhere] {
             std::fs::write(p, b"mov").unwrap();
         }
         let long_ago = std::time::SystemTime::now() - 2 * STALE_TEMPORARY;
@@ -487,6 +521,10 @@ mod tests {
             "a leftover whose writer is gone goes at once"
         );
         assert!(fresh.exists(), "one written lately may be a copy under way");
+        assert!(
+            elsewhere.exists(),
+            "another machine's process is judged by age alone"
+        );
         assert!(other.exists(), "another name's is not this copy's business");
         std::fs::write(&crashed, b"mov").unwrap();
         clear_leftovers(&b, "c/x.mkv");
