@@ -76,7 +76,15 @@ impl Config {
                         path.display()
                     )
                 })?;
-                Ok(Secret::new(text.trim()))
+                let text = text.trim();
+                if text.is_empty() {
+                    bail!(
+                        "notifier \"{}\": {what} {} is empty; put the secret in it",
+                        n.id,
+                        path.display()
+                    );
+                }
+                Ok(Secret::new(text))
             };
             let kind = match n.kind.as_str() {
                 "webhook" => {

@@ -246,19 +246,36 @@ impl Store {
         row.as_ref().map(run_from_row).transpose()
     }
 
-    /// Runs still `running` that another process began (one that stopped mid-run) become
-    /// `interrupted`, never run again on their own; answers how many.
-    pub async fn interrupt_task_runs(&self, boot: &str) -> Result<u64, Error> {
-        let done = sqlx::query(
-            "UPDATE task_runs SET status = 'interrupted', finished_at = ?, \
-             error = 'the server stopped while it ran; it is not run again on its own' \
-             WHERE status = 'running' AND boot <> ?",
+    /// The runs still `running` that another process than `boot` began: their ids and boots.
+    pub async fn task_runs_running_elsewhere(
+        &self,
+        boot: &str,
+    ) -> Result<Vec<(i64, String)>, Error> {
+        Ok(
+            sqlx::query_as("SELECT id, boot FROM task_runs WHERE status = 'running' AND boot <> ?")
+                .bind(boot)
+                .fetch_all(self.pool())
+                .await?,
         )
-        .bind(now_ms())
-        .bind(boot)
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected())
+    }
+
+    /// The runs `ids`, still `running`, become `interrupted` (their process stopped mid-run),
+    /// never run again on their own; answers how many.
+    pub async fn interrupt_task_runs(&self, ids: &[i64]) -> Result<u64, Error> {
+        let mut n = 0;
+        for id in ids {
+            n += sqlx::query(
+                "UPDATE task_runs SET status = 'interrupted', finished_at = ?, \
+                 error = 'the server stopped while it ran; it is not run again on its own' \
+                 WHERE status = 'running' AND id = ?",
+            )
+            .bind(now_ms())
+            .bind(id)
+            .execute(self.pool())
+            .await?
+            .rows_affected();
+        }
+        Ok(n)
     }
 }
 

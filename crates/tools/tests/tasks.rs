@@ -249,6 +249,51 @@ async fn a_cron_task_runs_in_the_configured_zone_and_a_time_missed_while_down_is
 }
 
 #[tokio::test]
+async fn a_run_another_live_process_began_is_left_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fixture::new(
+        Store::open(dir.path()).await.unwrap(),
+        "2026-12-06T10:00:00Z",
+    )
+    .await;
+    let (admin, _) = f.person("ann", Role::Admin, "admin").await;
+    let created = f
+        .call(
+            &admin,
+            "create_task",
+            whoami_task(json!({"trigger_type": "date", "delay_minutes": 60})),
+        )
+        .await
+        .unwrap();
+    let task_id = created["task_id"].as_i64().unwrap();
+    // Another server on the same data folder, on this machine, still running (this process
+    // stands for it): its run is under way, not cut short.
+    let machine: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(32)
+        .collect();
+    let live = format!("{machine}:{}:00ff", std::process::id());
+    let run = f.store.begin_task_run(task_id, &live).await.unwrap();
+    f.scheduler().tick().await;
+    let seen = f
+        .call(&admin, "get_task_run", json!({"run_id": run}))
+        .await
+        .unwrap();
+    assert_eq!(seen["status"], "running", "{seen}");
+    // The same process number on another machine cannot be told alive: cut short.
+    let elsewhere = format!("othermachine0:{}:00ff", std::process::id());
+    let run = f.store.begin_task_run(task_id, &elsewhere).await.unwrap();
+    f.scheduler().tick().await;
+    let seen = f
+        .call(&admin, "get_task_run", json!({"run_id": run}))
+        .await
+        .unwrap();
+    assert_eq!(seen["status"], "interrupted", "{seen}");
+}
+
+#[tokio::test]
 async fn a_run_going_when_the_server_stopped_is_interrupted_after_restart_and_never_rerun() {
     let dir = tempfile::tempdir().unwrap();
     let (task_id, run_id) = {
@@ -724,4 +769,63 @@ async fn two_looks_at_the_same_due_time_begin_one_run() {
     f.clock.set(at("2026-12-06T10:05:01Z"));
     let (a, b) = tokio::join!(f.scheduler().tick(), f.scheduler().tick());
     assert_eq!(a.len() + b.len(), 1, "{a:?} {b:?}");
+}
+
+#[tokio::test]
+async fn only_the_creator_changes_what_a_task_calls_and_a_passed_date_is_not_resumed() {
+    let f = Fixture::new(
+        Store::open_in_memory().await.unwrap(),
+        "2026-12-06T10:00:00Z",
+    )
+    .await;
+    let (ann, _) = f.person("ann", Role::Admin, "admin").await;
+    let (bob, _) = f.person("bob", Role::Admin, "admin").await;
+    let created = f
+        .call(
+            &ann,
+            "create_task",
+            whoami_task(json!({"trigger_type": "date", "delay_minutes": 5})),
+        )
+        .await
+        .unwrap();
+    let id = created["task_id"].as_i64().unwrap();
+    // Another admin may not make ann's task call something else, or at another time: it would
+    // run under ann's authority.
+    for change in [
+        json!({"task_id": id, "calls": [{"tool": "list_instances", "arguments": {}}]}),
+        json!({"task_id": id, "delay_minutes": 1}),
+    ] {
+        let e = f.call(&bob, "update_task", change).await.unwrap_err();
+        assert!(
+            e.contains("only they may change its calls or its trigger"),
+            "{e}"
+        );
+    }
+    // But may pause it; ann's calls are unchanged.
+    let paused = f
+        .call(
+            &bob,
+            "update_task",
+            json!({"task_id": id, "enabled": false}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(paused["enabled"], false, "{paused}");
+    assert_eq!(paused["calls"][0]["tool"], "whoami", "{paused}");
+    // Its time passes while paused: resuming it is refused, asking for a new trigger.
+    f.clock.set(at("2026-12-06T10:10:00Z"));
+    let e = f
+        .call(&ann, "update_task", json!({"task_id": id, "enabled": true}))
+        .await
+        .unwrap_err();
+    assert!(e.contains("give it a new trigger"), "{e}");
+    let resumed = f
+        .call(
+            &ann,
+            "update_task",
+            json!({"task_id": id, "enabled": true, "delay_minutes": 5}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resumed["enabled"], true, "{resumed}");
 }

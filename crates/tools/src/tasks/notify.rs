@@ -116,7 +116,9 @@ async fn try_once(
                 .post(url.clone())
                 .header(
                     "title",
-                    format!("{}: {}", message.task.name, message.status).replace(['\r', '\n'], " "),
+                    // A header value takes no control character: the task's name may hold any.
+                    format!("{}: {}", message.task.name, message.status)
+                        .replace(char::is_control, " "),
                 )
                 .body(text);
             match token {
@@ -128,7 +130,8 @@ async fn try_once(
     let answer = request
         .send()
         .await
-        .map_err(|e| httpx::redact(&e.to_string()))?;
+        // Without the URL: an ntfy topic's path is its credential.
+        .map_err(|e| httpx::redact(&e.without_url().to_string()))?;
     let status = answer.status();
     if status.is_success() {
         Ok(())

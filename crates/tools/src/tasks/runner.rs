@@ -85,7 +85,12 @@ impl Scheduler {
             delegate,
             clock: RwLock::new(Arc::new(SystemClock)),
             config: RwLock::new(Arc::new(TasksConfig::default())),
-            boot: format!("{:032x}", rand::random::<u128>()),
+            boot: format!(
+                "{}:{}:{:016x}",
+                machine(),
+                std::process::id(),
+                rand::random::<u64>()
+            ),
         }
     }
 
@@ -106,9 +111,19 @@ impl Scheduler {
         self.config.read().clone()
     }
 
-    /// Runs another process left `running` become `interrupted`.
+    /// Runs another process left `running` become `interrupted`, unless that process still
+    /// runs on this machine (another server on the same data folder, its runs under way).
     pub async fn recover(&self) -> Result<u64, store::Error> {
-        let n = self.store.interrupt_task_runs(&self.boot).await?;
+        let elsewhere = self.store.task_runs_running_elsewhere(&self.boot).await?;
+        let gone: Vec<i64> = elsewhere
+            .into_iter()
+            .filter(|(_, boot)| !alive(boot))
+            .map(|(id, _)| id)
+            .collect();
+        if gone.is_empty() {
+            return Ok(0);
+        }
+        let n = self.store.interrupt_task_runs(&gone).await?;
         if n > 0 {
             tracing::warn!(
                 runs = n,
@@ -357,5 +372,30 @@ impl CallResult {
             error: Some(code.to_owned()),
             data: None,
         }
+    }
+}
+
+/// This machine's name, letters and digits only: a boot names its machine and process.
+fn machine() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(32)
+        .collect()
+}
+
+/// Whether the process a boot (`machine:pid:random`) names still runs: known only for a
+/// process of this machine; any other boot counts as stopped.
+fn alive(boot: &str) -> bool {
+    let mut parts = boot.split(':');
+    match (
+        parts.next(),
+        parts.next().and_then(|p| p.parse::<u32>().ok()),
+    ) {
+        (Some(host), Some(pid)) if host == machine() => {
+            std::path::Path::new("/proc").join(pid.to_string()).exists()
+        }
+        _ => false,
     }
 }

@@ -71,6 +71,21 @@ impl Tool for UpdateTask {
         refuse_kids(ctx)?;
         let scheduler = scheduler(ctx)?;
         let mut task = task_for(ctx, input.task_id).await?;
+        let retrigger = input.trigger_type.is_some()
+            || input.trigger.is_some()
+            || input.delay_minutes.is_some();
+        // A task runs under its creator's authority: only they may say what it calls and when.
+        // Anyone else allowed to see it (an admin) may pause, resume, rename or delete it.
+        if task.person_id != ctx.caller.authority.person.id && (input.calls.is_some() || retrigger)
+        {
+            return Err(ToolError::new(
+                governance::ErrorCode::Denied,
+                format!(
+                    "task {} runs as the person who made it: only they may change its calls or its trigger; you may pause, resume, rename or delete it",
+                    task.id
+                ),
+            ));
+        }
         if let Some(name) = input.name {
             task.name = name.trim().to_owned();
         }
@@ -86,9 +101,6 @@ impl Tool for UpdateTask {
             check_notifier(scheduler, Some(&notifier))?;
             task.notifier = Some(notifier);
         }
-        let retrigger = input.trigger_type.is_some()
-            || input.trigger.is_some()
-            || input.delay_minutes.is_some();
         let resumed = input.enabled == Some(true) && !task.enabled;
         if let Some(enabled) = input.enabled {
             task.enabled = enabled;
@@ -112,6 +124,16 @@ impl Tool for UpdateTask {
             task.next_run_at = scheduler
                 .next_after(&task, scheduler.now())
                 .map(|t| t.timestamp_millis());
+        } else if resumed
+            && task
+                .next_run_at
+                .is_none_or(|due| due <= scheduler.now().timestamp_millis())
+        {
+            // A date task whose time passed while paused has no time to come: it is not run late.
+            return Err(ToolError::invalid(format!(
+                "task {} ran, or its time passed while it was paused; give it a new trigger (trigger or delay_minutes) to resume it; nothing was changed",
+                task.id
+            )));
         }
         if !ctx.store().save_task(&task).await? {
             return Err(ToolError::new(
