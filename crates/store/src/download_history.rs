@@ -31,6 +31,8 @@ pub struct GrabFilter {
     /// "builtin tt0133093", as a grab records it.
     pub media: Option<String>,
     pub instance_id: Option<String>,
+    /// Only grabs into these instances (`None`: any), applied before the limit.
+    pub instance_ids: Option<Vec<String>>,
     pub info_hash: Option<String>,
     pub person_id: Option<PersonId>,
     pub request_id: Option<i64>,
@@ -128,6 +130,15 @@ impl Store {
         if let Some(i) = &filter.instance_id {
             sql.push_str(" AND instance_id = ?");
             binds.push(i.clone());
+        }
+        if let Some(ids) = &filter.instance_ids {
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            sql.push_str(" AND instance_id IN (");
+            sql.push_str(&vec!["?"; ids.len()].join(", "));
+            sql.push(')');
+            binds.extend(ids.iter().cloned());
         }
         if let Some(h) = &filter.info_hash {
             sql.push_str(" AND info_hash = ?");

@@ -497,4 +497,28 @@ async fn grabs_go_into_real_transmission_and_qbittorrent_once_and_for_their_sear
             .unwrap();
         assert_eq!(out.data()["grabs"].as_array().unwrap().len(), n, "{args}");
     }
+    // An admin sees everyone's grabs; an operator (downloads, not everyone's requests) only
+    // their own: none here.
+    let seen = call(&app, &other, "get_download_history", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(seen.data()["grabs"].as_array().unwrap().len(), 2);
+    let op = history.add_person("olga", Role::User).await.unwrap();
+    let op_key = history
+        .create_key(op.id, "operator", None, None)
+        .await
+        .unwrap();
+    let op = app
+        .authenticate(op_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let seen = call(&app, &op, "get_download_history", json!({}))
+        .await
+        .unwrap();
+    assert!(
+        seen.data()["grabs"].as_array().unwrap().is_empty(),
+        "{}",
+        seen.data()
+    );
 }

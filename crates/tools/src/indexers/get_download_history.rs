@@ -76,7 +76,7 @@ impl Tool for GetDownloadHistory {
     const META: Meta = Meta {
         name: "get_download_history",
         title: "Download history",
-        description: "Lists what grab_release put into the download clients from search_indexers rows, newest first: download instance, info hash, release name, the title it was grabbed for (media identity and label), indexer, who grabbed it, when, and the request it served. Narrow it with media_source + media_id, instance_id, info_hash or request_id; limit 1 to 200 (default 50).",
+        description: "Lists what grab_release put into the download clients from search_indexers rows, newest first: download instance, info hash, release name, the title it was grabbed for (media identity and label), indexer, who grabbed it, when, and the request it served. Your own grabs, or everyone's when your grant sees everyone's requests. Narrow it with media_source + media_id, instance_id, info_hash or request_id; limit 1 to 200 (default 50).",
         effect: Effect::Read,
         capability: Capability::DownloadsRead,
         hints: governance::Hints {
@@ -104,11 +104,21 @@ impl Tool for GetDownloadHistory {
             ));
         }
         let limit = input.limit.unwrap_or(50).clamp(1, 200);
+        // The download instances the grant covers, applied before the limit; and everyone's
+        // grabs only for those who see everyone's requests (the grabs serve them), else one's own.
+        let covered: Vec<String> = ctx
+            .instances()
+            .all()
+            .iter()
+            .filter(|s| s.kind.family() == domain::KindFamily::Download && ctx.covers(&s.id))
+            .map(|s| s.id.clone())
+            .collect();
         let filter = store::GrabFilter {
             media,
             instance_id: input.instance_id,
+            instance_ids: Some(covered),
             info_hash: input.info_hash,
-            person_id: None,
+            person_id: (!ctx.caller.scope.all_requests).then_some(ctx.caller.authority.person.id),
             request_id: input.request_id,
         };
         let grabs = ctx
@@ -124,7 +134,6 @@ impl Tool for GetDownloadHistory {
             })?;
         let rows: Vec<GrabRow> = grabs
             .into_iter()
-            .filter(|g| ctx.covers(&g.instance_id))
             .map(|g| GrabRow {
                 grabbed_at: Utc
                     .timestamp_millis_opt(g.grabbed_at)
