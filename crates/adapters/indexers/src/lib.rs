@@ -136,12 +136,13 @@ pub struct SearchCaps {
 }
 
 impl Indexer {
-    /// Its search parameters, for [`IndexerClient::search`].
-    pub fn search_caps(&self) -> SearchCaps {
-        SearchCaps {
+    /// Its search parameters, for [`IndexerClient::search`]; `None` when its list gave none
+    /// (unknown: every identity token is sent, as without caps).
+    pub fn search_caps(&self) -> Option<SearchCaps> {
+        (!self.movie_params.is_empty() || !self.tv_params.is_empty()).then(|| SearchCaps {
             movie: self.movie_params.clone(),
             tv: self.tv_params.clone(),
-        }
+        })
     }
 }
 

@@ -195,7 +195,7 @@ pub(crate) async fn units<'a>(ctx: &Ctx, indexers: &'a Indexers) -> (Vec<Unit<'a
                         source,
                         indexer: Some(id),
                         key: format!("{}/{id}", source.id),
-                        caps: Some(i.search_caps()),
+                        caps: i.search_caps(),
                         name: i.name,
                     });
                 }
