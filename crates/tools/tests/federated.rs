@@ -477,6 +477,12 @@ async fn a_server_that_exits_at_once_is_down_with_its_last_stderr_lines() {
         down.message
     );
     assert!(!down.message.contains("hunter2"), "{}", down.message);
+    // A name the server never listed is counted under the server's one label, never kept as
+    // its own: a caller cannot grow the metrics or the names kept by making names up.
+    for made_up in ["broken__anything", "broken__something-else"] {
+        assert_eq!(h.app.tool_label(made_up), Some("broken__*"));
+    }
+    assert_eq!(h.app.tool_label("nosuch__anything"), None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -225,6 +225,7 @@ impl ToolHost for Host {
                 ))
             }
             Called::Done(outcome) => {
+                let name = self.app.tool_label(name).unwrap_or("-");
                 // 2026-07-28: a question the call could not get answered goes back to the
                 // client as an input_required result; the call did nothing.
                 if let Some(asking) = asker.and_then(|a| a.0.input_required()) {

@@ -285,7 +285,8 @@ impl Server {
                 tracing::info!(target: "marquee::federated", instance = %self.config.id, "the MCP server's tool list changed");
             }
             Err(e) => {
-                tracing::warn!(target: "marquee::federated", instance = %self.config.id, error = %e, "the changed tool list could not be read")
+                let error = redact::line(&e.to_string(), &self.config.secrets);
+                tracing::warn!(target: "marquee::federated", instance = %self.config.id, %error, "the changed tool list could not be read")
             }
         }
     }

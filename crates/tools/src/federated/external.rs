@@ -203,8 +203,8 @@ pub(crate) struct Down {
 }
 
 impl Down {
-    pub(crate) fn new(server: Arc<Server>, name: &str) -> Down {
-        let name = intern(name);
+    /// `name`: one the server listed (already interned when its tool was built).
+    pub(crate) fn new(server: Arc<Server>, name: &'static str) -> Down {
         Down {
             server,
             meta: Meta {

@@ -107,6 +107,10 @@ pub(crate) struct Federation {
     servers: Vec<Arc<Server>>,
     /// Per server, the tools built from its list, with the list version they were built from.
     built: Mutex<HashMap<String, Built>>,
+    /// Per server, the names of the tools it listed last while up. A call while it is down
+    /// answers that it is down under one of those names, or under `<id>__*` for any other
+    /// name, so no name a caller makes up is kept or counted.
+    last_listed: Mutex<HashMap<String, Vec<&'static str>>>,
 }
 
 /// A server's tools, with the version of its list they were built from.
@@ -129,6 +133,7 @@ impl Federation {
         Federation {
             servers,
             built: Mutex::new(HashMap::new()),
+            last_listed: Mutex::new(HashMap::new()),
         }
     }
 
@@ -154,6 +159,12 @@ impl Federation {
                     .collect()
             })
             .unwrap_or_default();
+        if server.tools().is_some() {
+            self.last_listed.lock().insert(
+                server.id().to_string(),
+                tools.iter().map(|t| t.meta().name).collect(),
+            );
+        }
         built.insert(server.id().to_string(), (version, tools.clone()));
         tools
     }
@@ -175,6 +186,14 @@ impl LiveTools for Federation {
         match found {
             Some(t) => Some(t),
             None if server.tools().is_none() => {
+                let known = self
+                    .last_listed
+                    .lock()
+                    .get(id)
+                    .and_then(|listed| listed.iter().find(|n| **n == name).copied());
+                let name = known.unwrap_or_else(|| {
+                    governance::intern(&format!("{id}{}*", adapters_mcp::SEPARATOR))
+                });
                 Some(Arc::new(external::Down::new(server.clone(), name)))
             }
             None => None,
