@@ -872,6 +872,39 @@ async fn an_organise_is_reverted_by_whoever_planned_it_holding_files_write() {
     );
     assert!(f.library.join("Heat (1995)").is_dir(), "nothing undone yet");
 
+    // The owner switched plan_organize off for the operator: the revert of one is refused by
+    // the same decision a call of it gets, and nothing is planned.
+    let op_person = f.store.person_by_name("op").await.unwrap().unwrap();
+    f.store
+        .set_person_tool_switch(op_person.id, "plan_organize", false)
+        .await
+        .unwrap();
+    let switched_key = f
+        .store
+        .create_key(op_person.id, "operator", None, None)
+        .await
+        .unwrap();
+    let switched = f
+        .app
+        .authenticate(switched_key.secret.expose())
+        .await
+        .unwrap()
+        .unwrap();
+    let before = f.store.changes_page(None, 50).await.unwrap().len();
+    let e = refused(
+        &f.app,
+        &switched,
+        "revert_change",
+        json!({"change_id": change_id}),
+    )
+    .await;
+    assert_eq!(e.code.as_str(), "denied", "{}", e.message);
+    assert_eq!(f.store.changes_page(None, 50).await.unwrap().len(), before);
+    f.store
+        .set_person_tool_switch(op_person.id, "plan_organize", true)
+        .await
+        .unwrap();
+
     // The operator who planned it (files.write, no settings.write) plans its revert; the
     // owner approves it like any change.
     let revert = ok(

@@ -94,6 +94,14 @@ impl Tool for RevertChange {
                 names.join(" or ")
             )));
         }
+        // And decided by the core as a call of that tool (the owner's tool switches, the grant's
+        // tool list). Allowed or to be planned for the owner: a revert is a plan either way.
+        let _allowed_or_planned = governance::authority::decide_or_plan(
+            &ctx.caller,
+            &meta,
+            ctx.settings().allow_destructive(),
+            None,
+        )?;
         let partial = matches!(
             change.status,
             ChangeStatus::Failed | ChangeStatus::Cancelled | ChangeStatus::OutcomeUnknown
