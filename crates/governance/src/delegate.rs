@@ -8,6 +8,7 @@ use std::{
 };
 
 use chrono::{DateTime, Utc};
+use domain::PersonId;
 use futures::FutureExt;
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
@@ -93,6 +94,7 @@ impl Delegate {
     pub async fn call_as(
         &self,
         key_id: &str,
+        person: PersonId,
         tool: &str,
         arguments: Map<String, Value>,
     ) -> Result<Called, String> {
@@ -105,6 +107,13 @@ impl Delegate {
                 "its authority could not be read (the store failed)".to_owned()
             })?
             .ok_or("the credential it was created with is no longer valid (revoked or expired)")?;
+        // The credential must still stand for the person the work is for (a machine-local
+        // credential follows the config, which may name someone else by now).
+        if caller.authority.person.id != person {
+            return Err(
+                "the credential it was created with now stands for another person".to_owned(),
+            );
+        }
         Ok(app.call(&caller, tool, Some(arguments)).await)
     }
 

@@ -43,9 +43,13 @@ struct Fixture {
 
 impl Fixture {
     async fn new(store: Store, now: &str) -> Fixture {
+        Fixture::with_settings(store, now, Settings::new(false, None)).await
+    }
+
+    async fn with_settings(store: Store, now: &str, settings: Settings) -> Fixture {
         let app = tools::app(
             store.clone(),
-            Arc::new(Settings::new(false, None)),
+            Arc::new(settings),
             Arc::new(Instances::default()),
         );
         let clock = ManualClock::new(at(now));
@@ -828,4 +832,61 @@ async fn only_the_creator_changes_what_a_task_calls_and_a_passed_date_is_not_res
         .await
         .unwrap();
     assert_eq!(resumed["enabled"], true, "{resumed}");
+}
+
+#[tokio::test]
+async fn a_task_made_through_local_access_runs_only_while_it_names_the_same_person() {
+    let store = Store::open_in_memory().await.unwrap();
+    let mut settings = Settings::new(false, None);
+    // The config now lets this machine in as bob; the task was made when it named ann.
+    settings.local_access = Some(tools::LocalAccess {
+        person: "bob".into(),
+        grant: "admin".into(),
+    });
+    let f = Fixture::with_settings(store, "2026-12-06T10:00:00Z", settings).await;
+    let (ann, _) = f.person("ann", Role::Admin, "admin").await;
+    let (_bob, _) = f.person("bob", Role::Admin, "admin").await;
+    let ann_id = f.store.person_by_name("ann").await.unwrap().unwrap().id;
+    let now = at("2026-12-06T10:00:00Z").timestamp_millis();
+    let id = f
+        .store
+        .create_task(&store::Task {
+            id: 0,
+            name: "made locally".into(),
+            person_id: ann_id,
+            key_id: "local".into(),
+            calls: r#"[{"tool": "whoami", "arguments": {}}]"#.into(),
+            notify: "always".into(),
+            notifier: None,
+            trigger_type: "date".into(),
+            schedule: "2026-12-06T11:00:00Z".into(),
+            enabled: true,
+            next_run_at: Some(now + 3_600_000),
+            missed_at: None,
+            created_at: now,
+            updated_at: now,
+            last_run: None,
+        })
+        .await
+        .unwrap();
+    let started = f
+        .call(&ann, "run_task", json!({"task_id": id}))
+        .await
+        .unwrap();
+    let run_id = started["run_id"].as_i64().unwrap();
+    let run = loop {
+        let run = f
+            .call(&ann, "get_task_run", json!({"run_id": run_id}))
+            .await
+            .unwrap();
+        if run["status"] != "running" {
+            break run;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(run["status"], "failed", "{run}");
+    assert!(
+        run.to_string().contains("now stands for another person"),
+        "{run}"
+    );
 }

@@ -209,7 +209,12 @@ impl Scheduler {
             let position = n + 1;
             let outcome = self
                 .delegate
-                .call_as(&task.key_id, &call.tool, call.arguments.clone())
+                .call_as(
+                    &task.key_id,
+                    task.person_id,
+                    &call.tool,
+                    call.arguments.clone(),
+                )
                 .await;
             let result = match outcome {
                 Err(reason) => {
