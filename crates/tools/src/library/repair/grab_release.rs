@@ -84,7 +84,7 @@ impl Tool for GrabRelease {
     const META: Meta = Meta {
         name: "grab_release",
         title: "Grab a release",
-        description: "Grabs one release. From search_releases: give the same instance and scope, the row's release_ref (yours, valid for an hour) and indexer_id; the scope is searched again and the release must still be there, otherwise nothing is grabbed and the answer says why; the download then shows in get_queue. From search_indexers: give only the row's release_ref (yours, valid for an hour, grabbed once), download_instance_id and optionally category; torrent rows only; Marquee fetches the .torrent from the indexer and adds it to qBittorrent or Transmission, where find_torrents shows it.",
+        description: "Grabs one release. From search_releases: give the same instance and scope, the row's release_ref (yours, valid for an hour) and indexer_id; the scope is searched again and the release must still be there, otherwise nothing is grabbed and the answer says why; the download then shows in get_queue. From search_indexers: give only the row's release_ref (yours, valid for an hour, grabbed once), download_instance_id and optionally category and save_path (beneath a folder the client saves into); torrent rows only; Marquee fetches the .torrent from the indexer and adds it to qBittorrent or Transmission, where find_torrents shows it.",
         effect: Effect::ExternalCost,
         capability: Capability::LibraryWrite,
         hints: governance::Hints {
@@ -109,7 +109,7 @@ impl Tool for GrabRelease {
                 || input.instance_id.is_some()
             {
                 return Err(ToolError::invalid(
-                    "a search_indexers release_ref takes only download_instance_id and category beside it; instance_id, media_id, media_type and indexer_id are for search_releases references",
+                    "a search_indexers release_ref takes only download_instance_id and category (and save_path) beside it; instance_id, media_id, media_type and indexer_id are for search_releases references",
                 ));
             }
             return crate::indexers::grab::grab(
@@ -126,7 +126,7 @@ impl Tool for GrabRelease {
             || input.save_path.is_some()
         {
             return Err(ToolError::invalid(
-                "download_instance_id and category are for search_indexers references; a search_releases release is grabbed by its library service",
+                "download_instance_id, category and save_path are for search_indexers references; a search_releases release is grabbed by its library service",
             ));
         }
         if !ctx.caller.can(Capability::LibraryWrite) {
