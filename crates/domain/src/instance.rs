@@ -65,6 +65,9 @@ pub enum InstanceKind {
     Plex,
     Opensubtitles,
     Bazarr,
+    Tvdb,
+    Anilist,
+    Lrclib,
 }
 
 /// What a folder instance is for (`role` in the config).
@@ -131,9 +134,12 @@ impl InstanceKind {
 
     pub fn family(self) -> KindFamily {
         match self {
-            InstanceKind::Builtin | InstanceKind::Tmdb | InstanceKind::Musicbrainz => {
-                KindFamily::Catalogue
-            }
+            InstanceKind::Builtin
+            | InstanceKind::Tmdb
+            | InstanceKind::Musicbrainz
+            | InstanceKind::Tvdb
+            | InstanceKind::Anilist
+            | InstanceKind::Lrclib => KindFamily::Catalogue,
             InstanceKind::Radarr
             | InstanceKind::Sonarr
             | InstanceKind::Lidarr

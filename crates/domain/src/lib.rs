@@ -60,11 +60,12 @@ mod tests {
         assert_eq!(
             names(&InstanceKind::ALL),
             "builtin, tmdb, musicbrainz, radarr, sonarr, lidarr, readarr, qbittorrent, \
-             transmission, folder, mcp, prowlarr, torznab, jellyfin, emby, plex, opensubtitles, bazarr"
+             transmission, folder, mcp, prowlarr, torznab, jellyfin, emby, plex, opensubtitles, bazarr, \
+             tvdb, anilist, lrclib"
         );
         assert_eq!(
             names(&MediaSource::ALL),
-            "builtin, tmdb, imdb, tvdb, musicbrainz, goodreads"
+            "builtin, tmdb, imdb, tvdb, musicbrainz, goodreads, anilist, myanimelist, lrclib"
         );
         assert_eq!(names(&MediaType::ALL), "movie, tv, music, book");
         assert_eq!(names(&Role::ALL), "owner, admin, user, kid");
@@ -94,9 +95,10 @@ mod tests {
                  subtitles.write",
                 "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive, federated_writes",
                 "unknown instance kind \"kodi\"; valid kinds: builtin, tmdb, musicbrainz, radarr, \
-                 sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp, prowlarr, torznab, jellyfin, emby, plex, opensubtitles, bazarr",
+                 sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp, prowlarr, torznab, jellyfin, emby, plex, opensubtitles, bazarr, \
+             tvdb, anilist, lrclib",
                 "unknown media_source \"trakt\"; valid sources: builtin, tmdb, imdb, tvdb, \
-                 musicbrainz, goodreads",
+                 musicbrainz, goodreads, anilist, myanimelist, lrclib",
                 "unknown media_type \"film\"; valid types: movie, tv, music, book",
                 "unknown role \"guest\"; valid roles: owner, admin, user, kid",
             ]

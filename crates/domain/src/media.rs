@@ -38,6 +38,12 @@ pub enum MediaSource {
     Musicbrainz,
     /// The book source Readarr's lookup answers with (`foreignBookId`: Goodreads work ids).
     Goodreads,
+    /// AniList media ids (anime).
+    Anilist,
+    /// MyAnimeList ids: AniList maps its titles to them (`idMal`).
+    Myanimelist,
+    /// LRCLIB record ids (song lyrics).
+    Lrclib,
 }
 
 impl MediaSource {

@@ -1,25 +1,30 @@
 //! Contract fakes of backends that cannot run on these machines, for tests only.
 //!
 //! Each fake is an axum server on `127.0.0.1:0` answering a small fixed data set in the vendor's
-//! documented JSON shapes, recording every request (path, query, headers, arrival instant) so tests
+//! documented JSON shapes, recording every request (path, query, headers, body, arrival instant) so tests
 //! assert what an adapter sent on the fake's side. A fake's handle gives its base URL and the recorded
 //! requests, and shuts the server down on drop.
 
 // Test code: a failed unwrap is a failed test (clippy.toml allows it in tests; this crate is one).
 #![allow(clippy::unwrap_used)]
 
+mod anilist;
 pub mod arr;
 pub mod fault;
 pub mod indexers;
+mod lrclib;
 pub mod media;
 mod musicbrainz;
 pub mod peers;
 mod server;
 pub mod subtitles;
 mod tmdb;
+mod tvdb;
 
+pub use anilist::AniListFake;
 pub use arr::{ArrKind, FakeArr};
 pub use fault::{Fault, FaultProxy};
+pub use lrclib::LrclibFake;
 pub use media::{FakeMedia, MediaKind};
 
 use std::path::{Path, PathBuf};
@@ -42,3 +47,4 @@ pub fn beside_checkout(name: &str) -> PathBuf {
 pub use musicbrainz::{MusicBrainzFake, RATE_LIMIT_MESSAGE as MUSICBRAINZ_RATE_LIMIT_MESSAGE};
 pub use server::RecordedRequest;
 pub use tmdb::TmdbFake;
+pub use tvdb::TvdbFake;

@@ -5,6 +5,7 @@ use std::{net::SocketAddr, sync::Arc, time::Instant};
 
 use axum::{
     Router,
+    body::Bytes,
     extract::{Query, State},
     http::{HeaderMap, Method, Uri},
     response::Response,
@@ -24,6 +25,8 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// When the request arrived (monotonic).
     pub at: Instant,
+    /// The request body as UTF-8 (lossy); empty when there was none.
+    pub body: String,
 }
 
 impl RecordedRequest {
@@ -42,6 +45,11 @@ impl RecordedRequest {
             .iter()
             .find(|(k, _)| *k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The body parsed as JSON; `None` when it is empty or not JSON.
+    pub fn json_body(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(&self.body).ok()
     }
 }
 
@@ -118,6 +126,7 @@ async fn handle(
     uri: Uri,
     Query(query): Query<Vec<(String, String)>>,
     headers: HeaderMap,
+    body: Bytes,
 ) -> Response {
     let at = Instant::now();
     let path = uri
@@ -139,6 +148,7 @@ async fn handle(
             })
             .collect(),
         at,
+        body: String::from_utf8_lossy(&body).into_owned(),
     };
     let before = {
         let mut log = shared.log.lock();

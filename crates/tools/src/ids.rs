@@ -72,7 +72,7 @@ impl Shape {
     /// The sources whose ids have this shape.
     fn sources(self) -> &'static str {
         match self {
-            Shape::Number => "tmdb, tvdb or goodreads",
+            Shape::Number => "tmdb, tvdb, goodreads, anilist, myanimelist or lrclib",
             Shape::Imdb => "imdb and builtin",
             Shape::Uuid => "musicbrainz",
         }
@@ -85,7 +85,12 @@ impl Shape {
 /// (a release group or book id that is neither is left to the service to answer).
 fn shape_of(source: MediaSource) -> (Shape, bool) {
     match source {
-        MediaSource::Tmdb | MediaSource::Tvdb | MediaSource::Goodreads => (Shape::Number, true),
+        MediaSource::Tmdb
+        | MediaSource::Tvdb
+        | MediaSource::Goodreads
+        | MediaSource::Anilist
+        | MediaSource::Myanimelist
+        | MediaSource::Lrclib => (Shape::Number, true),
         MediaSource::Imdb => (Shape::Imdb, true),
         MediaSource::Builtin => (Shape::Imdb, false),
         MediaSource::Musicbrainz => (Shape::Uuid, false),
@@ -178,7 +183,11 @@ mod tests {
             ),
             (Goodreads, "tt0133093", "goodreads ids are digits"),
             (Tmdb, "the-matrix", "tmdb ids are digits"),
-            (Imdb, "603", "tmdb, tvdb or goodreads ids look like that"),
+            (
+                Imdb,
+                "603",
+                "tmdb, tvdb, goodreads, anilist, myanimelist or lrclib ids look like that",
+            ),
             (Imdb, "0133093", "imdb ids are tt and digits"),
             (Musicbrainz, "603", "musicbrainz ids are a UUID"),
             (

@@ -5,9 +5,9 @@ use async_trait::async_trait;
 use domain::{MediaId, MediaSource, MediaType};
 
 use crate::{
-    BrowseFilters, CertificationInfo, CollectionSummary, EpisodeDetails, Error, MusicItem,
-    MusicKind, MusicSearch, Page, Result, TimeWindow, TitleDetails, TitleKind, TitleSearch,
-    TitleSummary,
+    BrowseFilters, CertificationInfo, CollectionSummary, EpisodeDetails, Error, Lyrics,
+    LyricsQuery, MusicItem, MusicKind, MusicSearch, Page, Result, TimeWindow, TitleDetails,
+    TitleKind, TitleSearch, TitleSummary,
 };
 
 /// A catalogue of titles. Each method a source cannot answer returns [`Error::Unsupported`] naming
@@ -28,6 +28,9 @@ pub trait Catalogue: Send + Sync {
                 MediaSource::Builtin,
                 MediaSource::Tmdb,
                 MediaSource::Musicbrainz,
+                MediaSource::Tvdb,
+                MediaSource::Anilist,
+                MediaSource::Lrclib,
             ],
         ))
     }
@@ -38,7 +41,12 @@ pub trait Catalogue: Send + Sync {
         Err(Error::unsupported(
             "title search",
             self.source(),
-            &[MediaSource::Builtin, MediaSource::Tmdb],
+            &[
+                MediaSource::Builtin,
+                MediaSource::Tmdb,
+                MediaSource::Tvdb,
+                MediaSource::Anilist,
+            ],
         ))
     }
 
@@ -88,7 +96,12 @@ pub trait Catalogue: Send + Sync {
         Err(Error::unsupported(
             "title details",
             self.source(),
-            &[MediaSource::Builtin, MediaSource::Tmdb],
+            &[
+                MediaSource::Builtin,
+                MediaSource::Tmdb,
+                MediaSource::Tvdb,
+                MediaSource::Anilist,
+            ],
         ))
     }
 
@@ -103,7 +116,7 @@ pub trait Catalogue: Send + Sync {
         Err(Error::unsupported(
             "episode details",
             self.source(),
-            &[MediaSource::Tmdb],
+            &[MediaSource::Tmdb, MediaSource::Tvdb],
         ))
     }
 
@@ -118,7 +131,11 @@ pub trait Catalogue: Send + Sync {
         Err(Error::unsupported(
             "recommendations",
             self.source(),
-            &[MediaSource::Builtin, MediaSource::Tmdb],
+            &[
+                MediaSource::Builtin,
+                MediaSource::Tmdb,
+                MediaSource::Anilist,
+            ],
         ))
     }
 
@@ -152,7 +169,7 @@ pub trait Catalogue: Send + Sync {
         Err(Error::unsupported(
             "music search",
             self.source(),
-            &[MediaSource::Musicbrainz],
+            &[MediaSource::Musicbrainz, MediaSource::Lrclib],
         ))
     }
 
@@ -163,6 +180,16 @@ pub trait Catalogue: Send + Sync {
             "music lookups",
             self.source(),
             &[MediaSource::Musicbrainz],
+        ))
+    }
+
+    /// A song's lyrics.
+    async fn lyrics(&self, query: &LyricsQuery) -> Result<Lyrics> {
+        let _ = query;
+        Err(Error::unsupported(
+            "lyrics",
+            self.source(),
+            &[MediaSource::Lrclib],
         ))
     }
 }

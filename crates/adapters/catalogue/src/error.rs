@@ -64,7 +64,10 @@ impl Error {
             MediaSource::Builtin | MediaSource::Imdb => &[MediaSource::Builtin],
             MediaSource::Tmdb => &[MediaSource::Tmdb],
             MediaSource::Musicbrainz => &[MediaSource::Musicbrainz],
-            MediaSource::Tvdb | MediaSource::Goodreads => &[],
+            MediaSource::Tvdb => &[MediaSource::Tvdb],
+            MediaSource::Anilist | MediaSource::Myanimelist => &[MediaSource::Anilist],
+            MediaSource::Lrclib => &[MediaSource::Lrclib],
+            MediaSource::Goodreads => &[],
         };
         Error::unsupported(format!("the id {id}"), catalogue, takers)
     }

@@ -290,7 +290,7 @@ async fn what_the_data_cannot_know_is_refused_naming_tmdb() {
         page: 1,
     };
     expect![
-        "music search is not supported by the builtin catalogue; use a catalogue of: musicbrainz"
+        "music search is not supported by the builtin catalogue; use a catalogue of: musicbrainz, lrclib"
     ]
     .assert_eq(&b.search_music(&search).await.unwrap_err().to_string());
     let e = b

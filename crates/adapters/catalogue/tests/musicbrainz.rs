@@ -57,6 +57,7 @@ async fn searches_artists_with_json_paging_and_a_contactable_user_agent() {
             media_type: Music,
             title: "ABBA",
             artist: None,
+            album: None,
             year: Some(
                 1972,
             ),
@@ -281,7 +282,7 @@ async fn title_questions_are_refused_naming_the_catalogues_that_answer() {
         ))
         .await
         .unwrap_err();
-    expect!["title search is not supported by the musicbrainz catalogue; use a catalogue of: builtin, tmdb"].assert_eq(&e.to_string());
+    expect!["title search is not supported by the musicbrainz catalogue; use a catalogue of: builtin, tmdb, tvdb, anilist"].assert_eq(&e.to_string());
 }
 
 #[tokio::test]

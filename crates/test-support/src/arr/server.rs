@@ -191,6 +191,7 @@ async fn handle(
                 })
                 .collect(),
             at: std::time::Instant::now(),
+            body: String::from_utf8_lossy(&body).into_owned(),
         },
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         status: 0,

@@ -76,6 +76,11 @@ impl Spec {
         }
     }
 
+    /// A document already read (e.g. a YAML one converted to JSON values by the test).
+    pub fn from_value(doc: Value) -> Spec {
+        Spec { doc }
+    }
+
     /// The path template and operation of a request, preferring literal segments over `{id}`.
     fn operation(&self, method: &str, path: &str) -> Option<(&str, &Value)> {
         let wanted: Vec<&str> = path.trim_end_matches('/').split('/').collect();

@@ -159,6 +159,7 @@ async fn handle(
     uri: Uri,
     Query(query): Query<Vec<(String, String)>>,
     headers: HeaderMap,
+    body: axum::body::Bytes,
 ) -> Response {
     let request = RecordedRequest {
         method: method.to_string(),
@@ -174,6 +175,7 @@ async fn handle(
             })
             .collect(),
         at: std::time::Instant::now(),
+        body: String::from_utf8_lossy(&body).into_owned(),
     };
     shared.log.lock().push(request.clone());
     (shared.answer)(request).await

@@ -1,11 +1,12 @@
-//! The catalogue instances (builtin, TMDB, MusicBrainz) built once at start, and how a tool picks
+//! The catalogue instances (builtin, TMDB, TVDB, AniList, MusicBrainz, LRCLIB) built once at start, and how a tool picks
 //! one: the named `instance_id`, or, when omitted, the default catalogue if it can answer the
 //! question, else the default instance of a kind that can.
 
 use std::{future::Future, sync::Arc, time::Duration};
 
 use adapters_catalogue::{
-    Builtin, Catalogue, MusicBrainz, MusicBrainzConfig, Tmdb, TmdbAuth, TmdbConfig,
+    AniList, AniListConfig, Builtin, Catalogue, Lrclib, LrclibConfig, MusicBrainz,
+    MusicBrainzConfig, Tmdb, TmdbAuth, TmdbConfig, Tvdb, TvdbConfig,
 };
 use domain::{InstanceKind, KindFamily};
 use tokio::sync::OnceCell;
@@ -139,6 +140,14 @@ fn timeouts(own: Option<Duration>) -> httpx::Timeouts {
     }
 }
 
+/// A built adapter as a source, or the reason it could not be built.
+fn ready<C: Catalogue + 'static>(built: adapters_catalogue::Result<C>) -> Source {
+    match built {
+        Ok(c) => Source::Ready(Arc::new(c)),
+        Err(e) => Source::Broken(e.to_string()),
+    }
+}
+
 fn build(spec: &InstanceSpec, own_timeout: Option<Duration>) -> Source {
     match spec.kind {
         InstanceKind::Builtin => Source::Builtin,
@@ -154,10 +163,7 @@ fn build(spec: &InstanceSpec, own_timeout: Option<Duration>) -> Source {
             if let Some(url) = &spec.url {
                 config.base_url = url.clone();
             }
-            match Tmdb::new(config) {
-                Ok(t) => Source::Ready(Arc::new(t)),
-                Err(e) => Source::Broken(e.to_string()),
-            }
+            ready(Tmdb::new(config))
         }
         InstanceKind::Musicbrainz => {
             // MusicBrainz asks clients to name a contact in the User-Agent: `username` holds it.
@@ -169,10 +175,43 @@ fn build(spec: &InstanceSpec, own_timeout: Option<Duration>) -> Source {
             if let Some(url) = &spec.url {
                 config.base_url = url.clone();
             }
-            match MusicBrainz::new(config) {
-                Ok(m) => Source::Ready(Arc::new(m)),
-                Err(e) => Source::Broken(e.to_string()),
+            ready(MusicBrainz::new(config))
+        }
+        InstanceKind::Tvdb => {
+            // The project key in api_key; a subscriber key's PIN in password (or password_file).
+            let Some(key) = spec.api_key.clone().filter(|k| !k.is_empty()) else {
+                return Source::Broken(
+                    "a tvdb instance needs api_key (a TVDB project key), and password holding the subscriber PIN when the key is a user-supported one"
+                        .into(),
+                );
+            };
+            let mut config = TvdbConfig::new(key);
+            config.pin = spec.password.clone();
+            config.timeouts = timeouts(own_timeout);
+            if let Some(url) = &spec.url {
+                config.base_url = url.clone();
             }
+            ready(Tvdb::new(config))
+        }
+        InstanceKind::Anilist => {
+            let mut config = AniListConfig {
+                timeouts: timeouts(own_timeout),
+                ..AniListConfig::default()
+            };
+            if let Some(url) = &spec.url {
+                config.base_url = url.clone();
+            }
+            ready(AniList::new(config))
+        }
+        InstanceKind::Lrclib => {
+            let mut config = LrclibConfig {
+                timeouts: timeouts(own_timeout),
+                ..LrclibConfig::default()
+            };
+            if let Some(url) = &spec.url {
+                config.base_url = url.clone();
+            }
+            ready(Lrclib::new(config))
         }
         other => Source::Broken(format!("{other} is not a catalogue")),
     }

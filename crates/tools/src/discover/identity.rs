@@ -84,9 +84,21 @@ pub(crate) fn optional(
 /// The sources whose ids can name a title of this media type.
 fn sources_for(media_type: MediaType) -> &'static [MediaSource] {
     match media_type {
-        MediaType::Movie => &[MediaSource::Tmdb, MediaSource::Imdb, MediaSource::Builtin],
-        MediaType::Tv => &[MediaSource::Tmdb],
-        MediaType::Music => &[MediaSource::Musicbrainz],
+        MediaType::Movie => &[
+            MediaSource::Tmdb,
+            MediaSource::Imdb,
+            MediaSource::Builtin,
+            MediaSource::Tvdb,
+            MediaSource::Anilist,
+            MediaSource::Myanimelist,
+        ],
+        MediaType::Tv => &[
+            MediaSource::Tmdb,
+            MediaSource::Tvdb,
+            MediaSource::Anilist,
+            MediaSource::Myanimelist,
+        ],
+        MediaType::Music => &[MediaSource::Musicbrainz, MediaSource::Lrclib],
         MediaType::Book => &[],
     }
 }
@@ -126,10 +138,16 @@ pub(crate) fn check_type(id: &MediaId, media_type: MediaType) -> Result<(), Tool
 /// The catalogue kinds that answer ids of a source.
 pub(crate) fn kinds_for(source: MediaSource) -> &'static [InstanceKind] {
     match source {
-        MediaSource::Builtin | MediaSource::Imdb => &[InstanceKind::Builtin],
-        MediaSource::Tmdb => &[InstanceKind::Tmdb],
+        MediaSource::Builtin => &[InstanceKind::Builtin],
+        // TVDB maps IMDb and TMDB ids to its own records (`search/remoteid`).
+        MediaSource::Imdb => &[InstanceKind::Builtin, InstanceKind::Tvdb],
+        MediaSource::Tmdb => &[InstanceKind::Tmdb, InstanceKind::Tvdb],
+        MediaSource::Tvdb => &[InstanceKind::Tvdb],
+        // AniList reads its titles by MyAnimeList id too (`idMal`).
+        MediaSource::Anilist | MediaSource::Myanimelist => &[InstanceKind::Anilist],
         MediaSource::Musicbrainz => &[InstanceKind::Musicbrainz],
-        MediaSource::Tvdb | MediaSource::Goodreads => &[],
+        MediaSource::Lrclib => &[InstanceKind::Lrclib],
+        MediaSource::Goodreads => &[],
     }
 }
 
@@ -156,7 +174,7 @@ mod tests {
         let e = check_type(&mb, MediaType::Movie).unwrap_err();
         assert_eq!(
             e.message,
-            "media_source \"musicbrainz\" cannot name a movie title here; use media_source tmdb or imdb or builtin"
+            "media_source \"musicbrainz\" cannot name a movie title here; use media_source tmdb or imdb or builtin or tvdb or anilist or myanimelist"
         );
         let builtin = MediaId::new(MediaSource::Builtin, "tt0113277");
         assert!(check_type(&builtin, MediaType::Movie).is_ok());

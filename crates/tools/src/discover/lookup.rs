@@ -84,6 +84,18 @@ pub(crate) async fn read<'c>(
     })
 }
 
+/// True when `other` is `own` again: the same id, or the IMDb id a builtin id is. A MyAnimeList
+/// id equal in digits to an AniList id is another source's id, and shown.
+fn same_title_id(other: &MediaId, own: &MediaId) -> bool {
+    other.media_id == own.media_id
+        && (other.media_source == own.media_source
+            || matches!(
+                (other.media_source, own.media_source),
+                (MediaSource::Imdb, MediaSource::Builtin)
+                    | (MediaSource::Builtin, MediaSource::Imdb)
+            ))
+}
+
 /// "Heat (1995)".
 pub(crate) fn label(d: &TitleDetails) -> String {
     match d.summary.year {
@@ -193,7 +205,7 @@ impl<'a> DetailsData<'a> {
             external_ids: t
                 .external_ids
                 .iter()
-                .filter(|e| e.media_id != t.id.media_id)
+                .filter(|e| !same_title_id(e, &t.id))
                 .map(|e| IdData {
                     media_id: &e.media_id,
                     media_source: e.media_source,

@@ -5,6 +5,7 @@
 pub mod browse_titles;
 mod catalogues;
 pub mod display_media;
+pub mod get_lyrics;
 pub mod get_recommendations;
 pub mod get_title_details;
 pub mod get_trending;
@@ -64,6 +65,9 @@ impl governance::Family for DiscoverFamily {
             InstanceKind::Builtin,
             InstanceKind::Tmdb,
             InstanceKind::Musicbrainz,
+            InstanceKind::Tvdb,
+            InstanceKind::Anilist,
+            InstanceKind::Lrclib,
         ]
     }
 
@@ -111,6 +115,7 @@ fn tools() -> Vec<Box<dyn DynTool>> {
         Box::new(browse_titles::BrowseTitles),
         Box::new(get_title_details::GetTitleDetails),
         Box::new(get_recommendations::GetRecommendations),
+        Box::new(get_lyrics::GetLyrics),
         Box::new(display_media::DisplayMedia),
     ]
 }

@@ -153,6 +153,7 @@ pub(crate) fn music_row(m: &MusicItem, held: &InLibrary) -> Value {
         "kind": m.kind,
         "title": m.title,
         "artist": m.artist,
+        "album": m.album,
         "year": m.year,
         "type": m.type_name,
         "genres": m.genres,

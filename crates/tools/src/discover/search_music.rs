@@ -1,4 +1,5 @@
-//! `search_music`: artists, release groups (albums, EPs, singles) or recordings on MusicBrainz.
+//! `search_music`: artists, release groups (albums, EPs, singles) or recordings on MusicBrainz,
+//! or songs on a lyrics source (LRCLIB).
 //! Music carries no ratings: a person's blocked genres apply to its tags, and "block unrated"
 //! hides it all.
 
@@ -47,7 +48,7 @@ pub struct Input {
     #[serde(default)]
     #[schemars(range(min = 1, max = super::render::MAX_PAGE))]
     pub page: Option<u32>,
-    /// The catalogue to search, as list_instances shows it (default: a MusicBrainz instance).
+    /// The catalogue to search, as list_instances shows it (default: a MusicBrainz instance; an lrclib instance answers recordings).
     #[serde(default)]
     #[schemars(length(min = 1, max = crate::ids::INSTANCE_ID_MAX), regex(pattern = crate::ids::INSTANCE_ID))]
     pub instance_id: Option<String>,
@@ -60,7 +61,7 @@ impl Tool for SearchMusic {
     const META: Meta = Meta {
         name: "search_music",
         title: "Search music",
-        description: "Searches MusicBrainz for artists, release groups (albums, EPs, singles) or recordings. Rows carry media_source musicbrainz + the MBID. Rows this account's content limits forbid are left out and counted.",
+        description: "Searches MusicBrainz for artists, release groups (albums, EPs, singles) or recordings, or a lyrics instance (LRCLIB) for songs (kind recording). Rows carry media_source + media_id (musicbrainz: the MBID) for get_lyrics and requests. Rows this account's content limits forbid are left out and counted.",
         effect: Effect::Read,
         capability: Capability::Discover,
         hints: governance::Hints {
@@ -77,7 +78,7 @@ impl Tool for SearchMusic {
         let entry = pick(
             ctx,
             input.instance_id.as_deref(),
-            &[InstanceKind::Musicbrainz],
+            &[InstanceKind::Musicbrainz, InstanceKind::Lrclib],
             "music search",
         )?;
         let question = format!("{input:?}");

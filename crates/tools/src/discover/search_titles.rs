@@ -46,7 +46,7 @@ impl Tool for SearchTitles {
     const META: Meta = Meta {
         name: "search_titles",
         title: "Search titles",
-        description: "Searches a catalogue (builtin offline films, or TMDB movies and shows) for titles matching words, newest and best matches first. Rows carry media_source + media_id for every later call, and playable_on: the household's media servers that have the title now; titles this account's content limits forbid are left out and counted.",
+        description: "Searches a catalogue (builtin offline films; TMDB or TVDB movies and shows; AniList anime) for titles matching words, newest and best matches first. Rows carry media_source + media_id for every later call, and playable_on: the household's media servers that have the title now; titles this account's content limits forbid are left out and counted.",
         effect: Effect::Read,
         capability: Capability::Discover,
         hints: governance::Hints {
@@ -61,9 +61,18 @@ impl Tool for SearchTitles {
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let kinds: &[InstanceKind] = if input.media_type == Some(TitleScope::Tv) {
-            &[InstanceKind::Tmdb]
+            &[
+                InstanceKind::Tmdb,
+                InstanceKind::Tvdb,
+                InstanceKind::Anilist,
+            ]
         } else {
-            &[InstanceKind::Builtin, InstanceKind::Tmdb]
+            &[
+                InstanceKind::Builtin,
+                InstanceKind::Tmdb,
+                InstanceKind::Tvdb,
+                InstanceKind::Anilist,
+            ]
         };
         let entry = pick(ctx, input.instance_id.as_deref(), kinds, "title search")?;
         let question = format!("{input:?}");

@@ -117,7 +117,7 @@ pub(crate) async fn resolve(
             })?);
             return Ok(Some(wanted));
         }
-        MediaSource::Musicbrainz | MediaSource::Goodreads => {
+        MediaSource::Musicbrainz | MediaSource::Goodreads | MediaSource::Lrclib => {
             return Err(ToolError::invalid(
                 "indexers are searched for movies and tv shows by identity: use media_source builtin, imdb, tmdb or tvdb, or a free query",
             ));

@@ -86,7 +86,10 @@ async fn identity(
         ident.label = format!("tvdb {id}");
         return Ok(());
     }
-    if matches!(source, MediaSource::Musicbrainz | MediaSource::Goodreads) {
+    if matches!(
+        source,
+        MediaSource::Musicbrainz | MediaSource::Goodreads | MediaSource::Lrclib
+    ) {
         return Err(ToolError::invalid(
             "subtitles are for movies and shows: use media_source builtin, imdb, tmdb or tvdb",
         ));

@@ -50,6 +50,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
     ("get_queue", true, false, true, false),
     ("get_recently_added", true, false, true, false),
     ("get_recommendations", true, false, true, true),
+    ("get_lyrics", true, false, true, true),
     ("get_request_options", true, false, true, true),
     ("get_service_config", true, false, true, false),
     ("get_task_run", true, false, true, false),

@@ -321,12 +321,13 @@ async fn identity_and_inputs_are_strict() {
     );
     assert!(err);
     assert!(
-        summary.contains("use media_source tmdb or imdb or builtin"),
+        summary
+            .contains("use media_source tmdb or imdb or builtin or tvdb or anilist or myanimelist"),
         "{summary}"
     );
     assert_eq!(
         data["supported_sources"],
-        json!(["tmdb", "imdb", "builtin"])
+        json!(["tmdb", "imdb", "builtin", "tvdb", "anilist", "myanimelist"])
     );
     // A tmdb id with no tmdb instance configured: refused naming what it needs.
     let (err, summary, _) = outcome(

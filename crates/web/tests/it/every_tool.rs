@@ -31,6 +31,10 @@ const FAMILIES: &[&str] = &[
 /// Tools of those families not called here, each with its reason.
 const NOT_CALLED_HERE: &[(&str, &str)] = &[
     (
+        "get_lyrics",
+        "lyrics need an LRCLIB instance: sources.rs reads them by MusicBrainz recording, by song and by LRCLIB id, each answer checked against its schema",
+    ),
+    (
         "grab_release",
         "a grab needs a release seeded in the fake and searched first: library_repair.rs and library_repair_music_books.rs grab through every library kind, each answer checked against its schema",
     ),

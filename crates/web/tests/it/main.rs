@@ -42,6 +42,7 @@ mod output_schemas;
 mod pages;
 mod requests;
 mod settings_changes;
+mod sources;
 mod tasks;
 mod tools;
 mod true_answers;

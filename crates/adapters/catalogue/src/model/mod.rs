@@ -5,7 +5,7 @@ mod music;
 use domain::{MediaId, MediaType};
 use serde::Serialize;
 
-pub use music::{MusicItem, MusicKind, MusicSearch, ReleaseType};
+pub use music::{Lyrics, LyricsQuery, MusicItem, MusicKind, MusicSearch, ReleaseType};
 
 /// Rows per page in the builtin catalogue (TMDB pages hold 20 as well).
 pub const PAGE_SIZE: usize = 20;

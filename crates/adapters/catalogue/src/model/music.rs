@@ -57,6 +57,8 @@ pub struct MusicItem {
     pub title: String,
     /// The credited artist (release groups, recordings).
     pub artist: Option<String>,
+    /// The album a recording is on, when the source says (LRCLIB).
+    pub album: Option<String>,
     pub year: Option<i32>,
     /// MusicBrainz has no rating system: always `Unrated { region: None }`.
     pub certification: Certification,
@@ -70,4 +72,36 @@ pub struct MusicItem {
     pub length_ms: Option<u64>,
     /// Search relevance 0-100 (searches only).
     pub score: Option<u8>,
+}
+
+/// Which song's lyrics: a record of the lyrics source, or a song named by its track and artist
+/// (album and duration narrow it, as LRCLIB's exact lookup wants them).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LyricsQuery {
+    Id(MediaId),
+    Song {
+        track: String,
+        artist: String,
+        album: Option<String>,
+        /// Seconds; a record within two seconds of it matches.
+        duration: Option<f64>,
+    },
+}
+
+/// A song's lyrics as the source holds them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Lyrics {
+    /// `lrclib` + its record id.
+    pub id: MediaId,
+    pub track: String,
+    pub artist: String,
+    pub album: Option<String>,
+    /// Seconds.
+    pub duration: Option<f64>,
+    /// The song has no words.
+    pub instrumental: bool,
+    /// The words, line by line.
+    pub plain: Option<String>,
+    /// The words with LRC time stamps ("[00:12.30] …"), when the source has them.
+    pub synced: Option<String>,
 }

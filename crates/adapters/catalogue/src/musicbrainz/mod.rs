@@ -72,13 +72,6 @@ pub fn user_agent(contact: Option<&str>) -> String {
     }
 }
 
-fn backend(error: httpx::Error) -> Error {
-    Error::Backend {
-        service: "musicbrainz",
-        error,
-    }
-}
-
 fn entity(kind: MusicKind) -> &'static str {
     match kind {
         MusicKind::Artist => "artist",
@@ -110,14 +103,10 @@ fn is_mbid(s: &str) -> bool {
 impl MusicBrainz {
     pub fn new(config: MusicBrainzConfig) -> Result<MusicBrainz> {
         let user_agent = user_agent(config.contact.as_deref());
-        let http = httpx::builder(config.timeouts)
-            .user_agent(user_agent.clone())
-            .build()
-            .map_err(|e| {
-                backend(httpx::Error::Unreachable {
-                    detail: httpx::redact(&e.to_string()),
-                })
-            })?;
+        let http = crate::http::client(
+            "musicbrainz",
+            httpx::builder(config.timeouts).user_agent(user_agent.clone()),
+        )?;
         Ok(MusicBrainz {
             http,
             base_url: config.base_url,
@@ -126,7 +115,7 @@ impl MusicBrainz {
         })
     }
 
-    /// One paced GET with `fmt=json`. MusicBrainz's 503 is its rate limit.
+    /// One paced GET with `fmt=json`.
     async fn get<T: serde::de::DeserializeOwned>(
         &self,
         path: &str,
@@ -135,37 +124,15 @@ impl MusicBrainz {
         let url = httpx::join(&self.base_url, path);
         let _turn = self.pacer.turn().await;
         tracing::debug!(path, "musicbrainz request");
-        let response = self
+        let sent = self
             .http
             .get(url)
             .query(query)
             .query(&[("fmt", "json")])
             .send()
-            .await
-            .map_err(|e| backend(httpx::Error::from_reqwest(&e)))?;
-        let status = response.status().as_u16();
-        if !response.status().is_success() {
-            let retry_after = response
-                .headers()
-                .get(httpx::reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse().ok())
-                .map(Duration::from_secs);
-            let body = response.text().await.unwrap_or_default();
-            return Err(backend(match status {
-                503 | 429 => httpx::Error::RateLimited { retry_after },
-                _ => httpx::Error::from_status(status, &body),
-            }));
-        }
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| backend(httpx::Error::from_reqwest(&e)))?;
-        serde_json::from_slice(&bytes).map_err(|e| {
-            backend(httpx::Error::Decode {
-                detail: format!("{path}: {e}"),
-            })
-        })
+            .await;
+        // MusicBrainz's 503 is its rate limit.
+        crate::http::read_json("musicbrainz", path, &[503, 429], sent).await
     }
 }
 

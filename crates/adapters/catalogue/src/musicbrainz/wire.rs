@@ -97,6 +97,7 @@ impl WEntity {
             media_type: MediaType::Music,
             title: self.title.or(self.name).unwrap_or_default(),
             artist: (!credit.is_empty()).then_some(credit),
+            album: None,
             year: year(date.as_deref()),
             certification: Certification::Unrated { region: None },
             genres: genres.into_iter().map(|g| g.name).collect(),

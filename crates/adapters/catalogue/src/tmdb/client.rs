@@ -3,7 +3,6 @@
 
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
-use httpx::reqwest::header::RETRY_AFTER;
 use serde::de::DeserializeOwned;
 
 use super::{Tmdb, TmdbAuth, wire};
@@ -47,35 +46,7 @@ impl Tmdb {
             TmdbAuth::ReadToken(token) => request.bearer_auth(token.expose()),
         };
         tracing::debug!(path, "tmdb request");
-        let response = request
-            .send()
-            .await
-            .map_err(|e| backend(httpx::Error::from_reqwest(&e)))?;
-        let status = response.status().as_u16();
-        if !response.status().is_success() {
-            let retry_after = response
-                .headers()
-                .get(RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse().ok())
-                .map(Duration::from_secs);
-            let body = response.text().await.unwrap_or_default();
-            let error = match status {
-                429 => httpx::Error::RateLimited { retry_after },
-                _ => httpx::Error::from_status(status, &body),
-            };
-            tracing::debug!(path, status, "tmdb refused");
-            return Err(backend(error));
-        }
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| backend(httpx::Error::from_reqwest(&e)))?;
-        serde_json::from_slice(&bytes).map_err(|e| {
-            backend(httpx::Error::Decode {
-                detail: format!("{path}: {e}"),
-            })
-        })
+        crate::http::read_json("tmdb", path, &[429], request.send().await).await
     }
 
     /// TMDB's genres for "movie" or "tv", kept for [`GENRE_LIST_LIFETIME`]. A failed read is
