@@ -110,6 +110,9 @@ pub enum FolderMedia {
 #[serde(rename_all = "lowercase")]
 pub enum KindFamily {
     Catalogue,
+    /// More metadata sources beside the catalogues (TVDB, AniList, LRCLIB's lyrics): the same
+    /// discovery tools read them, and a tool of their own appears while one is configured.
+    Metadata,
     Library,
     Download,
     Files,
@@ -120,6 +123,14 @@ pub enum KindFamily {
     MediaServers,
     /// Subtitle services (OpenSubtitles, Bazarr).
     Subtitles,
+}
+
+impl KindFamily {
+    /// True for the families whose instances answer the discovery tools (catalogues and the
+    /// metadata sources beside them).
+    pub fn answers_titles(self) -> bool {
+        matches!(self, KindFamily::Catalogue | KindFamily::Metadata)
+    }
 }
 
 impl InstanceKind {
@@ -134,12 +145,12 @@ impl InstanceKind {
 
     pub fn family(self) -> KindFamily {
         match self {
-            InstanceKind::Builtin
-            | InstanceKind::Tmdb
-            | InstanceKind::Musicbrainz
-            | InstanceKind::Tvdb
-            | InstanceKind::Anilist
-            | InstanceKind::Lrclib => KindFamily::Catalogue,
+            InstanceKind::Builtin | InstanceKind::Tmdb | InstanceKind::Musicbrainz => {
+                KindFamily::Catalogue
+            }
+            InstanceKind::Tvdb | InstanceKind::Anilist | InstanceKind::Lrclib => {
+                KindFamily::Metadata
+            }
             InstanceKind::Radarr
             | InstanceKind::Sonarr
             | InstanceKind::Lidarr

@@ -139,7 +139,7 @@ async fn genres(app: &App, caller: &Caller) -> Vec<String> {
         return Vec::new();
     };
     for spec in app.instances().all() {
-        if spec.kind.family() != KindFamily::Catalogue
+        if !spec.kind.family().answers_titles()
             || !governance::authority::covers(&caller.authority, &spec.id)
         {
             continue;

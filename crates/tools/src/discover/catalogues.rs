@@ -222,7 +222,7 @@ impl Catalogues {
         let entries: Vec<Entry> = instances
             .all()
             .iter()
-            .filter(|s| s.kind.family() == KindFamily::Catalogue)
+            .filter(|s| s.kind.family().answers_titles())
             .map(|spec| {
                 let source = build(spec, instances.own_timeout(&spec.id));
                 let kept = match source {
@@ -309,7 +309,14 @@ pub(crate) fn pick<'c>(
     };
     let spec = match instance_id {
         Some(id) => {
-            let (spec, _) = ctx.instance(KindFamily::Catalogue, Some(id))?;
+            // A metadata source is named like a catalogue; an unknown id is refused as one.
+            let family = ctx
+                .instances()
+                .all()
+                .iter()
+                .find(|s| s.id == id && s.kind.family().answers_titles())
+                .map_or(KindFamily::Catalogue, |s| s.kind.family());
+            let (spec, _) = ctx.instance(family, Some(id))?;
             if !kinds.contains(&spec.kind) {
                 return Err(unsupported_here(ctx, spec, kinds, what));
             }
@@ -335,7 +342,7 @@ pub(crate) fn pick<'c>(
                     format!("{what} needs a {} catalogue and {reason}", names(kinds)),
                 ));
             };
-            ctx.instance(KindFamily::Catalogue, Some(&chosen.id))?.0
+            ctx.instance(chosen.kind.family(), Some(&chosen.id))?.0
         }
     };
     super::catalogues(ctx).entry(&spec.id).ok_or_else(|| {

@@ -91,7 +91,7 @@ impl Tool for GetLyrics {
         },
         allowance: None,
         or_capabilities: &[],
-        family: Some(domain::KindFamily::Catalogue),
+        family: Some(domain::KindFamily::Metadata),
         plan: None,
     };
 

@@ -4,7 +4,7 @@
 //! so a cap no list has (`PG13`, `banana`) is refused instead of hiding everything.
 
 use adapters_catalogue::Error as CatalogueError;
-use domain::{KindFamily, MediaType};
+use domain::MediaType;
 
 use super::{Catalogues, ratings::Ladder};
 use governance::App;
@@ -20,7 +20,7 @@ pub async fn rating_names(
     let mut tried = Vec::new();
     if let Some(catalogues) = app.family::<Catalogues>() {
         for spec in app.instances().all() {
-            if spec.kind.family() != KindFamily::Catalogue {
+            if !spec.kind.family().answers_titles() {
                 continue;
             }
             let Some(entry) = catalogues.entry(&spec.id) else {

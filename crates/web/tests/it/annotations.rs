@@ -113,6 +113,7 @@ fn every_family() -> Vec<tools::InstanceSpec> {
             ..support::instance("library", Folder, None, None)
         },
         support::instance("jellyfin", Jellyfin, Some("http://127.0.0.1:9/"), Some("k")),
+        support::instance("lyrics", Lrclib, Some("http://127.0.0.1:9/"), None),
         support::instance("feed", Torznab, Some("http://127.0.0.1:9/api"), Some("k")),
         support::instance(
             "subs",

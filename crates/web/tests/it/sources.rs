@@ -370,6 +370,16 @@ async fn a_source_that_is_down_is_named_and_the_others_answer() {
         )
         .await;
     assert!(!outcome(&r).0, "{r}");
+    let r = s.call(&s.owner_key, "list_instances", json!({})).await;
+    let listed = &r["structuredContent"]["data"]["instances"];
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["id"] == "tvdb" && i["family"] == "metadata"),
+        "{listed}"
+    );
     let r = s
         .call(
             &alice,

@@ -119,7 +119,6 @@ async fn the_grant_decides_what_is_listed_and_callable() {
             "display_media",
             "get_activity",
             "get_guide",
-            "get_lyrics",
             "get_recommendations",
             "get_request_options",
             "get_title_details",
