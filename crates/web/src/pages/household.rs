@@ -1,6 +1,7 @@
 //! The household at a glance: people and their content limits, grants with their
 //! capabilities, instances and allowances, keys (never their secrets), tool switches and
-//! the configured instances, with forms for a new key and a tool switch (`household_forms`).
+//! the configured instances and who is whom on the media servers, with forms for a new key, a
+//! tool switch and a media-server link (`household_forms`).
 
 use askama::Template;
 use axum::{
@@ -22,6 +23,10 @@ struct HouseholdPage {
     keys: Vec<[String; 5]>,
     switches: Vec<[String; 2]>,
     instances: Vec<[String; 3]>,
+    /// Person, media server, user there.
+    links: Vec<[String; 3]>,
+    /// The configured media servers, for the link form.
+    servers: Vec<String>,
 }
 
 pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Response {
@@ -32,9 +37,14 @@ pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Re
     let result = async {
         let host = host(&web)?;
         let store = host.app.store();
-        let people = store
-            .people()
-            .await?
+        let everyone = store.people().await?;
+        let mut links = Vec::new();
+        for p in &everyone {
+            for l in store.media_links(p.id).await? {
+                links.push([p.name.clone(), l.instance_id, l.user_name]);
+            }
+        }
+        let people = everyone
             .into_iter()
             .map(|p| {
                 let limits = serde_json::to_string(&p.limits).unwrap_or_default();
@@ -115,6 +125,15 @@ pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Re
             keys,
             switches,
             instances,
+            links,
+            servers: host
+                .app
+                .instances()
+                .all()
+                .iter()
+                .filter(|i| i.kind.family() == domain::KindFamily::MediaServers)
+                .map(|i| i.id.clone())
+                .collect(),
         })
     }
     .await;

@@ -1,5 +1,6 @@
-//! The household page's forms: a new key (its secret shown once, on the answer page only) and
-//! a tool switch. Both need the owner's session and its CSRF token.
+//! The household page's forms: a new key (its secret shown once, on the answer page only), a
+//! tool switch, and a person's link to a media-server user (so "my continue watching" reads
+//! that user). Each needs the owner's session and its CSRF token.
 
 use askama::Template;
 use axum::{
@@ -91,6 +92,68 @@ pub(crate) async fn set_switch(
             enabled,
             "the owner switched a tool on the owner pages"
         );
+        Ok(Redirect::to("/household").into_response())
+    }
+    .await;
+    result.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// Links a person to a user of a configured media server, or removes the link (`action`).
+pub(crate) async fn set_link(
+    super::State(web): PageState,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let session = match owner(&web, &headers).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let result = async {
+        let fields = form(&body);
+        check_csrf(&session, &fields)?;
+        let field = |name: &str| fields.get(name).map(|v| v.trim()).unwrap_or_default();
+        let host = host(&web)?;
+        let store = host.app.store();
+        let person = store.person_by_name(field("person")).await?.ok_or_else(|| {
+            PageError::new(
+                StatusCode::BAD_REQUEST,
+                format!("no person named \"{}\"; the household page lists them", field("person")),
+            )
+        })?;
+        let instance = field("instance");
+        let servers: Vec<&str> = host
+            .app
+            .instances()
+            .all()
+            .iter()
+            .filter(|i| i.kind.family() == domain::KindFamily::MediaServers)
+            .map(|i| i.id.as_str())
+            .collect();
+        if !servers.contains(&instance) {
+            return Err(PageError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "\"{instance}\" is no media server here; media servers: {}",
+                    if servers.is_empty() { "none configured".to_string() } else { servers.join(", ") }
+                ),
+            ));
+        }
+        match field("action") {
+            "link" => {
+                store.link_media_user(person.id, instance, field("user")).await?;
+                tracing::info!(person = %person.name, instance, "the owner linked a media-server user on the owner pages");
+            }
+            "unlink" => {
+                store.unlink_media_user(person.id, instance).await?;
+                tracing::info!(person = %person.name, instance, "the owner removed a media-server link on the owner pages");
+            }
+            _ => {
+                return Err(PageError::new(
+                    StatusCode::BAD_REQUEST,
+                    "unknown action; valid actions: link, unlink",
+                ));
+            }
+        }
         Ok(Redirect::to("/household").into_response())
     }
     .await;

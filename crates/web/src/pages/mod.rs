@@ -43,6 +43,7 @@ pub(crate) fn router() -> Router<Web> {
         .route("/household", get(household::page))
         .route("/household/keys", post(household_forms::create_key))
         .route("/household/switches", post(household_forms::set_switch))
+        .route("/household/links", post(household_forms::set_link))
 }
 
 /// A page that could not be served: status and one sentence for the owner.

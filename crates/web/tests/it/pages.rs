@@ -408,6 +408,90 @@ async fn a_key_made_on_the_household_page_is_shown_once_and_works() {
 }
 
 #[tokio::test]
+async fn a_media_server_link_made_on_the_household_page_serves_continue_watching() {
+    let jellyfin = test_support::FakeMedia::start(test_support::MediaKind::Jellyfin).await;
+    let s = support::server_with_instances(vec![
+        support::builtin(),
+        support::instance(
+            "tv",
+            InstanceKind::Jellyfin,
+            Some(&jellyfin.url()),
+            Some(test_support::media::MEDIA_TOKEN),
+        ),
+    ])
+    .await;
+    let alice = s.key_for("alice", Role::User, "requester").await;
+    let r = s.call(&alice, "get_continue_watching", json!({})).await;
+    assert_eq!(r["structuredContent"]["data"]["linked"], false, "{r}");
+    let (cookie, csrf) = owner_session(&s).await;
+    let link = |body: String| form_post("/household/links", &cookie, body);
+    let (resp, _) = s
+        .send(link(format!(
+            "csrf={csrf}&person=alice&instance=tv&user=alice-jf&action=link"
+        )))
+        .await;
+    assert_eq!(resp.status().as_u16(), 303);
+    let r = s.call(&alice, "get_continue_watching", json!({})).await;
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(
+        r["structuredContent"]["data"]["items"][0]["series_title"], "Bluey",
+        "{r}"
+    );
+    let req = Request::get("/household")
+        .header(header::HOST, "127.0.0.1:8765")
+        .header(header::COOKIE, &cookie)
+        .body(Body::empty())
+        .unwrap();
+    let (_, page) = s.send(req).await;
+    let page = String::from_utf8_lossy(&page);
+    assert!(
+        page.contains("<td>alice</td><td>tv</td><td class=\"wide\">alice-jf</td>"),
+        "{page}"
+    );
+    // Only a configured media server, a known person and a real action are taken.
+    for (body, says) in [
+        (
+            "person=alice&instance=builtin&user=a&action=link",
+            "no media server here",
+        ),
+        (
+            "person=nobody&instance=tv&user=a&action=link",
+            "no person named",
+        ),
+        (
+            "person=alice&instance=tv&user=a&action=drop",
+            "unknown action",
+        ),
+        (
+            "person=alice&instance=tv&user=&action=link",
+            "user name must be",
+        ),
+    ] {
+        let (resp, page) = s.send(link(format!("csrf={csrf}&{body}"))).await;
+        assert_eq!(resp.status().as_u16(), 400, "{body}");
+        assert!(String::from_utf8_lossy(&page).contains(says), "{body}");
+    }
+    let (resp, _) = s
+        .send(link(
+            "csrf=wrong&person=alice&instance=tv&user=x&action=link".to_string(),
+        ))
+        .await;
+    assert_ne!(
+        resp.status().as_u16(),
+        303,
+        "a wrong CSRF token changes nothing"
+    );
+    let (resp, _) = s
+        .send(link(format!(
+            "csrf={csrf}&person=alice&instance=tv&action=unlink"
+        )))
+        .await;
+    assert_eq!(resp.status().as_u16(), 303);
+    let r = s.call(&alice, "get_continue_watching", json!({})).await;
+    assert_eq!(r["structuredContent"]["data"]["linked"], false, "{r}");
+}
+
+#[tokio::test]
 async fn a_tool_switched_off_on_the_household_page_cannot_be_called() {
     let s = support::server().await;
     let (cookie, csrf) = owner_session(&s).await;
