@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 use tokio::{io::AsyncBufReadExt, time::Instant};
 
 use crate::{Answer, Error, Launch, RemoteHints, RemoteTool, ServerConfig, redact};
+use domain::Secret;
 
 /// How many of a child's last stderr lines are kept, to say why it is down.
 const STDERR_KEPT: usize = 5;
@@ -224,7 +225,7 @@ impl Server {
             }
         };
         let peer = running.peer().clone();
-        let tools = list(&peer).await?;
+        let tools = list(&peer, &self.config.secrets).await?;
         let count = tools.len();
         {
             let mut s = self.state.lock();
@@ -271,7 +272,7 @@ impl Server {
     }
 
     async fn reread(&self, generation: u64, peer: &Peer<RoleClient>) {
-        match list(peer).await {
+        match list(peer, &self.config.secrets).await {
             Ok(tools) => {
                 let mut s = self.state.lock();
                 if s.generation != generation {
@@ -455,15 +456,22 @@ impl Server {
     }
 }
 
-async fn list(peer: &Peer<RoleClient>) -> Result<Vec<RemoteTool>, String> {
+/// Longest title and description kept of an external tool: what a model reads, and what each
+/// change of its list keeps for the life of the process.
+const MAX_TITLE_CHARS: usize = 200;
+const MAX_DESCRIPTION_CHARS: usize = 2000;
+
+async fn list(peer: &Peer<RoleClient>, secrets: &[Secret]) -> Result<Vec<RemoteTool>, String> {
     let tools = peer
         .list_all_tools()
         .await
         .map_err(|e| format!("its tools could not be listed: {e}"))?;
-    Ok(tools.into_iter().map(remote).collect())
+    Ok(tools.into_iter().map(|t| remote(t, secrets)).collect())
 }
 
-fn remote(tool: Tool) -> RemoteTool {
+/// A listed tool as Marquee serves it: the secrets Marquee handed the server scrubbed from its
+/// title, description and schema, and the texts bounded.
+fn remote(tool: Tool, secrets: &[Secret]) -> RemoteTool {
     let a = tool.annotations.clone().unwrap_or_default();
     let hints = RemoteHints {
         read_only: a.read_only_hint.unwrap_or(false),
@@ -471,11 +479,50 @@ fn remote(tool: Tool) -> RemoteTool {
         idempotent: a.idempotent_hint.unwrap_or(false),
         open_world: a.open_world_hint.unwrap_or(true),
     };
+    let text =
+        |t: &str, max: usize| redact::line(&t.chars().take(max).collect::<String>(), secrets);
+    let schema = serde_json::to_vec(tool.input_schema.as_ref())
+        .ok()
+        .map(|bytes| redact::json(bytes, secrets))
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
     RemoteTool {
         name: tool.name.to_string(),
-        title: tool.title.clone().or(a.title),
-        description: tool.description.map(|d| d.to_string()),
-        input_schema: tool.input_schema.as_ref().clone(),
+        title: tool
+            .title
+            .clone()
+            .or(a.title)
+            .map(|t| text(&t, MAX_TITLE_CHARS)),
+        description: tool.description.map(|d| text(&d, MAX_DESCRIPTION_CHARS)),
+        input_schema: schema,
         hints,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listed_tool_keeps_no_secret_and_no_endless_text() {
+        let secrets = [Secret::new("hunter22-token")];
+        let schema: Map<String, Value> = serde_json::from_value(serde_json::json!({
+            "type": "object",
+            "properties": {"key": {"type": "string", "default": "hunter22-token"}}
+        }))
+        .unwrap();
+        let long = format!("Uses hunter22-token. {}", "x".repeat(5000));
+        let tool = remote(
+            Tool::new("echo", long, std::sync::Arc::new(schema)),
+            &secrets,
+        );
+        let description = tool.description.unwrap();
+        assert!(!description.contains("hunter22"), "{description}");
+        assert!(description.chars().count() <= MAX_DESCRIPTION_CHARS);
+        assert!(
+            !Value::Object(tool.input_schema)
+                .to_string()
+                .contains("hunter22")
+        );
     }
 }
