@@ -145,7 +145,7 @@ async fn an_id_of_another_sources_shape_is_refused_before_any_backend_is_asked()
         (
             "get_history",
             json!({"media_source": "imdb", "media_id": "949", "media_type": "movie"}),
-            "\"949\" is not an id at imdb (tmdb, tvdb or goodreads ids look like that); imdb ids are tt and digits",
+            "\"949\" is not an id at imdb (tmdb, tvdb, goodreads, anilist, myanimelist or lrclib ids look like that); imdb ids are tt and digits",
             json!({"media_source": "imdb", "media_id": "tt0113277", "media_type": "movie"}),
         ),
         (
@@ -157,7 +157,7 @@ async fn an_id_of_another_sources_shape_is_refused_before_any_backend_is_asked()
         (
             "request_media",
             json!({"media_source": "musicbrainz", "media_id": "603", "media_type": "music"}),
-            "\"603\" is not an id at musicbrainz (tmdb, tvdb or goodreads ids look like that); musicbrainz ids are a UUID",
+            "\"603\" is not an id at musicbrainz (tmdb, tvdb, goodreads, anilist, myanimelist or lrclib ids look like that); musicbrainz ids are a UUID",
             json!({"media_source": "musicbrainz", "media_id": "9162580e-1f0c-4d8e-8d6a-0a1b2c3d4e5f", "media_type": "music"}),
         ),
         (
