@@ -119,6 +119,21 @@ impl CapabilityError {
     }
 }
 
+/// The tool groups a grant may list in `tools/list` (besides one per federated server, named
+/// by its instance id). The tools of the group `core` (who am I, the guide, the instances,
+/// `find_tools`) are always listed.
+pub const TOOL_GROUPS: [&str; 6] = [
+    "discover",
+    "requests",
+    "downloads",
+    "library",
+    "files",
+    "admin",
+];
+
+/// The group whose tools every `tools/list` shows.
+pub const CORE_GROUP: &str = "core";
+
 /// The built-in grants every store starts with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, IntoStaticStr, VariantArray, EnumCount)]
 #[strum(serialize_all = "lowercase")]
@@ -191,6 +206,17 @@ impl Preset {
                 SubtitlesRead,
                 SubtitlesWrite,
             ],
+        }
+    }
+
+    /// The tool groups its `tools/list` shows (at most 40 tools each, with every family
+    /// configured); its other tools stay callable by name and `find_tools` finds them.
+    pub fn groups(self) -> &'static [&'static str] {
+        match self {
+            Preset::Reader => &["discover", "library", "files"],
+            Preset::Requester => &["discover", "requests", "files"],
+            Preset::Operator => &["discover", "downloads"],
+            Preset::Admin => &["discover", "requests", "admin"],
         }
     }
 

@@ -9,7 +9,7 @@ mod secret;
 mod torrent;
 
 pub use allowance::{AllowanceError, AllowanceKind, AllowanceRule, MAX_ALLOWANCE_DAYS};
-pub use capability::{Capability, CapabilityError, Preset};
+pub use capability::{CORE_GROUP, Capability, CapabilityError, Preset, TOOL_GROUPS};
 pub use instance::{FolderMedia, FolderRole, InstanceError, InstanceId, InstanceKind, KindFamily};
 pub use media::{MediaError, MediaId, MediaSource, MediaType};
 pub use person::{PersonError, PersonId, Role};

@@ -6,7 +6,7 @@ use std::{
     sync::{Arc, atomic::AtomicBool},
 };
 
-use domain::{InstanceKind, KindFamily, Secret};
+use domain::{InstanceKind, Secret};
 use policy::Effect;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -43,6 +43,8 @@ pub(crate) struct Shared {
     pub registry: Registry,
     /// The instance kinds some family has an adapter for.
     pub supported: HashSet<InstanceKind>,
+    /// Each declared tool's group (`Family::group`); a federated tool's is its server's id.
+    pub groups: HashMap<&'static str, &'static str>,
     /// The families' background jobs, made once.
     pub jobs: Vec<Job>,
     pub(crate) jobs_started: AtomicBool,
@@ -121,6 +123,7 @@ impl App {
             // The core itself, for work done for a person while nobody calls (scheduled tasks).
             slots.insert(Delegate::new(core.clone()));
             let mut supported = HashSet::new();
+            let mut groups = HashMap::new();
             let mut codes: HashMap<&'static str, &'static str> = ErrorCode::CORE
                 .iter()
                 .map(|c| (c.as_str(), "core"))
@@ -128,7 +131,9 @@ impl App {
             for family in &families {
                 family.install(&instances, &mut slots);
                 supported.extend(family.kinds().iter().copied());
-                tools.extend(family.tools());
+                let declared = family.tools();
+                groups.extend(declared.iter().map(|t| (t.meta().name, family.group())));
+                tools.extend(declared);
                 for code in family.error_codes() {
                     if let Some(other) = codes.insert(code.as_str(), family.name()) {
                         tracing::error!(
@@ -148,6 +153,7 @@ impl App {
                 slots,
                 families,
                 supported,
+                groups,
                 jobs,
                 jobs_started: AtomicBool::new(false),
                 job_runs: Default::default(),
@@ -316,26 +322,22 @@ impl App {
 
     /// Names of the tools a caller with `authority` sees under `switches`, in the stable order.
     pub fn visible_to(&self, authority: &Authority, switches: &ToolSwitches) -> Vec<&'static str> {
-        let allow_destructive = self.shared.settings.allow_destructive();
-        let instances = &self.shared.instances;
-        let family_present = |family: KindFamily| {
-            instances
-                .all()
-                .iter()
-                .any(|i| i.kind.family() == family && authority::covers(authority, &i.id))
-        };
+        self.shared.visible_to(authority, switches)
+    }
+
+    /// Whether MCP `tools/list` shows the tool `name` (one it may see) to `authority`.
+    pub fn lists(&self, authority: &Authority, name: &str) -> bool {
+        self.shared.listed(authority, name)
+    }
+
+    /// The tools MCP `tools/list` shows this caller: the visible ones of the groups its grant
+    /// lists (see [`Shared::listed`]). The others stay callable by name; `find_tools` finds them.
+    pub fn listed(&self, caller: &Caller) -> Vec<&'static str> {
+        let authority = &caller.authority;
         self.shared
-            .registry
-            .all()
-            .iter()
-            .filter(|t| {
-                t.external()
-                    .is_none_or(|id| authority::reaches_external(authority, id, t.meta().name))
-            })
-            .map(|t| t.meta())
-            .filter(|m| m.family.is_none_or(family_present))
-            .filter(|m| authority::visible(authority, switches, m, allow_destructive))
-            .map(|m| m.name)
+            .visible_to(authority, &caller.switches)
+            .into_iter()
+            .filter(|name| self.shared.listed(authority, name))
             .collect()
     }
 

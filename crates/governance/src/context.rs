@@ -280,6 +280,23 @@ impl Ctx {
             .collect()
     }
 
+    /// The tools this caller may call that its `tools/list` leaves out (groups its grant does
+    /// not list): each one's declaration, input schema and group, in the stable order.
+    pub fn unlisted_tools(
+        &self,
+    ) -> Vec<(Meta, serde_json::Map<String, serde_json::Value>, String)> {
+        let authority = &self.caller.authority;
+        self.shared
+            .visible_to(authority, &self.caller.switches)
+            .into_iter()
+            .filter(|name| !self.shared.listed(authority, name))
+            .filter_map(|name| {
+                let tool = self.shared.registry.get(name)?;
+                Some((tool.meta(), tool.input_schema(), self.shared.group_of(name)))
+            })
+            .collect()
+    }
+
     /// The tool being called.
     pub fn meta(&self) -> Meta {
         self.meta

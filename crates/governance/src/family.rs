@@ -34,6 +34,12 @@ pub trait Family: Send + Sync + 'static {
     /// Its name, for logs, job names and `diagnose`.
     fn name(&self) -> &'static str;
 
+    /// The tool group its tools are listed under (`domain::TOOL_GROUPS`, or `core` for the
+    /// tools every `tools/list` shows); its own name by default.
+    fn group(&self) -> &'static str {
+        self.name()
+    }
+
     /// The instance kinds it has an adapter for: what `list_instances` and `diagnose` call
     /// supported.
     fn kinds(&self) -> &'static [InstanceKind] {

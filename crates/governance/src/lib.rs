@@ -20,6 +20,7 @@ pub mod error;
 mod family;
 pub mod instances;
 mod jobs;
+mod listing;
 mod outcome;
 pub mod plan;
 pub mod rate;

@@ -212,6 +212,7 @@ mod tests {
                 revision: 1,
                 builtin: true,
                 tools: None,
+                groups: None,
             },
         }
     }

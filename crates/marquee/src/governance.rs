@@ -51,6 +51,11 @@ pub struct GrantFlags {
     /// Only these tools (repeatable); `all` for every tool the capabilities allow.
     #[arg(long = "tool")]
     tools: Vec<String>,
+    /// A tool group MCP `tools/list` shows (repeatable): discover, requests, downloads, library,
+    /// files, admin, or a federated server's id; `all` for every group. The others stay
+    /// callable by name, and `find_tools` finds them.
+    #[arg(long = "group")]
+    groups: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -79,14 +84,24 @@ pub enum ToolsCommand {
 struct Known {
     instances: Vec<String>,
     tools: Vec<&'static str>,
+    /// The tool groups: the static ones, then each federated server's id.
+    groups: Vec<String>,
 }
 
 impl Known {
     fn load(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<Known> {
         let instances = loaded.config.instances(data_dir)?;
+        let mut groups: Vec<String> = domain::TOOL_GROUPS.iter().map(|g| g.to_string()).collect();
+        groups.extend(
+            instances
+                .iter()
+                .filter(|i| i.kind == domain::InstanceKind::Mcp)
+                .map(|i| i.id.clone()),
+        );
         Ok(Known {
             instances: instances.into_iter().map(|i| i.id).collect(),
             tools: tools::tool_names(),
+            groups,
         })
     }
 
@@ -164,6 +179,10 @@ impl GrantFlags {
         if let Some(tools) = list_flag(&self.tools, &known.tools, "tool")? {
             spec.tools = tools;
         }
+        let groups: Vec<&str> = known.groups.iter().map(String::as_str).collect();
+        if let Some(listed) = list_flag(&self.groups, &groups, "tool group")? {
+            spec.groups = listed;
+        }
         match self.allowances.as_slice() {
             [] => {}
             [none] if none == "none" => spec.allowances.clear(),
@@ -194,6 +213,9 @@ fn describe(g: &Grant) -> String {
     }
     if let Some(t) = &g.tools {
         out.push_str(&format!("  tools: {}", t.join(", ")));
+    }
+    if let Some(t) = &g.groups {
+        out.push_str(&format!("  listed groups: {}", t.join(", ")));
     }
     if !g.allowances.is_empty() {
         let a: Vec<String> = g
@@ -359,7 +381,20 @@ async fn list_for(loaded: &Loaded, data_dir: &Path, name: &str) -> anyhow::Resul
             continue;
         };
         let names = app.visible_to(&authority, &switches);
-        println!("key {} (grant {}): {}", k.key_id, k.grant, names.join(", "));
+        let (listed, found): (Vec<&str>, Vec<&str>) =
+            names.into_iter().partition(|n| app.lists(&authority, n));
+        println!(
+            "key {} (grant {}): {}",
+            k.key_id,
+            k.grant,
+            listed.join(", ")
+        );
+        if !found.is_empty() {
+            println!(
+                "  callable by name, found with find_tools: {}",
+                found.join(", ")
+            );
+        }
     }
     Ok(())
 }

@@ -24,6 +24,8 @@ pub struct GrantSpec {
     pub expires_at: Option<i64>,
     /// `None`: every tool the capabilities allow.
     pub tools: Option<Vec<String>>,
+    /// The tool groups `tools/list` shows; `None`: every group.
+    pub groups: Option<Vec<String>>,
 }
 
 impl GrantSpec {
@@ -35,6 +37,7 @@ impl GrantSpec {
             allowances: grant.allowances.clone(),
             expires_at: grant.expires_at,
             tools: grant.tools.clone(),
+            groups: grant.groups.clone(),
         }
     }
 }
@@ -66,7 +69,7 @@ impl Store {
         check_name(name)?;
         sqlx::query(
             "INSERT INTO grants (name, capabilities, instances, allowances, expires_at, \
-             revision, builtin, tools) VALUES (?, ?, ?, ?, ?, 1, 0, ?)",
+             revision, builtin, tools, groups) VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?)",
         )
         .bind(name)
         .bind(capabilities_json(&spec.capabilities))
@@ -74,6 +77,7 @@ impl Store {
         .bind(allowances_json(&spec.allowances))
         .bind(spec.expires_at)
         .bind(list_json(&spec.tools))
+        .bind(list_json(&spec.groups))
         .execute(self.pool())
         .await
         .map_err(|e| {
@@ -95,13 +99,14 @@ impl Store {
         let id = self.changeable(&mut tx, name).await?;
         sqlx::query(
             "UPDATE grants SET capabilities = ?, instances = ?, allowances = ?, expires_at = ?, \
-             tools = ?, revision = revision + 1 WHERE id = ?",
+             tools = ?, groups = ?, revision = revision + 1 WHERE id = ?",
         )
         .bind(capabilities_json(&spec.capabilities))
         .bind(list_json(&spec.instances))
         .bind(allowances_json(&spec.allowances))
         .bind(spec.expires_at)
         .bind(list_json(&spec.tools))
+        .bind(list_json(&spec.groups))
         .bind(id)
         .execute(&mut *tx)
         .await?;

@@ -14,7 +14,7 @@ pub const OWNER_GRANT: &str = "owner";
 /// The columns `grant_from_row` reads, for any query that selects `FROM grants g`.
 pub(crate) const GRANT_COLUMNS: &str = "g.id AS grant_id, g.name AS grant_name, \
     g.capabilities, g.instances, g.allowances, g.expires_at AS grant_expires_at, \
-    g.revision, g.builtin, g.tools AS grant_tools";
+    g.revision, g.builtin, g.tools AS grant_tools, g.groups AS grant_groups";
 
 /// What a credential bound to this grant may do.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -33,6 +33,9 @@ pub struct Grant {
     pub builtin: bool,
     /// `None`: every tool the capabilities allow; else only these tools.
     pub tools: Option<Vec<String>>,
+    /// The tool groups `tools/list` shows; `None`: every group. Tools of other groups stay
+    /// callable by name (`find_tools` finds them).
+    pub groups: Option<Vec<String>>,
 }
 
 impl Grant {
@@ -82,6 +85,11 @@ pub(crate) fn grant_from_row(row: &SqliteRow) -> Result<Grant, Error> {
         .map(|text| serde_json::from_str::<Vec<String>>(&text))
         .transpose()
         .map_err(|e| corrupt(format!("grant \"{name}\": tools are not a JSON list: {e}")))?;
+    let groups: Option<String> = row.try_get("grant_groups")?;
+    let groups = groups
+        .map(|text| serde_json::from_str::<Vec<String>>(&text))
+        .transpose()
+        .map_err(|e| corrupt(format!("grant \"{name}\": groups are not a JSON list: {e}")))?;
     Ok(Grant {
         id: row.try_get("grant_id")?,
         name,
@@ -92,6 +100,7 @@ pub(crate) fn grant_from_row(row: &SqliteRow) -> Result<Grant, Error> {
         revision: row.try_get("revision")?,
         builtin: row.try_get("builtin")?,
         tools,
+        groups,
     })
 }
 
@@ -131,13 +140,23 @@ pub(crate) fn capabilities_json(caps: &BTreeSet<Capability>) -> String {
     serde_json::to_string(&names).expect("a list of strings always serialises")
 }
 
-/// The grants the code defines: the presets, then "owner".
-fn builtin_grants() -> Vec<(&'static str, BTreeSet<Capability>)> {
-    let mut out: Vec<(&'static str, BTreeSet<Capability>)> = Preset::ALL
+/// A built-in grant as the code defines it: name, capabilities, listed tool groups.
+type Builtin = (&'static str, BTreeSet<Capability>, Option<Vec<String>>);
+
+/// The grants the code defines: the presets, then "owner" (who lists every group).
+fn builtin_grants() -> Vec<Builtin> {
+    let mut out: Vec<Builtin> = Preset::ALL
         .into_iter()
-        .map(|p| (p.name(), p.capabilities().iter().copied().collect()))
+        .map(|p| {
+            let groups = p.groups().iter().map(|g| g.to_string()).collect();
+            (
+                p.name(),
+                p.capabilities().iter().copied().collect(),
+                Some(groups),
+            )
+        })
         .collect();
-    out.push((OWNER_GRANT, Capability::ALL.into_iter().collect()));
+    out.push((OWNER_GRANT, Capability::ALL.into_iter().collect(), None));
     out
 }
 
@@ -184,31 +203,36 @@ impl Store {
     /// code, bumping their revision when their capabilities change. Runs at every open.
     pub(crate) async fn seed_builtin_grants(&self) -> Result<(), Error> {
         let mut tx = self.pool().begin().await?;
-        for (name, caps) in builtin_grants() {
+        for (name, caps, groups) in builtin_grants() {
             let want = capabilities_json(&caps);
+            let want_groups = groups
+                .as_ref()
+                .map(|g| serde_json::to_string(g).expect("names"));
             // A write first, so the transaction holds the write lock before it reads.
             sqlx::query(
                 "INSERT INTO grants (name, capabilities, instances, allowances, expires_at, \
-                 revision, builtin) VALUES (?, ?, NULL, '{}', NULL, 1, 1) \
+                 revision, builtin, groups) VALUES (?, ?, NULL, '{}', NULL, 1, 1, ?) \
                  ON CONFLICT (name) DO NOTHING",
             )
             .bind(name)
             .bind(&want)
+            .bind(&want_groups)
             .execute(&mut *tx)
             .await?;
             let sql = format!("SELECT {GRANT_COLUMNS} FROM grants g WHERE g.name = ?");
             let row = sqlx::query(&sql).bind(name).fetch_one(&mut *tx).await?;
             let have = grant_from_row(&row)?;
-            if have.capabilities != caps || !have.builtin {
+            if have.capabilities != caps || !have.builtin || have.groups != groups {
                 tracing::info!(
                     grant = name,
                     "updating built-in grant to this build's definition"
                 );
                 sqlx::query(
-                    "UPDATE grants SET capabilities = ?, builtin = 1, revision = revision + 1 \
-                     WHERE id = ?",
+                    "UPDATE grants SET capabilities = ?, groups = ?, builtin = 1, \
+                     revision = revision + 1 WHERE id = ?",
                 )
                 .bind(&want)
+                .bind(&want_groups)
                 .bind(have.id)
                 .execute(&mut *tx)
                 .await?;

@@ -369,6 +369,7 @@ async fn the_creators_authority_is_read_at_run_time_and_a_refusal_is_audited() {
         allowances: Default::default(),
         expires_at: None,
         tools: None,
+        groups: None,
     };
     f.store.create_grant("auto", &spec).await.unwrap();
     let (bob, bob_key) = f.person("bob", Role::User, "auto").await;
@@ -449,6 +450,7 @@ async fn kids_create_no_tasks_and_only_admins_run_background_jobs() {
         allowances: Default::default(),
         expires_at: None,
         tools: None,
+        groups: None,
     };
     f.store.create_grant("auto", &spec).await.unwrap();
     let (kid, _) = f.person("kim", Role::Kid, "auto").await;

@@ -191,7 +191,7 @@ impl ToolHost for Host {
     }
 
     async fn list_tools(&self, caller: &Caller) -> Result<Arc<[Arc<ListedTool>]>, HostError> {
-        let names = self.app.visible(caller);
+        let names = self.app.listed(caller);
         Ok(names.iter().filter_map(|n| self.listed(n)).collect())
     }
 

@@ -24,6 +24,10 @@ impl governance::Family for ChangesFamily {
         "changes"
     }
 
+    fn group(&self) -> &'static str {
+        "admin"
+    }
+
     fn tools(&self) -> Vec<Box<dyn DynTool>> {
         vec![
             Box::new(apply_change::ApplyChange),

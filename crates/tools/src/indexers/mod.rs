@@ -29,6 +29,10 @@ impl governance::Family for IndexersFamily {
         "indexers"
     }
 
+    fn group(&self) -> &'static str {
+        "downloads"
+    }
+
     fn kinds(&self) -> &'static [InstanceKind] {
         &[InstanceKind::Prowlarr, InstanceKind::Torznab]
     }

@@ -33,6 +33,10 @@ impl governance::Family for MediaFamily {
         "media"
     }
 
+    fn group(&self) -> &'static str {
+        "discover"
+    }
+
     fn kinds(&self) -> &'static [InstanceKind] {
         &[
             InstanceKind::Jellyfin,

@@ -28,6 +28,10 @@ impl governance::Family for SubtitlesFamily {
         "subtitles"
     }
 
+    fn group(&self) -> &'static str {
+        "library"
+    }
+
     fn kinds(&self) -> &'static [InstanceKind] {
         &[InstanceKind::Opensubtitles, InstanceKind::Bazarr]
     }

@@ -38,6 +38,10 @@ impl governance::Family for TasksFamily {
         "tasks"
     }
 
+    fn group(&self) -> &'static str {
+        "admin"
+    }
+
     fn tools(&self) -> Vec<Box<dyn DynTool>> {
         vec![
             Box::new(create_task::CreateTask),

@@ -51,6 +51,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
     ("get_recently_added", true, false, true, false),
     ("get_recommendations", true, false, true, true),
     ("get_lyrics", true, false, true, true),
+    ("find_tools", true, false, true, false),
     ("get_request_options", true, false, true, true),
     ("get_service_config", true, false, true, false),
     ("get_task_run", true, false, true, false),
@@ -102,7 +103,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
 ];
 
 /// An instance of every family, none of them contacted by `tools/list`.
-fn every_family() -> Vec<tools::InstanceSpec> {
+pub(crate) fn every_family() -> Vec<tools::InstanceSpec> {
     use domain::InstanceKind::*;
     vec![
         support::builtin(),

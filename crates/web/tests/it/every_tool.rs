@@ -31,6 +31,10 @@ const FAMILIES: &[&str] = &[
 /// Tools of those families not called here, each with its reason.
 const NOT_CALLED_HERE: &[(&str, &str)] = &[
     (
+        "find_tools",
+        "it finds what a grant's tools/list leaves out, and the owner lists every group: tool_groups.rs calls it as an operator, each answer checked against its schema",
+    ),
+    (
         "get_lyrics",
         "lyrics need an LRCLIB instance: sources.rs reads them by MusicBrainz recording, by song and by LRCLIB id, each answer checked against its schema",
     ),

@@ -44,6 +44,7 @@ mod requests;
 mod settings_changes;
 mod sources;
 mod tasks;
+mod tool_groups;
 mod tools;
 mod true_answers;
 mod trust;

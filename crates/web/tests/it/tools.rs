@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::support::{self, parse, post, server};
 
-fn names(list: &Value) -> Vec<String> {
+pub(crate) fn names(list: &Value) -> Vec<String> {
     list["result"]["tools"]
         .as_array()
         .unwrap()
@@ -117,6 +117,7 @@ async fn the_grant_decides_what_is_listed_and_callable() {
             "browse_titles",
             "check_request_status",
             "display_media",
+            "find_tools",
             "get_activity",
             "get_guide",
             "get_recommendations",
