@@ -257,9 +257,25 @@ fn grant_changes_bump_the_revision_and_bad_names_are_refused() {
         out.contains("rev 2") && out.contains("instances: qbit") && out.contains("adds=10/1"),
         "{out}"
     );
+    let out = marquee(
+        d,
+        &[
+            "grants",
+            "update",
+            "fetcher",
+            "--group",
+            "downloads",
+            "--group",
+            "files",
+        ],
+    );
+    assert!(
+        out.contains("rev 3") && out.contains("listed groups: downloads, files"),
+        "{out}"
+    );
     let out = marquee(d, &["grants", "revoke", "fetcher"]);
     assert!(
-        out.contains("rev 3") && out.contains("(revoked or expired)"),
+        out.contains("rev 4") && out.contains("(revoked or expired)"),
         "{out}"
     );
     for (args, says) in [
@@ -290,6 +306,18 @@ fn grant_changes_bump_the_revision_and_bad_names_are_refused() {
                 "fly",
             ],
             "unknown tool \"fly\"; valid: all,",
+        ),
+        (
+            vec![
+                "grants",
+                "create",
+                "x",
+                "--capability",
+                "discover",
+                "--group",
+                "toys",
+            ],
+            "unknown tool group \"toys\"; valid: all, discover, requests, downloads, library, files, admin",
         ),
         (
             vec![
