@@ -59,6 +59,21 @@ pub enum PeopleCommand {
         #[arg(long)]
         instance: String,
     },
+    /// Chooses a notice for a person (owner or admin), sent through a configured notifier:
+    /// `notify owner --notifier phone --on approvals` (a change waiting for approval); `--off`
+    /// stops it.
+    Notify {
+        name: String,
+        /// The `[[notifiers]]` id.
+        #[arg(long)]
+        notifier: String,
+        /// The notice: approvals.
+        #[arg(long)]
+        on: String,
+        /// Stop sending it instead.
+        #[arg(long)]
+        off: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -209,10 +224,16 @@ pub async fn people(cmd: PeopleCommand, loaded: &Loaded, data_dir: &Path) -> any
             let p = store.person_by_name(&name).await?.with_context(|| {
                 format!("no person named \"{name}\"; `marquee people list` shows them")
             })?;
-            media_server(loaded, data_dir, &instance)?;
+            crate::notices::media_server(loaded, data_dir, &instance)?;
             store.link_media_user(p.id, &instance, &user).await?;
             println!("{} is {user} on {instance}", p.name);
         }
+        PeopleCommand::Notify {
+            name,
+            notifier,
+            on,
+            off,
+        } => crate::notices::choose(&store, loaded, &name, &notifier, &on, off).await?,
         PeopleCommand::Unlink { name, instance } => {
             let p = store.person_by_name(&name).await?.with_context(|| {
                 format!("no person named \"{name}\"; `marquee people list` shows them")
@@ -225,28 +246,6 @@ pub async fn people(cmd: PeopleCommand, loaded: &Loaded, data_dir: &Path) -> any
         }
     }
     Ok(())
-}
-
-/// Checks that `instance` is a configured media server; an error naming the ones there are.
-fn media_server(loaded: &Loaded, data_dir: &Path, instance: &str) -> anyhow::Result<()> {
-    let specs = loaded.config.instances(data_dir)?;
-    let servers: Vec<&str> = specs
-        .iter()
-        .filter(|s| s.kind.family() == domain::KindFamily::MediaServers)
-        .map(|s| s.id.as_str())
-        .collect();
-    if servers.contains(&instance) {
-        return Ok(());
-    }
-    if servers.is_empty() {
-        bail!(
-            "\"{instance}\" is no media server: none is configured; add a [[instances]] entry of kind jellyfin, emby or plex"
-        );
-    }
-    bail!(
-        "\"{instance}\" is no media server; configured media servers: {}",
-        servers.join(", ")
-    )
 }
 
 /// `cap` checked against `region`'s (default US) list of `media_type` ratings, as the

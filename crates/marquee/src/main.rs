@@ -9,6 +9,7 @@ mod data_dir;
 mod folder_config;
 mod governance;
 mod mcp_config;
+mod notices;
 mod oauth;
 mod ready;
 mod serve;

@@ -515,3 +515,86 @@ fn config_check_refuses_what_serve_refuses_at_start() {
     let out = marquee(dir.path(), &["--config", "marquee.toml", "config", "check"]);
     assert!(out.contains("config file"), "{out}");
 }
+
+#[test]
+fn a_notice_is_chosen_through_a_configured_notifier_by_those_who_decide() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let hook = d.join("hook-secret");
+    std::fs::write(&hook, "s3cret").unwrap();
+    let config = format!(
+        "{CONFIG}\n[[notifiers]]\nid = \"phone\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\nsecret_file = \"{}\"\n",
+        hook.display()
+    );
+    std::fs::write(d.join("marquee.toml"), config).unwrap();
+    marquee(d, &["people", "add", "ann", "--role", "admin"]);
+    marquee(d, &["people", "add", "kim", "--role", "kid"]);
+    let out = marquee(
+        d,
+        &[
+            "people",
+            "notify",
+            "ann",
+            "--notifier",
+            "phone",
+            "--on",
+            "approvals",
+        ],
+    );
+    assert_eq!(out.trim(), "ann hears of approvals through phone");
+    let out = marquee(
+        d,
+        &[
+            "people",
+            "notify",
+            "ann",
+            "--notifier",
+            "phone",
+            "--on",
+            "approvals",
+            "--off",
+        ],
+    );
+    assert_eq!(out.trim(), "ann no longer hears of approvals through phone");
+    for (args, says) in [
+        (
+            vec![
+                "people",
+                "notify",
+                "ann",
+                "--notifier",
+                "pager",
+                "--on",
+                "approvals",
+            ],
+            "no notifier \"pager\" is configured; configured: phone",
+        ),
+        (
+            vec![
+                "people",
+                "notify",
+                "kim",
+                "--notifier",
+                "phone",
+                "--on",
+                "approvals",
+            ],
+            "approvals are told to the owner and admins",
+        ),
+        (
+            vec![
+                "people",
+                "notify",
+                "ann",
+                "--notifier",
+                "phone",
+                "--on",
+                "gossip",
+            ],
+            "unknown notice \"gossip\"; valid notices: approvals",
+        ),
+    ] {
+        let err = marquee_fails(d, &args);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -892,3 +892,94 @@ async fn a_task_made_through_local_access_runs_only_while_it_names_the_same_pers
         "{run}"
     );
 }
+
+#[tokio::test]
+async fn an_owner_who_chose_approvals_hears_of_each_new_change_once() {
+    let f = Fixture::new(
+        Store::open_in_memory().await.unwrap(),
+        "2026-12-06T10:00:00Z",
+    )
+    .await;
+    let (hook_url, mut hooks) = receiver(false).await;
+    f.scheduler().configure(TasksConfig {
+        zone: chrono_tz::Tz::UTC,
+        notifiers: vec![webhook("hook", &hook_url, "s3cret", Duration::from_secs(5))],
+    });
+    let (owner, _) = f.person("olga", Role::Owner, "admin").await;
+    let (bob, _) = f.person("bob", Role::User, "requester").await;
+    let owner_id = owner.authority.person.id;
+    let bob_id = bob.authority.person.id;
+    assert!(
+        f.store
+            .set_notify(owner_id, "approvals", "hook", true)
+            .await
+            .unwrap()
+    );
+    // A user who chose it (the CLI refuses that) hears nothing: only those who decide do.
+    f.store
+        .set_notify(bob_id, "approvals", "hook", true)
+        .await
+        .unwrap();
+    let unknown = f
+        .store
+        .set_notify(owner_id, "gossip", "hook", true)
+        .await
+        .unwrap_err();
+    assert!(
+        unknown.to_string().contains("valid notices: approvals"),
+        "{unknown}"
+    );
+    let grant = f.store.grant_by_name("requester").await.unwrap().unwrap();
+    let propose = |summary: &str| store::NewChange {
+        created_by: bob_id,
+        grant_id: grant.id,
+        grant_revision: grant.revision,
+        tool: "delete_torrents".into(),
+        summary: summary.into(),
+        plan: "{}".into(),
+        dependency_hashes: "{}".into(),
+        content_hash: format!("sha256:{summary}"),
+    };
+    // Proposed before the first pass: the pass only marks where it starts.
+    f.store.create_change(&propose("an old one")).await.unwrap();
+    assert_eq!(f.scheduler().notices().await.unwrap(), 0);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let change = f
+        .store
+        .create_change(&propose("Delete 1 torrent"))
+        .await
+        .unwrap();
+    assert_eq!(f.scheduler().notices().await.unwrap(), 1);
+    let got = tokio::time::timeout(Duration::from_secs(10), hooks.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let mut mac = Hmac::<Sha256>::new_from_slice(b"s3cret").unwrap();
+    mac.update(&got.body);
+    let expected = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
+    assert_eq!(got.header("x-marquee-signature"), Some(expected));
+    let body: Value = serde_json::from_slice(&got.body).unwrap();
+    assert_eq!(body["event"], "approval_waiting");
+    assert_eq!(body["change_id"], change.id.as_str());
+    assert_eq!(
+        (body["person"].as_str(), body["tool"].as_str()),
+        (Some("bob"), Some("delete_torrents"))
+    );
+    // Told once: the next pass has nothing new, and nothing else arrives.
+    assert_eq!(f.scheduler().notices().await.unwrap(), 0);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(hooks.try_recv().is_err(), "one notice for one change");
+    // Turned off: nothing more.
+    assert!(
+        f.store
+            .set_notify(owner_id, "approvals", "hook", false)
+            .await
+            .unwrap()
+    );
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    f.store
+        .create_change(&propose("Delete 2 torrents"))
+        .await
+        .unwrap();
+    assert_eq!(f.scheduler().notices().await.unwrap(), 0);
+}

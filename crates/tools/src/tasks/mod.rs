@@ -69,16 +69,31 @@ impl governance::Family for TasksFamily {
         let Some(scheduler) = slots.get::<Arc<Scheduler>>().cloned() else {
             return Vec::new();
         };
-        vec![Job {
-            name: "tasks.schedule".into(),
-            every: EVERY,
-            pass: Arc::new(move || {
-                let s = scheduler.clone();
-                Box::pin(async move {
-                    s.tick().await;
-                })
-            }),
-        }]
+        let notices = scheduler.clone();
+        vec![
+            Job {
+                name: "tasks.schedule".into(),
+                every: EVERY,
+                pass: Arc::new(move || {
+                    let s = scheduler.clone();
+                    Box::pin(async move {
+                        s.tick().await;
+                    })
+                }),
+            },
+            Job {
+                name: "tasks.notices".into(),
+                every: EVERY,
+                pass: Arc::new(move || {
+                    let s = notices.clone();
+                    Box::pin(async move {
+                        if let Err(e) = s.notices().await {
+                            tracing::warn!(error = %e, "notices could not be read");
+                        }
+                    })
+                }),
+            },
+        ]
     }
 }
 

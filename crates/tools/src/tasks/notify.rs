@@ -1,4 +1,4 @@
-//! Where a task's results go (`[[notifiers]]`): a webhook (a JSON body signed with
+//! Where a task's results and a person's chosen notices go (`[[notifiers]]`): a webhook (a JSON body signed with
 //! HMAC-SHA256 of the notifier's secret in `X-Marquee-Signature: sha256=<hex>`) or an ntfy
 //! topic (a text message, with a bearer token when one is configured). Each send is tried a
 //! few times with back-off, each try under a timeout, on a task of its own: a notifier that
@@ -49,6 +49,63 @@ pub struct TaskRef {
     pub name: String,
 }
 
+/// What a notifier sends, whatever it tells: the signed JSON body of a webhook, and an ntfy
+/// message's title and text.
+#[derive(Debug, Clone)]
+pub struct Payload {
+    pub json: Vec<u8>,
+    pub title: String,
+    pub text: String,
+    /// What the log names it by ("run 7", "change chg_…").
+    pub about: String,
+}
+
+impl Message {
+    pub fn payload(&self) -> Payload {
+        let mut text = self.summaries.join("\n");
+        if let Some(e) = &self.error {
+            text.push_str(&format!("\n{e}"));
+        }
+        Payload {
+            json: serde_json::to_vec(self).unwrap_or_default(),
+            title: format!("{}: {}", self.task.name, self.status),
+            text,
+            about: format!("run {}", self.run_id),
+        }
+    }
+}
+
+/// A change waiting for the owner's approval, told to whoever chose to hear of them
+/// (`marquee people notify NAME --notifier ID --on approvals`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ApprovalWaiting {
+    /// Always "approval_waiting".
+    pub event: &'static str,
+    pub change_id: String,
+    pub tool: String,
+    /// Who asked.
+    pub person: String,
+    pub summary: String,
+    /// The review page, when `public_url` is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
+}
+
+impl ApprovalWaiting {
+    pub fn payload(&self) -> Payload {
+        let mut text = format!("{} asked: {}", self.person, self.summary);
+        if let Some(r) = &self.review {
+            text.push_str(&format!("\n{r}"));
+        }
+        Payload {
+            json: serde_json::to_vec(self).unwrap_or_default(),
+            title: format!("Approval waiting: {}", self.tool),
+            text,
+            about: format!("change {}", self.change_id),
+        }
+    }
+}
+
 /// Tries after the first, and the wait before each.
 const BACKOFF: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(4)];
 
@@ -63,7 +120,7 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
 }
 
 /// Sends `message` to `notifier`, retrying with back-off; logs (never returns) the outcome.
-pub async fn send(notifier: &Notifier, message: &Message) {
+pub async fn send(notifier: &Notifier, message: &Payload) {
     let timeouts = httpx::Timeouts {
         connect: notifier.timeout,
         request: notifier.timeout,
@@ -83,24 +140,24 @@ pub async fn send(notifier: &Notifier, message: &Message) {
         let sent = tokio::time::timeout(notifier.timeout, try_once(&client, notifier, message));
         match sent.await {
             Ok(Ok(())) => {
-                tracing::info!(notifier = %notifier.id, run = message.run_id, "task run notified");
+                tracing::info!(notifier = %notifier.id, about = %message.about, "notified");
                 return;
             }
             Ok(Err(e)) => last = e,
             Err(_) => last = format!("no answer within {:?}", notifier.timeout),
         }
     }
-    tracing::warn!(notifier = %notifier.id, run = message.run_id, error = %last, "a task run could not be notified");
+    tracing::warn!(notifier = %notifier.id, about = %message.about, error = %last, "a notice could not be sent");
 }
 
 async fn try_once(
     client: &httpx::reqwest::Client,
     notifier: &Notifier,
-    message: &Message,
+    message: &Payload,
 ) -> Result<(), String> {
     let request = match &notifier.kind {
         NotifierKind::Webhook { url, secret } => {
-            let body = serde_json::to_vec(message).map_err(|e| e.to_string())?;
+            let body = message.json.clone();
             client
                 .post(url.clone())
                 .header("content-type", "application/json")
@@ -108,19 +165,11 @@ async fn try_once(
                 .body(body)
         }
         NotifierKind::Ntfy { url, token } => {
-            let mut text = message.summaries.join("\n");
-            if let Some(e) = &message.error {
-                text.push_str(&format!("\n{e}"));
-            }
             let request = client
                 .post(url.clone())
-                .header(
-                    "title",
-                    // A header value takes no control character: the task's name may hold any.
-                    format!("{}: {}", message.task.name, message.status)
-                        .replace(char::is_control, " "),
-                )
-                .body(text);
+                // A header value takes no control character: a task's name may hold any.
+                .header("title", message.title.replace(char::is_control, " "))
+                .body(message.text.clone());
             match token {
                 Some(t) => request.bearer_auth(t.expose()),
                 None => request,

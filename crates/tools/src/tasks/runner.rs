@@ -304,6 +304,52 @@ impl Scheduler {
         }
     }
 
+    /// Tells the owner and admins who chose `approvals` (`marquee people notify`) of each
+    /// change proposed since the last pass, through the notifier each chose, on tasks of their
+    /// own. The first pass only marks where it starts: nothing proposed before it is sent.
+    pub async fn notices(&self) -> Result<usize, store::Error> {
+        const EVENT: &str = "approvals";
+        let Some(after) = self.store.notice_cursor(EVENT).await? else {
+            let newest = self.store.pending_changes_after(0).await?;
+            let start = newest.last().map_or(0, |c| c.created_at);
+            self.store.set_notice_cursor(EVENT, start).await?;
+            return Ok(0);
+        };
+        let waiting = self.store.pending_changes_after(after).await?;
+        let Some(last) = waiting.last() else {
+            return Ok(0);
+        };
+        let choices = self.store.notify_choices(EVENT).await?;
+        let config = self.config();
+        let mut sent = 0;
+        for change in &waiting {
+            let payload = notify::ApprovalWaiting {
+                event: "approval_waiting",
+                change_id: change.id.clone(),
+                tool: change.tool.clone(),
+                person: change.creator.clone(),
+                summary: change.summary.clone(),
+                review: None,
+            }
+            .payload();
+            for (person, role, notifier_id) in &choices {
+                // Only those who may decide hear of it, and never of their own proposal.
+                if !matches!(role.as_str(), "owner" | "admin") || *person == change.created_by {
+                    continue;
+                }
+                let Some(notifier) = config.notifiers.iter().find(|n| &n.id == notifier_id) else {
+                    tracing::warn!(person = %person, notifier = %notifier_id, "a notice names a notifier the config no longer has");
+                    continue;
+                };
+                let (notifier, payload) = (notifier.clone(), payload.clone());
+                tokio::spawn(async move { notify::send(&notifier, &payload).await });
+                sent += 1;
+            }
+        }
+        self.store.set_notice_cursor(EVENT, last.created_at).await?;
+        Ok(sent)
+    }
+
     /// Tells the task's notifier, when its `notify` rule says so, on a task of its own.
     async fn notify(
         &self,
@@ -348,7 +394,7 @@ impl Scheduler {
                 .collect(),
             error,
         };
-        tokio::spawn(async move { notify::send(&notifier, &message).await });
+        tokio::spawn(async move { notify::send(&notifier, &message.payload()).await });
     }
 
     /// Whether a run's results differ from the task's previous finished run (its first run
