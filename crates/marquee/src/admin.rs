@@ -59,15 +59,15 @@ pub enum PeopleCommand {
         #[arg(long)]
         instance: String,
     },
-    /// Chooses a notice for a person (owner or admin), sent through a configured notifier:
-    /// `notify owner --notifier phone --on approvals` (a change waiting for approval); `--off`
-    /// stops it.
+    /// Chooses a notice for a person, sent through a configured notifier: `notify olga
+    /// --notifier phone --on approvals` (a change waits for approval: owner and admins) or
+    /// `--on downloads` (one's own request became available); `--off` stops it.
     Notify {
         name: String,
         /// The `[[notifiers]]` id.
         #[arg(long)]
         notifier: String,
-        /// The notice: approvals.
+        /// The notice: approvals or downloads.
         #[arg(long)]
         on: String,
         /// Stop sending it instead.

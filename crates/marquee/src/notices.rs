@@ -9,7 +9,7 @@ use store::Store;
 use crate::config::Loaded;
 
 /// Turns a notice on (or off) for a person through a configured notifier; only the owner and
-/// admins, who decide approvals, may hear of them.
+/// admins, who decide them, may hear of approvals.
 pub async fn choose(
     store: &Store,
     loaded: &Loaded,
@@ -39,7 +39,7 @@ pub async fn choose(
             }
         );
     }
-    if !off && !matches!(p.role, domain::Role::Owner | domain::Role::Admin) {
+    if !off && on == "approvals" && !matches!(p.role, domain::Role::Owner | domain::Role::Admin) {
         anyhow::bail!(
             "{} is a {}: approvals are told to the owner and admins, who decide them",
             p.name,

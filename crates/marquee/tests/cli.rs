@@ -556,6 +556,23 @@ fn a_notice_is_chosen_through_a_configured_notifier_by_those_who_decide() {
         ],
     );
     assert_eq!(out.trim(), "ann no longer hears of approvals through phone");
+    let out = marquee(
+        d,
+        &[
+            "people",
+            "notify",
+            "kim",
+            "--notifier",
+            "phone",
+            "--on",
+            "downloads",
+        ],
+    );
+    assert_eq!(
+        out.trim(),
+        "kim hears of downloads through phone",
+        "anyone hears of their own requests"
+    );
     for (args, says) in [
         (
             vec![
@@ -591,7 +608,7 @@ fn a_notice_is_chosen_through_a_configured_notifier_by_those_who_decide() {
                 "--on",
                 "gossip",
             ],
-            "unknown notice \"gossip\"; valid notices: approvals",
+            "unknown notice \"gossip\"; valid notices: approvals, downloads",
         ),
     ] {
         let err = marquee_fails(d, &args);

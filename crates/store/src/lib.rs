@@ -56,7 +56,7 @@ pub use grants::{Grant, OWNER_GRANT};
 pub use keys::{Authenticated, Authority, IssuedKey, KeyInfo};
 pub use local_media::{IndexedFile, LocalFile, LocalMediaQuery, LocalMediaWriter};
 pub use media_links::MediaLink;
-pub use notices::NOTICE_EVENTS;
+pub use notices::{Arrived, NOTICE_EVENTS};
 pub use oauth::{ClientListing, NewClient, NewCode, OAuthClient};
 pub use oauth_tokens::{
     CodeExchange, IssuedTokens, Revocation, TokenLifetimes, TokenOutcome, TokenRefusal,

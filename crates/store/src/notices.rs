@@ -5,8 +5,21 @@ use domain::PersonId;
 
 use crate::{Change, ChangeStatus, Error, Store};
 
-/// The kinds of notice a person can choose.
-pub const NOTICE_EVENTS: [&str; 1] = ["approvals"];
+/// The kinds of notice a person can choose: `approvals` (a change waits for the owner's
+/// approval; the owner and admins) and `downloads` (one's own request became available).
+pub const NOTICE_EVENTS: [&str; 2] = ["approvals", "downloads"];
+
+/// A request that became available: what its requester is told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrived {
+    pub request_id: i64,
+    pub person: PersonId,
+    pub title: String,
+    pub year: Option<i32>,
+    pub media_type: String,
+    /// When it became available (ms).
+    pub at: i64,
+}
 
 impl Store {
     /// Turns a notice on or off for a person through one notifier; whether anything changed.
@@ -80,6 +93,40 @@ impl Store {
         .execute(self.pool())
         .await?;
         Ok(())
+    }
+
+    /// Requests that became available after `after` (ms), oldest first, at most 100.
+    pub async fn requests_available_after(&self, after: i64) -> Result<Vec<Arrived>, Error> {
+        let rows: Vec<(i64, i64, String, Option<i32>, String, i64)> = sqlx::query_as(
+            "SELECT id, person_id, title, year, media_type, updated_at FROM requests \
+             WHERE status = 'available' AND updated_at > ? ORDER BY updated_at, id LIMIT 100",
+        )
+        .bind(after)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(
+                |(request_id, person, title, year, media_type, at)| Arrived {
+                    request_id,
+                    person: PersonId(person),
+                    title,
+                    year,
+                    media_type,
+                    at,
+                },
+            )
+            .collect())
+    }
+
+    /// The newest `at` of `event`'s source (changes' created_at, requests' updated_at), where a
+    /// first pass starts: nothing older is told.
+    pub async fn notice_start(&self, event: &str) -> Result<i64, Error> {
+        let sql = match event {
+            "downloads" => "SELECT COALESCE(MAX(updated_at), 0) FROM requests",
+            _ => "SELECT COALESCE(MAX(created_at), 0) FROM changes",
+        };
+        Ok(sqlx::query_scalar(sql).fetch_one(self.pool()).await?)
     }
 
     /// Changes still pending that were proposed after `after` (ms), oldest first, at most 100.

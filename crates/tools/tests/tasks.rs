@@ -894,7 +894,7 @@ async fn a_task_made_through_local_access_runs_only_while_it_names_the_same_pers
 }
 
 #[tokio::test]
-async fn an_owner_who_chose_approvals_hears_of_each_new_change_once() {
+async fn chosen_notices_are_told_once_to_whoever_chose_them() {
     let f = Fixture::new(
         Store::open_in_memory().await.unwrap(),
         "2026-12-06T10:00:00Z",
@@ -926,7 +926,9 @@ async fn an_owner_who_chose_approvals_hears_of_each_new_change_once() {
         .await
         .unwrap_err();
     assert!(
-        unknown.to_string().contains("valid notices: approvals"),
+        unknown
+            .to_string()
+            .contains("valid notices: approvals, downloads"),
         "{unknown}"
     );
     let grant = f.store.grant_by_name("requester").await.unwrap().unwrap();
@@ -981,5 +983,42 @@ async fn an_owner_who_chose_approvals_hears_of_each_new_change_once() {
         .create_change(&propose("Delete 2 torrents"))
         .await
         .unwrap();
+    assert_eq!(f.scheduler().notices().await.unwrap(), 0);
+
+    // A request that became available is told to its requester, if they chose it.
+    f.store
+        .set_notify(bob_id, "downloads", "hook", true)
+        .await
+        .unwrap();
+    let created = f
+        .store
+        .create_request(&store::NewRequest {
+            person: bob_id,
+            media: domain::MediaId::new(domain::MediaSource::Tmdb, "949"),
+            media_type: domain::MediaType::Movie,
+            title: "Heat".into(),
+            year: Some(1995),
+            seasons: Vec::new(),
+            instance_id: None,
+            auto_approve: true,
+        })
+        .await
+        .unwrap();
+    let store::RequestOutcome::Created { request, .. } = created else {
+        panic!("created: {created:?}")
+    };
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    f.store.mark_available(request.id).await.unwrap();
+    assert_eq!(f.scheduler().notices().await.unwrap(), 1);
+    let got = tokio::time::timeout(Duration::from_secs(10), hooks.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let body: Value = serde_json::from_slice(&got.body).unwrap();
+    assert_eq!(body["event"], "available", "{body}");
+    assert_eq!(
+        (body["title"].as_str(), body["year"].as_i64()),
+        (Some("Heat"), Some(1995))
+    );
     assert_eq!(f.scheduler().notices().await.unwrap(), 0);
 }

@@ -106,6 +106,34 @@ impl ApprovalWaiting {
     }
 }
 
+/// A request that became available, told to the person who asked for it (`marquee people
+/// notify NAME --notifier ID --on downloads`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Available {
+    /// Always "available".
+    pub event: &'static str,
+    pub request_id: i64,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub year: Option<i32>,
+    pub media_type: String,
+}
+
+impl Available {
+    pub fn payload(&self) -> Payload {
+        let label = match self.year {
+            Some(y) => format!("{} ({y})", self.title),
+            None => self.title.clone(),
+        };
+        Payload {
+            json: serde_json::to_vec(self).unwrap_or_default(),
+            title: format!("Ready to watch: {label}"),
+            text: format!("{label}, which you asked for, is in the library now."),
+            about: format!("request {}", self.request_id),
+        }
+    }
+}
+
 /// Tries after the first, and the wait before each.
 const BACKOFF: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(4)];
 

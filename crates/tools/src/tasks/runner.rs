@@ -304,50 +304,85 @@ impl Scheduler {
         }
     }
 
-    /// Tells the owner and admins who chose `approvals` (`marquee people notify`) of each
-    /// change proposed since the last pass, through the notifier each chose, on tasks of their
-    /// own. The first pass only marks where it starts: nothing proposed before it is sent.
+    /// One pass of the notices people chose (`marquee people notify`): each change proposed
+    /// since the last pass to the owner and admins who chose `approvals`, and each request that
+    /// became available to its requester, if they chose `downloads`; through the notifier each
+    /// chose, on tasks of their own. A first pass only marks where it starts. The number sent.
     pub async fn notices(&self) -> Result<usize, store::Error> {
-        const EVENT: &str = "approvals";
-        let Some(after) = self.store.notice_cursor(EVENT).await? else {
-            let newest = self.store.pending_changes_after(0).await?;
-            let start = newest.last().map_or(0, |c| c.created_at);
-            self.store.set_notice_cursor(EVENT, start).await?;
-            return Ok(0);
-        };
-        let waiting = self.store.pending_changes_after(after).await?;
-        let Some(last) = waiting.last() else {
-            return Ok(0);
-        };
-        let choices = self.store.notify_choices(EVENT).await?;
-        let config = self.config();
         let mut sent = 0;
-        for change in &waiting {
-            let payload = notify::ApprovalWaiting {
-                event: "approval_waiting",
-                change_id: change.id.clone(),
-                tool: change.tool.clone(),
-                person: change.creator.clone(),
-                summary: change.summary.clone(),
-                review: None,
-            }
-            .payload();
-            for (person, role, notifier_id) in &choices {
-                // Only those who may decide hear of it, and never of their own proposal.
-                if !matches!(role.as_str(), "owner" | "admin") || *person == change.created_by {
-                    continue;
+        if let Some(after) = self.cursor("approvals").await? {
+            let waiting = self.store.pending_changes_after(after).await?;
+            if let Some(last) = waiting.last().map(|c| c.created_at) {
+                let choices = self.store.notify_choices("approvals").await?;
+                for change in &waiting {
+                    let payload = notify::ApprovalWaiting {
+                        event: "approval_waiting",
+                        change_id: change.id.clone(),
+                        tool: change.tool.clone(),
+                        person: change.creator.clone(),
+                        summary: change.summary.clone(),
+                        review: None,
+                    }
+                    .payload();
+                    // Only those who may decide hear of it, and never of their own proposal.
+                    let to = choices.iter().filter(|(person, role, _)| {
+                        matches!(role.as_str(), "owner" | "admin") && *person != change.created_by
+                    });
+                    sent += self.tell(to.map(|(_, _, n)| n.as_str()), &payload);
                 }
-                let Some(notifier) = config.notifiers.iter().find(|n| &n.id == notifier_id) else {
-                    tracing::warn!(person = %person, notifier = %notifier_id, "a notice names a notifier the config no longer has");
-                    continue;
-                };
-                let (notifier, payload) = (notifier.clone(), payload.clone());
-                tokio::spawn(async move { notify::send(&notifier, &payload).await });
-                sent += 1;
+                self.store.set_notice_cursor("approvals", last).await?;
             }
         }
-        self.store.set_notice_cursor(EVENT, last.created_at).await?;
+        if let Some(after) = self.cursor("downloads").await? {
+            let arrived = self.store.requests_available_after(after).await?;
+            if let Some(last) = arrived.last().map(|a| a.at) {
+                let choices = self.store.notify_choices("downloads").await?;
+                for a in &arrived {
+                    let payload = notify::Available {
+                        event: "available",
+                        request_id: a.request_id,
+                        title: a.title.clone(),
+                        year: a.year,
+                        media_type: a.media_type.clone(),
+                    }
+                    .payload();
+                    let to = choices.iter().filter(|(person, _, _)| *person == a.person);
+                    sent += self.tell(to.map(|(_, _, n)| n.as_str()), &payload);
+                }
+                self.store.set_notice_cursor("downloads", last).await?;
+            }
+        }
         Ok(sent)
+    }
+
+    /// `event`'s cursor, or `None` after marking where a first pass starts.
+    async fn cursor(&self, event: &str) -> Result<Option<i64>, store::Error> {
+        if let Some(at) = self.store.notice_cursor(event).await? {
+            return Ok(Some(at));
+        }
+        let start = self.store.notice_start(event).await?;
+        self.store.set_notice_cursor(event, start).await?;
+        Ok(None)
+    }
+
+    /// Sends `payload` through each named notifier on a task of its own; how many were sent.
+    fn tell<'a>(
+        &self,
+        notifiers: impl Iterator<Item = &'a str>,
+        payload: &notify::Payload,
+    ) -> usize {
+        let config = self.config();
+        let mut sent = 0;
+        for id in notifiers {
+            let Some(notifier) = config.notifiers.iter().find(|n| n.id == id) else {
+                tracing::warn!(notifier = %id, "a chosen notice names a notifier the config no longer has");
+                continue;
+            };
+            let (notifier, payload) = (notifier.clone(), payload.clone());
+            tokio::spawn(async move { notify::send(&notifier, &payload).await });
+            sent += 1;
+        }
+        sent
     }
 
     /// Tells the task's notifier, when its `notify` rule says so, on a task of its own.
