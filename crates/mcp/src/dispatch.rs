@@ -85,6 +85,9 @@ pub struct Link<'a> {
     pub owner: u64,
     /// Where notifications and questions go; `None` when the answer is plain JSON.
     pub out: Option<Outbox>,
+    /// The transport tells the client when its tool list changes (stdio: one client, one
+    /// credential, a channel that stays open).
+    pub tells_list_changes: bool,
 }
 
 /// Whether a message is a call that should be answered as a stream when the client accepts
@@ -289,7 +292,11 @@ async fn route<H: ToolHost>(
             if let Some(caps) = params.get("capabilities").filter(|c| c.is_object()) {
                 link.peers.set_capabilities(link.owner, caps.clone());
             }
-            Ok(Answer::Object(initialize(host, &params)))
+            Ok(Answer::Object(initialize(
+                host,
+                &params,
+                link.tells_list_changes,
+            )))
         }
         ("logging/setLevel", Era::Legacy) => {
             methods::set_level(&params, link.peers, link.owner).map(Answer::Object)
@@ -358,10 +365,10 @@ fn with_ttl(mut out: Map<String, Value>, era: Era) -> Map<String, Value> {
     out
 }
 
-fn capabilities<H: ToolHost>(host: &H, era: Era) -> Value {
+fn capabilities<H: ToolHost>(host: &H, era: Era, list_changes: bool) -> Value {
     let subscribe = fixtures::served(host) && era == Era::Legacy;
     let mut caps = json!({
-        "tools": { "listChanged": false },
+        "tools": { "listChanged": list_changes },
         "resources": { "listChanged": false, "subscribe": subscribe },
         "prompts": { "listChanged": false },
         "completions": {},
@@ -379,7 +386,11 @@ fn implementation<H: ToolHost>(host: &H) -> Value {
     serde_json::to_value(imp).unwrap_or_default()
 }
 
-fn initialize<H: ToolHost>(host: &H, params: &Map<String, Value>) -> Map<String, Value> {
+fn initialize<H: ToolHost>(
+    host: &H,
+    params: &Map<String, Value>,
+    list_changes: bool,
+) -> Map<String, Value> {
     let requested = params
         .get("protocolVersion")
         .and_then(Value::as_str)
@@ -389,7 +400,10 @@ fn initialize<H: ToolHost>(host: &H, params: &Map<String, Value>) -> Map<String,
         "protocolVersion".into(),
         version::negotiate_legacy(requested).into(),
     );
-    out.insert("capabilities".into(), capabilities(host, Era::Legacy));
+    out.insert(
+        "capabilities".into(),
+        capabilities(host, Era::Legacy, list_changes),
+    );
     out.insert("serverInfo".into(), implementation(host));
     out.insert(
         "instructions".into(),
@@ -401,7 +415,10 @@ fn initialize<H: ToolHost>(host: &H, params: &Map<String, Value>) -> Map<String,
 fn discover<H: ToolHost>(host: &H) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("supportedVersions".into(), json!(version::all_versions()));
-    out.insert("capabilities".into(), capabilities(host, Era::Modern));
+    out.insert(
+        "capabilities".into(),
+        capabilities(host, Era::Modern, false),
+    );
     out.insert(
         "instructions".into(),
         host.identity().instructions.clone().into(),

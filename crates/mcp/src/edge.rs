@@ -222,6 +222,7 @@ async fn serve<H: ToolHost>(
         peers: &edge.peers,
         owner,
         out: None,
+        tells_list_changes: false,
     };
     Ok(Served::Plain(
         dispatch::dispatch(host.as_ref(), &caller, message, headers, link).await,
@@ -268,6 +269,7 @@ fn stream<H: ToolHost>(
             peers: &peers,
             owner,
             out: Some(tx.clone()),
+            tells_list_changes: false,
         };
         let reply = dispatch::dispatch(host.as_ref(), &caller, message, headers, link).await;
         if let Some(body) = reply.body {

@@ -1,8 +1,11 @@
 //! `marquee stdio`: the same dispatcher as HTTP, one JSON-RPC message per line, for the
 //! person behind one credential, re-checked on every request. stdout belongs to the
-//! protocol (answers, notifications, questions); logs go to stderr.
+//! protocol (answers, notifications, questions); logs go to stderr. Once the client has
+//! initialized, the person's tool list is read again every few seconds, and a change (a
+//! federated server came or went, a switch or a grant changed) is told to the client as
+//! `notifications/tools/list_changed`.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use rmcp::model::ErrorCode;
 use serde_json::Value;
@@ -47,10 +50,18 @@ where
     let peers = Arc::new(Peers::default());
     let credential: Arc<str> = credential.into();
     let mut running = JoinSet::new();
+    let mut watching: Option<tokio::task::JoinHandle<()>> = None;
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
+        }
+        if watching.is_none() && is_initialized(&line) {
+            watching = Some(tokio::spawn(watch_tools(
+                host.clone(),
+                credential.clone(),
+                tx.clone(),
+            )));
         }
         let (host, peers, credential, tx) =
             (host.clone(), peers.clone(), credential.clone(), tx.clone());
@@ -63,8 +74,48 @@ where
         while running.try_join_next().is_some() {}
     }
     while running.join_next().await.is_some() {}
+    if let Some(w) = watching {
+        w.abort();
+    }
     drop(tx);
     writer.await.map_err(std::io::Error::other)?
+}
+
+/// How often the tool list is read again for a change.
+const LIST_EVERY: Duration = Duration::from_secs(2);
+
+/// Whether a line is the client's `notifications/initialized`.
+fn is_initialized(line: &str) -> bool {
+    serde_json::from_str::<Value>(line)
+        .is_ok_and(|m| m.get("method").and_then(Value::as_str) == Some("notifications/initialized"))
+}
+
+/// The names this credential's `tools/list` holds now; `None` when it cannot be read (a
+/// revoked key: the next request says so).
+async fn names<H: ToolHost>(host: &H, credential: &str) -> Option<Vec<String>> {
+    let caller = host.authenticate(credential).await.ok()??;
+    let tools = host.list_tools(&caller).await.ok()?;
+    Some(tools.iter().map(|t| t.tool().name.to_string()).collect())
+}
+
+/// Tells the client each time its tool list differs from the one before.
+async fn watch_tools<H: ToolHost>(
+    host: Arc<H>,
+    credential: Arc<str>,
+    out: mpsc::UnboundedSender<Vec<u8>>,
+) {
+    let mut last = names(host.as_ref(), &credential).await;
+    loop {
+        tokio::time::sleep(LIST_EVERY).await;
+        let now = names(host.as_ref(), &credential).await;
+        if now.is_some() && now != last {
+            let note = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+            if out.send(note.to_vec()).is_err() {
+                return;
+            }
+            last = now;
+        }
+    }
 }
 
 async fn answer<H: ToolHost>(
@@ -119,6 +170,7 @@ async fn answer<H: ToolHost>(
         peers,
         owner: 0,
         out: Some(out),
+        tells_list_changes: true,
     };
     dispatch::dispatch(host, &caller, message, Headers::default(), link).await
 }

@@ -149,6 +149,7 @@ async fn measure(bench: &Bench, caller: &Caller, message: &Value, n: usize, roun
                 peers: &peers,
                 owner: 1,
                 out: None,
+                tells_list_changes: false,
             };
             let reply =
                 mcp::dispatch(bench, caller, message.clone(), Default::default(), link).await;

@@ -31,6 +31,7 @@ mod library_repair;
 mod library_repair_music_books;
 mod library_requests;
 mod library_sonarr_v5;
+mod list_changed;
 mod listen;
 mod media;
 mod media_playable;
