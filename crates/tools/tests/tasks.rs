@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use sha2::Sha256;
 use store::{AuditQuery, AuditStatus, GrantSpec, Store};
 use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt},
     net::TcpListener,
     sync::mpsc,
 };
@@ -1021,4 +1021,85 @@ async fn chosen_notices_are_told_once_to_whoever_chose_them() {
         (Some("Heat"), Some(1995))
     );
     assert_eq!(f.scheduler().notices().await.unwrap(), 0);
+}
+
+/// A one-message SMTP relay on 127.0.0.1: answers the dialogue and hands over what DATA held.
+async fn smtp_sink() -> (u16, mpsc::UnboundedReceiver<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let Ok((socket, _)) = listener.accept().await else {
+            return;
+        };
+        let (read, mut write) = socket.into_split();
+        let mut lines = tokio::io::BufReader::new(read).lines();
+        write.write_all(b"220 sink ESMTP\r\n").await.unwrap();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let verb = line
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_ascii_uppercase();
+            let answer: &[u8] = match verb.as_str() {
+                "EHLO" | "HELO" => b"250-sink\r\n250 8BITMIME\r\n",
+                "DATA" => {
+                    write.write_all(b"354 end with .\r\n").await.unwrap();
+                    let mut mail = String::new();
+                    while let Ok(Some(l)) = lines.next_line().await {
+                        if l == "." {
+                            break;
+                        }
+                        mail.push_str(&l);
+                        mail.push('\n');
+                    }
+                    let _ = tx.send(mail);
+                    b"250 queued\r\n"
+                }
+                "QUIT" => {
+                    let _ = write.write_all(b"221 bye\r\n").await;
+                    return;
+                }
+                _ => b"250 OK\r\n",
+            };
+            write.write_all(answer).await.unwrap();
+        }
+    });
+    (port, rx)
+}
+
+#[tokio::test]
+async fn an_email_notifier_mails_the_notice_through_smtp() {
+    let (port, mut mails) = smtp_sink().await;
+    let notifier = Notifier {
+        id: "mail".into(),
+        kind: NotifierKind::Email(Box::new(tools::tasks::notify::Email {
+            host: "127.0.0.1".into(),
+            port,
+            security: tools::tasks::notify::SmtpSecurity::Plain,
+            login: None,
+            from: "Marquee <marquee@home.invalid>".into(),
+            to: vec!["olga@home.invalid".into()],
+        })),
+        timeout: Duration::from_secs(5),
+    };
+    let notice = tools::tasks::notify::ApprovalWaiting {
+        event: "approval_waiting",
+        change_id: "chg_abc".into(),
+        tool: "delete_torrents".into(),
+        person: "bob".into(),
+        summary: "Delete 1 torrent".into(),
+        review: None,
+    };
+    tools::tasks::notify::send(&notifier, &notice.payload()).await;
+    let mail = tokio::time::timeout(Duration::from_secs(10), mails.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        mail.contains("Subject: Approval waiting: delete_torrents"),
+        "{mail}"
+    );
+    assert!(mail.contains("To: olga@home.invalid"), "{mail}");
+    assert!(mail.contains("bob asked: Delete 1 torrent"), "{mail}");
 }

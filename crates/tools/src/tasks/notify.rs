@@ -29,6 +29,31 @@ pub enum NotifierKind {
         url: url::Url,
         token: Option<Secret>,
     },
+    /// Mails the message over SMTP.
+    Email(Box<Email>),
+}
+
+/// An SMTP relay and the message's envelope.
+#[derive(Debug, Clone)]
+pub struct Email {
+    pub host: String,
+    pub port: u16,
+    pub security: SmtpSecurity,
+    /// Credentials for the relay, when it asks for them.
+    pub login: Option<(String, Secret)>,
+    pub from: String,
+    pub to: Vec<String>,
+}
+
+/// How the SMTP connection is protected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmtpSecurity {
+    /// STARTTLS, required (`smtp://`, port 587 by default).
+    StartTls,
+    /// TLS from the first byte (`smtps://`, port 465 by default).
+    Tls,
+    /// No TLS: only a relay on this machine (`smtp+plain://127.0.0.1`).
+    Plain,
 }
 
 /// What is said about a finished run.
@@ -149,6 +174,9 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
 
 /// Sends `message` to `notifier`, retrying with back-off; logs (never returns) the outcome.
 pub async fn send(notifier: &Notifier, message: &Payload) {
+    if let NotifierKind::Email(email) = &notifier.kind {
+        return retried(notifier, message, || mail(email, notifier.timeout, message)).await;
+    }
     let timeouts = httpx::Timeouts {
         connect: notifier.timeout,
         request: notifier.timeout,
@@ -160,13 +188,21 @@ pub async fn send(notifier: &Notifier, message: &Payload) {
             return;
         }
     };
+    retried(notifier, message, || try_once(&client, notifier, message)).await
+}
+
+/// `attempt` tried with back-off, each try under the notifier's timeout; the outcome logged.
+async fn retried<F, Fut>(notifier: &Notifier, message: &Payload, attempt: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
     let mut last = String::new();
-    for attempt in 0..=BACKOFF.len() {
-        if let Some(wait) = attempt.checked_sub(1).and_then(|i| BACKOFF.get(i)) {
+    for round in 0..=BACKOFF.len() {
+        if let Some(wait) = round.checked_sub(1).and_then(|i| BACKOFF.get(i)) {
             tokio::time::sleep(*wait).await;
         }
-        let sent = tokio::time::timeout(notifier.timeout, try_once(&client, notifier, message));
-        match sent.await {
+        match tokio::time::timeout(notifier.timeout, attempt()).await {
             Ok(Ok(())) => {
                 tracing::info!(notifier = %notifier.id, about = %message.about, "notified");
                 return;
@@ -176,6 +212,43 @@ pub async fn send(notifier: &Notifier, message: &Payload) {
         }
     }
     tracing::warn!(notifier = %notifier.id, about = %message.about, error = %last, "a notice could not be sent");
+}
+
+/// One try of mailing `message`: its title as the subject, its text as the body.
+async fn mail(email: &Email, timeout: Duration, message: &Payload) -> Result<(), String> {
+    use lettre::{
+        AsyncSmtpTransport, AsyncTransport, Tokio1Executor, message::Mailbox,
+        transport::smtp::authentication::Credentials,
+    };
+    let from: Mailbox = email.from.parse().map_err(|e| format!("from: {e}"))?;
+    let mut builder = lettre::Message::builder()
+        .from(from)
+        .subject(message.title.replace(char::is_control, " "));
+    for to in &email.to {
+        builder = builder.to(to.parse::<Mailbox>().map_err(|e| format!("to: {e}"))?);
+    }
+    let mail = builder
+        .body(message.text.clone())
+        .map_err(|e| e.to_string())?;
+    let relay = match email.security {
+        SmtpSecurity::StartTls => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&email.host),
+        SmtpSecurity::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(&email.host),
+        SmtpSecurity::Plain => Ok(AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(
+            &email.host,
+        )),
+    }
+    .map_err(|e| e.to_string())?;
+    let mut relay = relay.port(email.port).timeout(Some(timeout));
+    if let Some((user, password)) = &email.login {
+        relay = relay.credentials(Credentials::new(user.clone(), password.expose().to_owned()));
+    }
+    relay
+        .build()
+        .send(mail)
+        .await
+        .map(|_| ())
+        // The relay's answer, never the credentials: lettre's error names neither.
+        .map_err(|e| httpx::redact(&e.to_string()))
 }
 
 async fn try_once(
@@ -192,6 +265,7 @@ async fn try_once(
                 .header("x-marquee-signature", signature(secret.expose(), &body))
                 .body(body)
         }
+        NotifierKind::Email(_) => return Err("an email notifier is not sent over HTTP".into()),
         NotifierKind::Ntfy { url, token } => {
             let request = client
                 .post(url.clone())
