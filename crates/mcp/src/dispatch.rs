@@ -521,8 +521,12 @@ async fn read_resource<H: ToolHost>(
             })
         }
         Err(e) => {
-            tracing::error!(error = %e, uri, "resources/read failed");
-            Err(RpcError::internal())
+            tracing::warn!(error = %e.message, uri, "resources/read failed");
+            Err(RpcError {
+                code: e.code,
+                message: e.message.into_owned(),
+                data: e.data,
+            })
         }
     }
 }

@@ -174,12 +174,13 @@ pub trait ToolHost: Send + Sync + 'static {
 
     fn list_resource_templates(&self, caller: &Self::Caller) -> Vec<ResourceTemplate>;
 
-    /// `Ok(None)` when no resource has that URI.
+    /// `Ok(None)` when no resource has that URI; an error the caller is told as it is (a
+    /// call rate reached, a server that failed).
     fn read_resource(
         &self,
         caller: &Self::Caller,
         uri: &str,
-    ) -> impl Future<Output = Result<Option<ReadResourceResult>, HostError>> + Send;
+    ) -> impl Future<Output = Result<Option<ReadResourceResult>, ErrorData>> + Send;
 
     /// Called once per HTTP request after the answer is known, for metrics.
     fn observe(&self, _method: &str, _status: u16, _elapsed: Duration) {}

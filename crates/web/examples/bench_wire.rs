@@ -122,7 +122,7 @@ impl ToolHost for Bench {
         &self,
         _caller: &Caller,
         _uri: &str,
-    ) -> Result<Option<ReadResourceResult>, HostError> {
+    ) -> Result<Option<ReadResourceResult>, mcp::model::ErrorData> {
         Ok(None)
     }
 }

@@ -267,15 +267,21 @@ impl ToolHost for Host {
         &self,
         caller: &Caller,
         uri: &str,
-    ) -> Result<Option<ReadResourceResult>, HostError> {
+    ) -> Result<Option<ReadResourceResult>, ErrorData> {
         if let Some(answer) = tools::federated::read_resource(&self.app, caller, uri).await {
             // A server the caller may not reach has, for them, no such resource.
             return match answer {
                 Ok(value) => serde_json::from_value(value).map(Some).map_err(|e| {
-                    HostError(format!("the external server's resource is malformed: {e}"))
+                    ErrorData::internal_error(
+                        format!("the external server's resource is malformed: {e}"),
+                        None,
+                    )
                 }),
                 Err(e) if e.code.kind() == ErrorKind::Denied => Ok(None),
-                Err(e) => Err(HostError(e.message)),
+                Err(e) if matches!(e.code.kind(), ErrorKind::BadInput | ErrorKind::NotFound) => {
+                    Err(ErrorData::invalid_params(e.message, None))
+                }
+                Err(e) => Err(ErrorData::internal_error(e.message, None)),
             };
         }
         if uri.starts_with("ui://") {

@@ -68,7 +68,7 @@ impl ToolHost for TestHost {
         &self,
         _: &(),
         _: &str,
-    ) -> Result<Option<ReadResourceResult>, HostError> {
+    ) -> Result<Option<ReadResourceResult>, ErrorData> {
         Ok(None)
     }
 

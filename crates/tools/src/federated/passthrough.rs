@@ -127,6 +127,10 @@ pub async fn read_resource(
         Ok(found) => found,
         Err(e) => return Some(Err(e)),
     };
+    // A read of another server counts against the person's call rate, as a tool call does.
+    if let Err(e) = app.settings().call_rate.check(caller) {
+        return Some(Err(e));
+    }
     let answer = server.ask(Ask::ReadResource(uri)).await;
     Some(answer.map_err(external::error).map(|mut answer| {
         if let Some(Value::Array(contents)) = answer.get_mut("contents") {
@@ -155,6 +159,9 @@ pub async fn get_prompt(
             ErrorCode::InvalidArgument,
             "a prompt name is needed after the server's prefix",
         )));
+    }
+    if let Err(e) = app.settings().call_rate.check(caller) {
+        return Some(Err(e));
     }
     let answer = server.ask(Ask::GetPrompt(name, arguments)).await;
     Some(answer.map_err(external::error))

@@ -215,4 +215,23 @@ async fn federated_prompts_and_resources_reach_the_owner_over_mcp_and_not_a_kid_
         .await
         .unwrap();
     assert_eq!(read["contents"][0]["uri"], DOC);
+
+    // Reads and prompts of another server count against the person's call rate.
+    s.host.app.settings().call_rate.set_per_minute(1);
+    rpc(&s, &named, "resources/read", json!({"uri": DOC}))
+        .await
+        .unwrap();
+    let limited = rpc(&s, &named, "resources/read", json!({"uri": DOC}))
+        .await
+        .unwrap_err();
+    assert!(limited.to_string().contains("too many calls"), "{limited}");
+    let limited = rpc(
+        &s,
+        &named,
+        "prompts/get",
+        json!({"name": "ev__simple-prompt"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(limited.to_string().contains("too many calls"), "{limited}");
 }
