@@ -117,6 +117,13 @@ impl Delegate {
         Ok(app.call(&caller, tool, Some(arguments)).await)
     }
 
+    /// Where the owner reviews change `id` (`public_url` + `/changes/<id>`); `None` while
+    /// no public URL is known or the core is gone.
+    pub fn review_url(&self, id: &str) -> Option<String> {
+        let base = self.core.upgrade()?.settings.public_url();
+        (!base.is_empty()).then(|| format!("{base}/changes/{id}"))
+    }
+
     /// Whether a tool of that name is served.
     pub fn has_tool(&self, name: &str) -> bool {
         self.core

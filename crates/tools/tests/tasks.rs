@@ -942,6 +942,7 @@ async fn chosen_notices_are_told_once_to_whoever_chose_them() {
         dependency_hashes: "{}".into(),
         content_hash: format!("sha256:{summary}"),
     };
+    f.app.settings().set_public_url("https://marquee.example/");
     // Proposed before the first pass: the pass only marks where it starts.
     f.store.create_change(&propose("an old one")).await.unwrap();
     assert_eq!(f.scheduler().notices().await.unwrap(), 0);
@@ -963,6 +964,11 @@ async fn chosen_notices_are_told_once_to_whoever_chose_them() {
     let body: Value = serde_json::from_slice(&got.body).unwrap();
     assert_eq!(body["event"], "approval_waiting");
     assert_eq!(body["change_id"], change.id.as_str());
+    assert_eq!(
+        body["review"],
+        format!("https://marquee.example/changes/{}", change.id),
+        "{body}"
+    );
     assert_eq!(
         (body["person"].as_str(), body["tool"].as_str()),
         (Some("bob"), Some("delete_torrents"))

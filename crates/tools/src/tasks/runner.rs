@@ -321,7 +321,7 @@ impl Scheduler {
                         tool: change.tool.clone(),
                         person: change.creator.clone(),
                         summary: change.summary.clone(),
-                        review: None,
+                        review: self.delegate.review_url(&change.id),
                     }
                     .payload();
                     // Only those who may decide hear of it, and never of their own proposal.
