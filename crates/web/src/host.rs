@@ -61,8 +61,15 @@ impl Host {
     }
 
     /// The MCP definition of one tool, whoever asks.
+    /// One of the build's own tools' definition.
     pub fn definition(&self, name: &str) -> Option<&Tool> {
         self.defs.get(name).map(|d| d.tool())
+    }
+
+    /// A tool's definition as `tools/list` gives it now: the build's own, or an external
+    /// server's as the server describes it.
+    pub fn definition_now(&self, name: &str) -> Option<Arc<ListedTool>> {
+        self.listed(name)
     }
 
     pub fn metrics(&self) -> &Metrics {

@@ -166,8 +166,8 @@ async fn list(State(web): State<Web>, parts: Parts) -> Result<Response, ApiError
     let names = host.app.visible(&caller);
     let tools: Vec<Value> = names
         .iter()
-        .filter_map(|n| host.definition(n))
-        .map(definition_json)
+        .filter_map(|n| host.definition_now(n))
+        .map(|d| definition_json(d.tool()))
         .collect();
     let message = format!("{} tools available to you", tools.len());
     Ok(Json(envelope(true, &message, json!({ "tools": tools }))).into_response())
@@ -185,8 +185,8 @@ async fn find(
     names
         .iter()
         .find(|n| **n == name)
-        .and_then(|n| host.definition(n))
-        .map(definition_json)
+        .and_then(|n| host.definition_now(n))
+        .map(|d| definition_json(d.tool()))
         .ok_or_else(|| {
             ApiError::NotFound(format!(
                 "no tool named \"{}\" is available to you; GET /api/v1/tools lists them",

@@ -172,6 +172,28 @@ async fn federated_prompts_and_resources_reach_the_owner_over_mcp_and_not_a_kid_
     assert_eq!(read["contents"][0]["uri"], DOC);
     assert!(!read["contents"][0]["text"].as_str().unwrap().is_empty());
 
+    // The REST mirror lists and describes the server's tools too.
+    let get = |path: &str| {
+        axum::http::Request::get(path)
+            .header("host", "127.0.0.1:8765")
+            .header("authorization", format!("Bearer {owner}"))
+            .body(axum::body::Body::empty())
+            .unwrap()
+    };
+    let (resp, body) = s.send(get("/api/v1/tools")).await;
+    assert_eq!(resp.status().as_u16(), 200);
+    assert!(
+        String::from_utf8_lossy(&body).contains("\"ev__echo\""),
+        "the mirror lists it"
+    );
+    let (resp, body) = s.send(get("/api/v1/tools/ev__echo")).await;
+    assert_eq!(
+        resp.status().as_u16(),
+        200,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+
     // A kid with `federated` but no grant naming the server: none listed, none answered.
     let kid = key(&s, "kid", Role::Kid, None).await;
     let prompts = names(
