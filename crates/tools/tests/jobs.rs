@@ -47,6 +47,7 @@ async fn the_builtin_load_and_each_librarys_held_refresh_are_named_jobs() {
             "library.held:radarr",
             "library.held:sonarr",
             "requests.follow",
+            "tasks.notices",
             "tasks.schedule"
         ]
     );
@@ -56,7 +57,7 @@ async fn the_builtin_load_and_each_librarys_held_refresh_are_named_jobs() {
 }
 
 #[tokio::test]
-async fn without_a_builtin_catalogue_or_library_only_the_task_scheduler_runs() {
+async fn without_a_builtin_catalogue_or_library_only_the_task_jobs_run() {
     let store = Store::open_in_memory().await.unwrap();
     let app = tools::app(
         store,
@@ -64,5 +65,5 @@ async fn without_a_builtin_catalogue_or_library_only_the_task_scheduler_runs() {
         Arc::new(Instances::default()),
     );
     let names: Vec<&str> = app.jobs().iter().map(|j| j.name.as_str()).collect();
-    assert_eq!(names, ["tasks.schedule"]);
+    assert_eq!(names, ["tasks.schedule", "tasks.notices"]);
 }
