@@ -292,7 +292,11 @@ impl Ctx {
             .filter(|name| !self.shared.listed(authority, name))
             .filter_map(|name| {
                 let tool = self.shared.registry.get(name)?;
-                Some((tool.meta(), tool.input_schema(), self.shared.group_of(name)))
+                Some((
+                    tool.meta(),
+                    tool.input_schema(),
+                    self.shared.group_of(name).into_owned(),
+                ))
             })
             .collect()
     }

@@ -1,6 +1,8 @@
 //! Which tools a caller sees (and may call) and which of them MCP `tools/list` shows: the
 //! groups a grant lists, the `core` group always, and any tool or federated server it names.
 
+use std::borrow::Cow;
+
 use domain::KindFamily;
 use store::{Authority, ToolSwitches};
 
@@ -35,41 +37,44 @@ impl Shared {
             .collect()
     }
 
-    /// The group the tool `name` is listed under: a federated tool's server id, its family's,
-    /// or `core` for a tool no family declared.
-    pub(crate) fn group_of(&self, name: &str) -> String {
-        let external = self
+    /// The group the tool `name` is listed under: its family's (a lookup, no allocation), a
+    /// federated tool's server id, or `core` for a tool no family declared.
+    pub(crate) fn group_of(&self, name: &str) -> Cow<'static, str> {
+        if let Some(group) = self.groups.get(name) {
+            return Cow::Borrowed(group);
+        }
+        match self
             .registry
             .get(name)
-            .and_then(|t| t.external().map(str::to_owned));
-        external.unwrap_or_else(|| {
-            self.groups
-                .get(name)
-                .copied()
-                .unwrap_or(domain::CORE_GROUP)
-                .to_owned()
-        })
+            .and_then(|t| t.external().map(str::to_owned))
+        {
+            Some(server) => Cow::Owned(server),
+            None => Cow::Borrowed(domain::CORE_GROUP),
+        }
     }
 
-    /// Whether `tools/list` shows the visible tool `name` to `authority`: a `core` tool always;
-    /// any tool when the grant lists every group; a tool of a group it lists; a tool it names
-    /// (`tools`), or of a federated server it names (`instances`).
+    /// Whether `tools/list` shows the visible tool `name` to `authority`: any tool when the
+    /// grant lists every group (the owner: no lookup at all); a `core` tool; a tool of a group
+    /// it lists; a tool it names (`tools`); a federated server's tool when it names the server
+    /// (`instances`).
     pub(crate) fn listed(&self, authority: &Authority, name: &str) -> bool {
         let grant = &authority.grant;
+        let Some(groups) = &grant.groups else {
+            return true;
+        };
         let group = self.group_of(name);
-        let group = group.as_str();
+        let group = group.as_ref();
+        let federated = !self.groups.contains_key(name) && group != domain::CORE_GROUP;
         group == domain::CORE_GROUP
-            || grant
-                .groups
-                .as_ref()
-                .is_none_or(|g| g.iter().any(|x| x == group))
+            || groups.iter().any(|x| x == group)
             || grant
                 .tools
                 .as_ref()
                 .is_some_and(|t| t.iter().any(|x| x == name))
-            || grant
-                .instances
-                .as_ref()
-                .is_some_and(|i| i.iter().any(|x| x == group))
+            || (federated
+                && grant
+                    .instances
+                    .as_ref()
+                    .is_some_and(|i| i.iter().any(|x| x == group)))
     }
 }
