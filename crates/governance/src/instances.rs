@@ -200,6 +200,15 @@ impl Instances {
         &self.list
     }
 
+    /// The ids of the instances of one family, in config order.
+    pub fn ids_of(&self, family: KindFamily) -> Vec<&str> {
+        self.list
+            .iter()
+            .filter(|i| i.kind.family() == family)
+            .map(|i| i.id.as_str())
+            .collect()
+    }
+
     /// What `list_instances` shows; `supported` says whether a family of this build has an
     /// adapter for a kind ([`crate::Ctx::supports`]).
     pub fn views(&self, supported: impl Fn(InstanceKind) -> bool) -> Vec<InstanceView> {

@@ -129,10 +129,9 @@ pub(crate) async fn page(super::State(web): PageState, headers: HeaderMap) -> Re
             servers: host
                 .app
                 .instances()
-                .all()
-                .iter()
-                .filter(|i| i.kind.family() == domain::KindFamily::MediaServers)
-                .map(|i| i.id.clone())
+                .ids_of(domain::KindFamily::MediaServers)
+                .into_iter()
+                .map(str::to_owned)
                 .collect(),
         })
     }

@@ -121,14 +121,7 @@ pub(crate) async fn set_link(
             )
         })?;
         let instance = field("instance");
-        let servers: Vec<&str> = host
-            .app
-            .instances()
-            .all()
-            .iter()
-            .filter(|i| i.kind.family() == domain::KindFamily::MediaServers)
-            .map(|i| i.id.as_str())
-            .collect();
+        let servers = host.app.instances().ids_of(domain::KindFamily::MediaServers);
         if !servers.contains(&instance) {
             return Err(PageError::new(
                 StatusCode::BAD_REQUEST,
