@@ -252,6 +252,20 @@ impl Store {
         row.as_ref().map(change_from_row).transpose()
     }
 
+    /// Changes still pending that were proposed after `after` (ms), oldest first, at most 100:
+    /// what a notices pass tells.
+    pub async fn pending_changes_after(&self, after: i64) -> Result<Vec<Change>, Error> {
+        let rows = sqlx::query(&format!(
+            "SELECT {CHANGE_COLUMNS} WHERE c.status = ? AND c.created_at > ? \
+             ORDER BY c.created_at, c.id LIMIT 100"
+        ))
+        .bind(ChangeStatus::Pending.as_str())
+        .bind(after)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(change_from_row).collect()
+    }
+
     /// Newest first, optionally only those in `status`; `limit` clamped to 1..=200.
     pub async fn changes_page(
         &self,

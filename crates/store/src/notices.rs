@@ -3,7 +3,7 @@
 
 use domain::PersonId;
 
-use crate::{Change, ChangeStatus, Error, Store};
+use crate::{Error, Store};
 
 /// The kinds of notice a person can choose: `approvals` (a change waits for the owner's
 /// approval; the owner and admins) and `downloads` (one's own request became available).
@@ -127,18 +127,5 @@ impl Store {
             _ => "SELECT COALESCE(MAX(created_at), 0) FROM changes",
         };
         Ok(sqlx::query_scalar(sql).fetch_one(self.pool()).await?)
-    }
-
-    /// Changes still pending that were proposed after `after` (ms), oldest first, at most 100.
-    pub async fn pending_changes_after(&self, after: i64) -> Result<Vec<Change>, Error> {
-        let mut waiting: Vec<Change> = self
-            .changes_page(Some(ChangeStatus::Pending), 200)
-            .await?
-            .into_iter()
-            .filter(|c| c.created_at > after)
-            .collect();
-        waiting.sort_by_key(|c| c.created_at);
-        waiting.truncate(100);
-        Ok(waiting)
     }
 }
