@@ -143,6 +143,15 @@ async fn tvdb_reads_imdb_and_tmdb_ids_through_its_mapping() {
         .await
         .unwrap_err();
     assert!(matches!(missing, Error::NotFound { .. }), "{missing}");
+    let sneaky = client
+        .title_details(
+            &id(MediaSource::Imdb, "tt1/../../login"),
+            MediaType::Movie,
+            "US",
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(sneaky, Error::InvalidArgument { .. }), "{sneaky}");
     let foreign = client
         .title_details(&id(MediaSource::Anilist, "1"), MediaType::Tv, "US")
         .await

@@ -149,8 +149,16 @@ impl Tvdb {
                 Error::invalid("tvdb id", format!("\"{}\" is not a number", id.media_id))
             }),
             MediaSource::Imdb | MediaSource::Tmdb => {
+                // The id becomes a path segment: letters and digits only.
+                let remote = id.media_id.trim();
+                if remote.is_empty() || !remote.chars().all(|c| c.is_ascii_alphanumeric()) {
+                    return Err(Error::invalid(
+                        "media_id",
+                        format!("\"{remote}\" is not an {} id", id.media_source),
+                    ));
+                }
                 let found: Vec<wire::RemoteHit> = self
-                    .get(&format!("search/remoteid/{}", id.media_id.trim()), &[])
+                    .get(&format!("search/remoteid/{remote}"), &[])
                     .await
                     .map_err(|e| not_found_as(e, not_found()))?;
                 found
