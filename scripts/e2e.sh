@@ -186,6 +186,14 @@ for spec in 2025-11-25 2026-07-28; do
   check "conformance full --spec $spec: no failure" "$(echo "$OUT" | grep -c '^FAIL ')" 0
   contains "conformance full --spec $spec: summary" "$(echo "$OUT" | tail -1)" ", 0 failed"
 done
+# The tasks extension's scenarios (extension scenarios, run with --force): long calls as tasks.
+TASKS=(tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
+  tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error tasks-status-notifications)
+OUT=$("$KIT/conformance.sh" "$F/mcp?apikey=$FKEY" $(printf -- '--scenario %s ' "${TASKS[@]}") \
+  --baseline "$ROOT/.ci/conformance-tasks-baseline.yml" -- --force 2>&1)
+echo "$OUT" | grep -E '^(PASS|FAIL|SKIP) ' | sed "s/^/   [tasks] /"
+check "conformance tasks scenarios: no failure" "$(echo "$OUT" | grep -c '^FAIL ')" 0
+contains "conformance tasks scenarios: all ran" "$(echo "$OUT" | tail -1)" "conformance: 7 passed, 0 failed, 1 skipped"
 # Prompts, completions, progress, logging and elicitation through the official Python SDK
 # (scripts/mcp_features.py), over HTTP and stdio; the Inspector lists prompts.
 feat() {

@@ -388,22 +388,6 @@ impl App {
         Called::Done(result)
     }
 
-    /// Whether a call of this tool is long: worth streaming progress and log messages.
-    pub fn is_long(&self, name: &str) -> bool {
-        self.shared.registry.get(name).is_some_and(|t| t.long())
-    }
-
-    /// The name a call of `name` is counted under: the tool's own name, from a bounded set
-    /// (a made-up name counts as no tool).
-    pub fn tool_label(&self, name: &str) -> Option<&'static str> {
-        self.shared.registry.get(name).map(|t| t.meta().name)
-    }
-
-    /// Whether a call of this tool may ask the person to choose.
-    pub fn asks(&self, name: &str) -> bool {
-        self.shared.registry.get(name).is_some_and(|t| t.asks())
-    }
-
     async fn run(
         &self,
         tool: Arc<dyn DynTool>,

@@ -122,6 +122,12 @@ impl Ctx {
         }
     }
 
+    /// Where this call's progress goes, when the client (or a protocol task) hears it: for
+    /// work that reports progress of its own, such as an external server's.
+    pub fn reporter(&self) -> Option<Arc<dyn Report>> {
+        self.report.clone()
+    }
+
     /// A log message for the client, when it asked for this level; named after the tool.
     pub fn log(&self, level: Level, message: &str) {
         if let Some(r) = &self.report {

@@ -17,6 +17,7 @@ pub mod contract;
 mod delegate;
 mod detached;
 pub mod error;
+mod facts;
 mod family;
 pub mod instances;
 mod jobs;

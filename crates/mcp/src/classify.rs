@@ -124,7 +124,8 @@ pub(crate) fn classify(
     Ok(Era::Modern)
 }
 
-/// SEP-2243: `Mcp-Method` always, `Mcp-Name` for calls that name a tool, prompt or resource.
+/// SEP-2243: `Mcp-Method` always, `Mcp-Name` for calls that name a tool, prompt, resource or
+/// task.
 fn check_standard_headers(
     method: &str,
     params: &Map<String, Value>,
@@ -143,6 +144,8 @@ fn check_standard_headers(
     let name_key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        // SEP-2663: the tasks methods name their task.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return Ok(()),
     };
     let Some(expected) = params.get(name_key).and_then(Value::as_str) else {

@@ -17,7 +17,7 @@ use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::{Era, asker::Asker};
+use crate::{Era, asker::Asker, tasks::ProgressSink};
 
 /// Serialized JSON-RPC messages (notifications, server requests) for the caller's transport.
 pub type Outbox = mpsc::UnboundedSender<Vec<u8>>;
@@ -35,6 +35,8 @@ pub struct Peers {
     next: AtomicU64,
     waiting: Mutex<HashMap<String, Waiting>>,
     remembered: Mutex<HashMap<u64, Remembered>>,
+    /// The protocol tasks whose calls run in this process, to stop on `tasks/cancel`.
+    running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
 }
 
 /// An open question: the owner who may answer it, and where the answer goes.
@@ -58,6 +60,7 @@ impl Default for Peers {
             next: AtomicU64::new(1),
             waiting: Mutex::new(HashMap::new()),
             remembered: Mutex::new(HashMap::new()),
+            running: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -93,6 +96,21 @@ impl Peers {
             .get(&owner)
             .cloned()
             .unwrap_or_default()
+    }
+
+    pub(crate) fn start_running(&self, task: &str, handle: tokio::task::AbortHandle) {
+        self.running.lock().insert(task.to_owned(), handle);
+    }
+
+    pub(crate) fn stop_running(&self, task: &str) {
+        self.running.lock().remove(task);
+    }
+
+    /// Stops a task's call when it runs in this process.
+    pub(crate) fn abort_running(&self, task: &str) {
+        if let Some(handle) = self.running.lock().remove(task) {
+            handle.abort();
+        }
     }
 
     /// Hands a client's response to the question waiting for it. `false` when no question
@@ -151,26 +169,28 @@ impl LogLevel {
 /// A call's progress and log messages, owned: what a host hands to work it does on its own.
 #[derive(Clone, Debug)]
 pub struct Notifier {
-    out: Outbox,
+    out: Option<Outbox>,
     progress_token: Option<Value>,
     level: Option<LogLevel>,
+    sink: Option<ProgressSink>,
 }
 
 impl Notifier {
     /// `notifications/progress`, when the request carried a progress token.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        progress_to(
-            &self.out,
-            self.progress_token.as_ref(),
-            progress,
-            total,
-            message,
-        );
+        if let Some(sink) = &self.sink {
+            sink.record(progress, total, message);
+        }
+        if let Some(out) = &self.out {
+            progress_to(out, self.progress_token.as_ref(), progress, total, message);
+        }
     }
 
     /// `notifications/message`, when the client asked for this level or a lower one.
     pub fn log(&self, level: LogLevel, logger: &str, data: Value) {
-        log_to(&self.out, self.level, level, logger, data);
+        if let Some(out) = &self.out {
+            log_to(out, self.level, level, logger, data);
+        }
     }
 }
 
@@ -225,6 +245,8 @@ pub struct Context<'a> {
     /// 2026-07-28: the answers a retry carries (`inputResponses`, `requestState`), read only
     /// when the request has either.
     pub(crate) answers: Option<Map<String, Value>>,
+    /// A protocol task's call: where its progress becomes the task's status message.
+    pub(crate) sink: Option<ProgressSink>,
 }
 
 impl<'a> Context<'a> {
@@ -239,6 +261,7 @@ impl<'a> Context<'a> {
             level: None,
             capabilities: Value::Null,
             answers: None,
+            sink: None,
         }
     }
 
@@ -279,6 +302,7 @@ impl<'a> Context<'a> {
             level,
             capabilities,
             answers,
+            sink: None,
         }
     }
 
@@ -288,6 +312,9 @@ impl<'a> Context<'a> {
 
     /// `notifications/progress`, when the request carried a progress token.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(sink) = &self.sink {
+            sink.record(progress, total, message);
+        }
         if let Some(out) = &self.out {
             progress_to(out, self.progress_token.as_ref(), progress, total, message);
         }
@@ -305,13 +332,16 @@ impl<'a> Context<'a> {
     /// when nothing would reach the client (a plain JSON answer, or neither a progress token
     /// nor a log level was given): then nothing is allocated for it.
     pub fn notifier(&self) -> Option<Notifier> {
-        if self.progress_token.is_none() && self.level.is_none() {
+        let reaches_client =
+            self.out.is_some() && (self.progress_token.is_some() || self.level.is_some());
+        if !reaches_client && self.sink.is_none() {
             return None;
         }
         Some(Notifier {
-            out: self.out.clone()?,
+            out: self.out.clone().filter(|_| reaches_client),
             progress_token: self.progress_token.clone(),
             level: self.level,
+            sink: self.sink.clone(),
         })
     }
 

@@ -7,14 +7,16 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{ErrorCode, Implementation};
+use rmcp::model::{ErrorCode, Implementation, JsonObject};
 use serde_json::{Map, Value, json};
 
 use crate::{
     RenderedResult, ToolHost,
     classify::classify,
     context::{Context, Outbox, Peers},
-    fixtures, methods, version,
+    fixtures, methods,
+    tasks::{self, ProgressSink, TaskSupport},
+    version,
     wire::{self, COMPLETE, Definitions, ListedTool, ToolList},
 };
 
@@ -122,7 +124,7 @@ pub fn passes_checks(message: &Value, headers: Headers<'_>) -> bool {
 
 /// Answers one parsed JSON-RPC message for an authenticated caller.
 pub async fn dispatch<H: ToolHost>(
-    host: &H,
+    host: &Arc<H>,
     caller: &H::Caller,
     message: Value,
     headers: Headers<'_>,
@@ -279,13 +281,14 @@ enum Answer {
 type Outcome = Result<Answer, RpcError>;
 
 async fn route<H: ToolHost>(
-    host: &H,
+    shared: &Arc<H>,
     caller: &H::Caller,
     era: Era,
     method: &str,
     params: Map<String, Value>,
     link: Link<'_>,
 ) -> Outcome {
+    let host = shared.as_ref();
     let fixtures = fixtures::served(host);
     match (method, era) {
         ("initialize", Era::Legacy) => {
@@ -324,7 +327,7 @@ async fn route<H: ToolHost>(
             let extra = if fixtures { fixtures::tools() } else { &[] };
             Ok(Answer::Tools(tools, extra))
         }
-        ("tools/call", _) => call_tool(host, caller, era, params, link).await,
+        ("tools/call", _) => call_tool(shared, caller, era, params, link).await,
         ("resources/list", _) => {
             let mut out = Map::new();
             let mut resources = host.list_resources(caller).await;
@@ -350,6 +353,11 @@ async fn route<H: ToolHost>(
             Ok(Answer::Object(with_ttl(out, era)))
         }
         ("resources/read", _) => read_resource(host, caller, era, &params).await,
+        ("tasks/get" | "tasks/update" | "tasks/cancel", _) => {
+            tasks::method(shared, caller, era, method, &params, link.peers)
+                .await
+                .map(Answer::Object)
+        }
         _ => Err(RpcError::new(
             ErrorCode::METHOD_NOT_FOUND,
             format!("method not found: {method}"),
@@ -375,6 +383,9 @@ fn capabilities<H: ToolHost>(host: &H, era: Era, list_changes: bool) -> Value {
     });
     if era == Era::Legacy {
         caps["logging"] = json!({});
+    }
+    if era == Era::Modern && host.keeps_tasks() {
+        caps["extensions"] = json!({ tasks::TASKS_EXTENSION: {} });
     }
     caps
 }
@@ -433,7 +444,7 @@ fn discover<H: ToolHost>(host: &H) -> Map<String, Value> {
 }
 
 async fn call_tool<H: ToolHost>(
-    host: &H,
+    host: &Arc<H>,
     caller: &H::Caller,
     era: Era,
     mut params: Map<String, Value>,
@@ -470,19 +481,70 @@ async fn call_tool<H: ToolHost>(
             "invalid params: \"requestState\" must be a string",
         ));
     }
-    let cx = Context::new(era, link.owner, link.peers, link.out, &params);
-    if fixtures::served(host)
-        && let Some(result) = fixtures::call(&name, arguments.as_ref(), &cx).await
-    {
-        return result.map(Answer::Result);
+    let fixture = fixtures::served(host.as_ref());
+    let support = match fixture.then(|| fixtures::task_support(&name)).flatten() {
+        Some(support) => support,
+        None => host.task_support(&name),
+    };
+    if era == Era::Modern && support != TaskSupport::Never && host.keeps_tasks() {
+        if tasks::declared(&params) {
+            return call_as_task(host, caller, name, arguments, params, link, support).await;
+        }
+        if matches!(support, TaskSupport::Required { .. }) {
+            return Err(tasks::missing_capability());
+        }
     }
-    match host.call_tool(caller, &name, arguments, &cx).await {
-        Ok(result) => Ok(Answer::Result(result)),
-        Err(e) => Err(RpcError {
+    let cx = Context::new(era, link.owner, link.peers, link.out, &params);
+    run_call(host.as_ref(), caller, &name, arguments, &cx, fixture)
+        .await
+        .map(Answer::Result)
+}
+
+/// One tool call, served by a conformance fixture or by the host.
+async fn run_call<H: ToolHost>(
+    host: &H,
+    caller: &H::Caller,
+    name: &str,
+    arguments: Option<JsonObject>,
+    cx: &Context<'_>,
+    fixture: bool,
+) -> Result<RenderedResult, RpcError> {
+    if fixture && let Some(result) = fixtures::call(name, arguments.as_ref(), cx).await {
+        return result;
+    }
+    host.call_tool(caller, name, arguments, cx)
+        .await
+        .map_err(|e| RpcError {
             code: e.code,
             message: e.message.into_owned(),
             data: e.data,
-        }),
+        })
+}
+
+/// A call from a client that declared the tasks extension, of a tool that supports tasks.
+async fn call_as_task<H: ToolHost>(
+    host: &Arc<H>,
+    caller: &H::Caller,
+    name: String,
+    arguments: Option<JsonObject>,
+    params: Map<String, Value>,
+    link: Link<'_>,
+    support: TaskSupport,
+) -> Outcome {
+    let sink = ProgressSink::default();
+    let work = {
+        let (host, caller, peers) = (Arc::clone(host), caller.clone(), Arc::clone(link.peers));
+        let (owner, out, sink) = (link.owner, tasks::lasting_out(&link), sink.clone());
+        let name = name.clone();
+        tokio::spawn(async move {
+            let cx = tasks::context(owner, &peers, out, &params, sink);
+            let fixture = fixtures::served(host.as_ref());
+            run_call(host.as_ref(), &caller, &name, arguments, &cx, fixture).await
+        })
+    };
+    match tasks::start(host, caller, &name, work, sink, support, link.peers).await {
+        Ok(answered) => answered.map(Answer::Result),
+        Err(handle) => Ok(Answer::Object(handle)),
     }
 }
 

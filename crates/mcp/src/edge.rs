@@ -225,7 +225,7 @@ async fn serve<H: ToolHost>(
         tells_list_changes: false,
     };
     Ok(Served::Plain(
-        dispatch::dispatch(host.as_ref(), &caller, message, headers, link).await,
+        dispatch::dispatch(host, &caller, message, headers, link).await,
     ))
 }
 
@@ -271,7 +271,7 @@ fn stream<H: ToolHost>(
             out: Some(tx.clone()),
             tells_list_changes: false,
         };
-        let reply = dispatch::dispatch(host.as_ref(), &caller, message, headers, link).await;
+        let reply = dispatch::dispatch(&host, &caller, message, headers, link).await;
         if let Some(body) = reply.body {
             let _ = tx.send(body);
         }

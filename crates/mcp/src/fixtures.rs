@@ -15,7 +15,8 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use crate::{
-    Completing, CompletionTarget, Context, Era, ListedTool, LogLevel, RenderedResult, ToolHost,
+    Completing, CompletionTarget, Context, Era, ListedTool, LogLevel, RenderedResult, TaskSupport,
+    ToolHost,
     dispatch::{MISSING_CLIENT_CAPABILITY, RpcError},
 };
 
@@ -71,7 +72,59 @@ const TOOLS: &[(&str, &str, &[&str])] = &[
     ),
 ];
 
+/// The tasks extension's fixtures (its conformance scenarios): (name, description, input schema).
+fn task_tools() -> [(&'static str, &'static str, Value); 4] {
+    let none = json!({ "type": "object", "properties": {} });
+    [
+        (
+            "greet",
+            "Says hello (never a task)",
+            json!({ "type": "object",
+            "properties": { "name": { "type": "string" } }, "required": ["name"] }),
+        ),
+        (
+            "slow_compute",
+            "Sleeps `seconds`, then answers (a task when the client declares tasks)",
+            json!({ "type": "object", "properties": { "seconds": { "type": "number" },
+                "label": { "type": "string" } } }),
+        ),
+        (
+            "failing_job",
+            "Fails as a tool after about a second (always a task)",
+            none.clone(),
+        ),
+        (
+            "protocol_error_job",
+            "Fails at the protocol level (always a task)",
+            none,
+        ),
+    ]
+}
+
+/// How the task fixtures relate to tasks; `None` for the other fixtures and the host's tools.
+pub(crate) fn task_support(name: &str) -> Option<TaskSupport> {
+    match name {
+        "greet" => Some(TaskSupport::Never),
+        "slow_compute" => Some(TaskSupport::Optional {
+            shortcut: Duration::ZERO,
+            stoppable: true,
+        }),
+        "failing_job" | "protocol_error_job" => Some(TaskSupport::Required { stoppable: true }),
+        _ => None,
+    }
+}
+
 static LISTED: LazyLock<Vec<Arc<ListedTool>>> = LazyLock::new(|| {
+    let tasks = task_tools().into_iter().map(|(name, description, schema)| {
+        let Value::Object(schema) = schema else {
+            unreachable!("a json! object is an object")
+        };
+        Arc::new(ListedTool::new(Tool::new(
+            name,
+            description,
+            Arc::new(schema),
+        )))
+    });
     TOOLS
         .iter()
         .map(|(name, description, required)| {
@@ -90,6 +143,7 @@ static LISTED: LazyLock<Vec<Arc<ListedTool>>> = LazyLock::new(|| {
                 Arc::new(schema),
             )))
         })
+        .chain(tasks)
         .collect()
 });
 
@@ -174,6 +228,26 @@ pub(crate) async fn call(
             }
             result(vec![text("Tool with progress executed successfully")], false)
         }
+        "greet" => {
+            let name = match argument(arguments, "name") { Ok(n) => n, Err(e) => return Some(Err(e)) };
+            result(vec![text(&format!("Hello, {name}!"))], false)
+        }
+        "slow_compute" => {
+            let seconds = arguments.and_then(|a| a.get("seconds")).and_then(Value::as_f64).unwrap_or(0.0);
+            let seconds = seconds.clamp(0.0, 600.0);
+            let steps = (seconds * 4.0).ceil() as u32;
+            for step in 0..steps {
+                cx.progress(f64::from(step), Some(f64::from(steps)), Some("computing"));
+                tokio::time::sleep(Duration::from_secs_f64(seconds / f64::from(steps))).await;
+            }
+            let label = arguments.and_then(|a| a.get("label")).and_then(Value::as_str).unwrap_or("");
+            result(vec![text(&format!("computed {label} in {seconds} s"))], false)
+        }
+        "failing_job" => {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            result(vec![text("the job failed, as it always does")], true)
+        }
+        "protocol_error_job" => Err(RpcError::new(ErrorCode::INTERNAL_ERROR, "the job broke at the protocol level")),
         "test_error_handling" => result(vec![text("This tool intentionally returns an error for testing")], true),
         "test_sampling" => {
             let prompt = match argument(arguments, "prompt") { Ok(p) => p, Err(e) => return Some(Err(e)) };

@@ -14,6 +14,7 @@ mod methods;
 #[cfg(not(feature = "conformance-fixtures"))]
 mod no_fixtures;
 pub mod stdio;
+mod tasks;
 pub mod throttle;
 mod version;
 mod wire;
@@ -26,6 +27,10 @@ pub use dispatch::{Era, Link, Reply, dispatch};
 pub use rmcp::model;
 use rmcp::model::{
     ErrorData, GetPromptResult, JsonObject, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+};
+pub use tasks::{
+    HEARTBEAT, POLL_INTERVAL_MS, SHORTCUT, STALE, Settle, TASK_TTL_MS, TASKS_EXTENSION, TaskRecord,
+    TaskSupport,
 };
 pub use version::{LEGACY_VERSIONS, MODERN_VERSIONS, NEWEST_LEGACY};
 pub use wire::{ListedTool, RenderedResult};
@@ -133,6 +138,60 @@ pub trait ToolHost: Send + Sync + 'static {
     /// messages, then the result) when the client accepts one.
     fn streams(&self, _tool: &str) -> bool {
         false
+    }
+
+    /// Whether a call of this tool may become a protocol task (see [`TaskSupport`]). Only a
+    /// host that [`ToolHost::keeps_tasks`] makes any.
+    fn task_support(&self, _tool: &str) -> TaskSupport {
+        TaskSupport::Never
+    }
+
+    /// Whether this host keeps protocol tasks; then the tasks extension is advertised.
+    fn keeps_tasks(&self) -> bool {
+        false
+    }
+
+    /// Keeps a new `working` task for a call of `tool` by `caller`, bound to the caller, and
+    /// answers it only once a `tasks/get` for it would find it. `stoppable`: whether
+    /// `tasks/cancel` may stop it (see [`TaskSupport`]).
+    fn create_task(
+        &self,
+        _caller: &Self::Caller,
+        _tool: &str,
+        _stoppable: bool,
+    ) -> impl Future<Output = Result<TaskRecord, HostError>> + Send {
+        std::future::ready(Err(HostError("this host keeps no tasks".into())))
+    }
+
+    /// One of the caller's own tasks; `None` for an unknown, expired or another's. A working
+    /// task whose heartbeat is older than [`STALE`] is answered (and kept) as failed.
+    fn get_task(
+        &self,
+        _caller: &Self::Caller,
+        _id: &str,
+    ) -> impl Future<Output = Result<Option<TaskRecord>, HostError>> + Send {
+        std::future::ready(Ok(None))
+    }
+
+    /// Writes what a task's runner says, only while the task is `working`. `Ok(false)` when it
+    /// no longer is (cancelled, failed as stale, expired): the runner stops.
+    fn settle_task(
+        &self,
+        _id: &str,
+        _settle: Settle,
+    ) -> impl Future<Output = Result<bool, HostError>> + Send {
+        std::future::ready(Ok(false))
+    }
+
+    /// `tasks/cancel` of one of the caller's tasks: `None` for an unknown one; `Some(true)`
+    /// when it was working and is now `cancelled` (its call is stopped); `Some(false)` when
+    /// nothing is stopped (already finished, or a call the host lets run to its end).
+    fn cancel_task(
+        &self,
+        _caller: &Self::Caller,
+        _id: &str,
+    ) -> impl Future<Output = Result<Option<bool>, HostError>> + Send {
+        std::future::ready(Ok(None))
     }
 
     /// The prompts this caller may use, in a stable order.

@@ -23,6 +23,10 @@ pub(crate) fn streams(_name: &str) -> bool {
     false
 }
 
+pub(crate) fn task_support(_name: &str) -> Option<crate::TaskSupport> {
+    None
+}
+
 pub(crate) async fn call(
     _name: &str,
     _arguments: Option<&JsonObject>,

@@ -66,7 +66,7 @@ where
         let (host, peers, credential, tx) =
             (host.clone(), peers.clone(), credential.clone(), tx.clone());
         running.spawn(async move {
-            let reply = answer(host.as_ref(), &peers, &credential, &line, tx.clone()).await;
+            let reply = answer(&host, &peers, &credential, &line, tx.clone()).await;
             if let Some(body) = reply.body {
                 let _ = tx.send(body);
             }
@@ -119,7 +119,7 @@ async fn watch_tools<H: ToolHost>(
 }
 
 async fn answer<H: ToolHost>(
-    host: &H,
+    host: &Arc<H>,
     peers: &Arc<Peers>,
     credential: &str,
     line: &str,

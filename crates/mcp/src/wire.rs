@@ -265,6 +265,11 @@ impl RenderedResult {
         self.0.is_error
     }
 
+    /// Whether this is a 2026-07-28 `input_required` result (the call asks first).
+    pub(crate) fn is_asking(&self) -> bool {
+        self.0.asking.is_some()
+    }
+
     /// The `CallToolResult` shape, with `resultType` when `result_type` names one.
     pub(crate) fn shape(&self, result_type: Option<&'static str>) -> impl Serialize + '_ {
         if let Some((requests, state)) = &self.0.asking {

@@ -26,6 +26,7 @@ mod oauth_tokens;
 mod operations;
 mod pages;
 mod people;
+mod protocol_tasks;
 mod quotas;
 mod requests;
 mod sessions;
@@ -64,6 +65,7 @@ pub use oauth_tokens::{
 };
 pub use operations::{Begun, Operation, OperationStatus};
 pub use people::{ContentLimits, Person};
+pub use protocol_tasks::ProtocolTask;
 pub use quotas::{
     Allowance, Fit, QUOTA_MEDIA_TYPES, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope,
 };

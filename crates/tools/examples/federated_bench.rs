@@ -95,13 +95,13 @@ async fn main() {
     let (mut plain, mut governed) = (Vec::with_capacity(n), Vec::with_capacity(n));
     // Warm both paths first.
     for _ in 0..50 {
-        direct.call("echo", message()).await.unwrap();
+        direct.call("echo", message(), None).await.unwrap();
         let _ = app.call(&owner, "ev__echo", Some(message())).await;
     }
     while plain.len() < n {
         for _ in 0..50 {
             let t = Instant::now();
-            direct.call("echo", message()).await.unwrap();
+            direct.call("echo", message(), None).await.unwrap();
             plain.push(t.elapsed());
         }
         for _ in 0..50 {

@@ -241,24 +241,31 @@ async fn the_everything_server_over_stdio_is_listed_prefixed_and_echoes() {
     assert_eq!(missing.message, "missing argument \"message\"");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_everything_server_over_streamable_http_echoes() {
-    let Some((node, entry)) = everything() else {
-        return;
-    };
+/// The everything server over HTTP (`mode`: `streamableHttp`, or the older `sse`) on a free
+/// port of this machine: the child (killed on drop) and its port.
+fn everything_on_http(node: &str, entry: &str, mode: &str) -> (tokio::process::Child, u16) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let mut child = tokio::process::Command::new(&node)
-        .args([&entry, "streamableHttp"])
+    let child = tokio::process::Command::new(node)
+        .args([entry, mode])
         .env("PORT", port.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
+    (child, port)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_over_streamable_http_echoes() {
+    let Some((node, entry)) = everything() else {
+        return;
+    };
+    let (mut child, port) = everything_on_http(&node, &entry, "streamableHttp");
     let url = format!("http://127.0.0.1:{port}/mcp");
     let h = Household::new(vec![(mcp_spec("web", Some(&url)), None)]).await;
     h.until_listed("web__echo", true).await;
@@ -268,6 +275,37 @@ async fn the_everything_server_over_streamable_http_echoes() {
         .unwrap();
     assert_eq!(out.summary, "Echo: over http");
     let _ = child.kill().await;
+}
+
+/// A server older than Streamable HTTP (the everything server's `sse` mode: GET /sse, POST
+/// /message): the POST Streamable HTTP starts with is refused, and the older transport is used.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_over_the_older_http_sse_transport_echoes() {
+    let Some((node, entry)) = everything() else {
+        return;
+    };
+    let (mut child, port) = everything_on_http(&node, &entry, "sse");
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let h = Household::new(vec![(mcp_spec("old", Some(&url)), None)]).await;
+    h.until_listed("old__echo", true).await;
+    let out = h
+        .call(&h.owner, "old__echo", json!({"message": "over sse"}))
+        .await
+        .unwrap();
+    assert_eq!(out.summary, "Echo: over sse");
+    // Its progress comes back on the event stream too, while a long call runs.
+    let out = h
+        .call(
+            &h.owner,
+            "old__trigger-long-running-operation",
+            json!({"duration": 0.4, "steps": 2}),
+        )
+        .await
+        .unwrap();
+    assert!(out.summary.contains("Steps: 2"), "{}", out.summary);
+    // The server gone, it is down; its tools leave the list.
+    let _ = child.kill().await;
+    h.until_listed("old__echo", false).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -139,7 +139,13 @@ fn request(method: &str, params: Value, modern: bool) -> Value {
 }
 
 /// Microseconds per call: the median of `rounds` rounds of `n` calls.
-async fn measure(bench: &Bench, caller: &Caller, message: &Value, n: usize, rounds: usize) -> f64 {
+async fn measure(
+    bench: &std::sync::Arc<Bench>,
+    caller: &Caller,
+    message: &Value,
+    n: usize,
+    rounds: usize,
+) -> f64 {
     let peers = std::sync::Arc::new(Peers::default());
     let mut medians = Vec::with_capacity(rounds);
     for _ in 0..rounds {
@@ -188,12 +194,12 @@ async fn main() {
     );
     let page = Output::typed("Rows 1-200 of 50000 matching torrents.", &page()).unwrap();
     let kept = page.clone().shared();
-    let bench = Bench {
+    let bench = std::sync::Arc::new(Bench {
         host,
         small,
         page,
         kept,
-    };
+    });
     let cases: [(&str, &str, Value, usize); 4] = [
         ("tools/list", "tools/list", json!({}), 20_000),
         (

@@ -9,7 +9,7 @@ use governance::{
 };
 use mcp::{
     AskError, Asker, Completing, CompletionTarget, Context, HostError, ListedTool, LogLevel,
-    Notifier, RenderedResult, ServerIdentity, ToolHost,
+    Notifier, RenderedResult, ServerIdentity, Settle, TaskRecord, TaskSupport, ToolHost,
     model::{
         ErrorData, GetPromptResult, JsonObject, MetaObject, Prompt, PromptArgument, PromptMessage,
         ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, Tool,
@@ -19,7 +19,7 @@ use mcp::{
 use serde_json::{Value, json};
 use tools::{completions::Target, guides::Topic, prompts::PromptSpec, views::View};
 
-use crate::Metrics;
+use crate::{Metrics, protocol_tasks};
 
 /// The tool host behind every surface.
 pub struct Host {
@@ -316,6 +316,63 @@ impl ToolHost for Host {
         self.app.is_long(tool) || self.app.asks(tool)
     }
 
+    fn task_support(&self, tool: &str) -> TaskSupport {
+        // Marquee's long tools, and every external server's (which may take any time).
+        if self.app.is_long(tool) || self.app.is_external(tool) {
+            TaskSupport::Optional {
+                shortcut: mcp::SHORTCUT,
+                stoppable: self.app.only_reads(tool),
+            }
+        } else {
+            TaskSupport::Never
+        }
+    }
+
+    fn keeps_tasks(&self) -> bool {
+        true
+    }
+
+    async fn create_task(
+        &self,
+        caller: &Caller,
+        tool: &str,
+        stoppable: bool,
+    ) -> Result<TaskRecord, HostError> {
+        let person = caller.authority.person.id;
+        let ttl = i64::try_from(mcp::TASK_TTL_MS).unwrap_or(i64::MAX);
+        let task = self
+            .app
+            .store()
+            .create_protocol_task(person, tool, stoppable, ttl)
+            .await;
+        task.map(protocol_tasks::record)
+            .map_err(|e| HostError(e.to_string()))
+    }
+
+    async fn get_task(&self, caller: &Caller, id: &str) -> Result<Option<TaskRecord>, HostError> {
+        let person = caller.authority.person.id;
+        let stale = i64::try_from(mcp::STALE.as_millis()).unwrap_or(i64::MAX);
+        let task = self
+            .app
+            .store()
+            .protocol_task(person, id, stale, protocol_tasks::STOPPED)
+            .await;
+        task.map(|t| t.map(protocol_tasks::record))
+            .map_err(|e| HostError(e.to_string()))
+    }
+
+    async fn settle_task(&self, id: &str, settle: Settle) -> Result<bool, HostError> {
+        protocol_tasks::settle(self.app.store(), id, settle)
+            .await
+            .map_err(|e| HostError(e.to_string()))
+    }
+
+    async fn cancel_task(&self, caller: &Caller, id: &str) -> Result<Option<bool>, HostError> {
+        let person = caller.authority.person.id;
+        let cancelled = self.app.store().cancel_protocol_task(person, id).await;
+        cancelled.map_err(|e| HostError(e.to_string()))
+    }
+
     async fn list_prompts(&self, caller: &Caller) -> Result<Vec<Prompt>, HostError> {
         let usable = tools::prompts::usable(&self.app, caller);
         let external = tools::federated::list_prompts(&self.app, caller).await;
@@ -452,7 +509,8 @@ struct Reporter(Notifier);
 
 impl tools::report::Report for Reporter {
     fn progress(&self, done: f64, total: Option<f64>, message: &str) {
-        self.0.progress(done, total, Some(message));
+        self.0
+            .progress(done, total, (!message.is_empty()).then_some(message));
     }
 
     fn log(&self, level: tools::report::Level, logger: &str, message: &str) {

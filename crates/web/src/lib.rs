@@ -8,6 +8,7 @@ pub mod listen;
 mod metrics;
 mod oauth;
 mod pages;
+mod protocol_tasks;
 mod rest;
 mod rest_openapi;
 

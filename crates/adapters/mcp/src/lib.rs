@@ -15,7 +15,7 @@ use std::time::Duration;
 use domain::Secret;
 use serde_json::{Map, Value};
 
-pub use server::{Ask, Server, Status};
+pub use server::{Ask, Progress, Server, Status};
 
 /// How a server is reached.
 #[derive(Debug, Clone)]

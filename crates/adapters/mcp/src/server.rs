@@ -15,8 +15,8 @@ use parking_lot::Mutex;
 use rmcp::{
     ClientHandler, RoleClient, ServiceExt,
     model::{
-        CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
-        Implementation, ReadResourceRequestParams, Tool,
+        ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation,
+        ProgressNotificationParam, ReadResourceRequestParams, Tool,
     },
     service::{NotificationContext, Peer, RunningServiceCancellationToken, ServiceError},
     transport::{
@@ -27,7 +27,12 @@ use rmcp::{
 use serde_json::{Map, Value};
 use tokio::{io::AsyncBufReadExt, time::Instant};
 
-use crate::{Answer, Error, Launch, RemoteHints, RemoteTool, ServerConfig, redact};
+mod call;
+mod sse;
+
+pub use call::Progress;
+
+use crate::{Error, Launch, RemoteHints, RemoteTool, ServerConfig, redact};
 use domain::Secret;
 
 /// How many of a child's last stderr lines are kept, to say why it is down.
@@ -45,6 +50,8 @@ pub struct Server {
     version: AtomicU64,
     /// One connection attempt at a time.
     attempt: tokio::sync::Mutex<()>,
+    /// Calls waiting for the server's progress, by the progress token each was sent with.
+    pub(crate) progress: Mutex<HashMap<String, Progress>>,
 }
 
 struct State {
@@ -101,6 +108,16 @@ impl ClientHandler for Listener {
         tokio::spawn(async move { server.reread(generation, &context.peer).await });
     }
 
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(server) = self.server.upgrade() {
+            server.hear_progress(&params);
+        }
+    }
+
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
@@ -123,6 +140,7 @@ impl Server {
             }),
             version: AtomicU64::new(0),
             attempt: tokio::sync::Mutex::new(()),
+            progress: Mutex::new(HashMap::new()),
         })
     }
 
@@ -199,7 +217,7 @@ impl Server {
                     .map_err(|e| format!("it did not complete the MCP handshake: {e}"))?
             }
             Launch::Http { url, headers } => {
-                let mut map = HashMap::new();
+                let mut map = http::HeaderMap::new();
                 for (name, value) in headers {
                     let name = http::HeaderName::from_bytes(name.as_bytes())
                         .map_err(|_| format!("the header name {name} is not valid"))?;
@@ -207,8 +225,6 @@ impl Server {
                         .map_err(|_| format!("the value of the header {name} is not valid"))?;
                     map.insert(name, value);
                 }
-                let config =
-                    StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(map);
                 // The one outbound client builder; no total time limit, since a server's
                 // notification stream stays open (each call has its own limit).
                 let timeouts = httpx::Timeouts {
@@ -218,10 +234,34 @@ impl Server {
                 let client = httpx::builder(timeouts)
                     .build()
                     .map_err(|e| format!("no HTTP client: {e}"))?;
-                listener
-                    .serve(StreamableHttpClientTransport::with_client(client, config))
-                    .await
-                    .map_err(|e| format!("it did not complete the MCP handshake: {e}"))?
+                let config = StreamableHttpClientTransportConfig::with_uri(url.clone())
+                    .custom_headers(
+                        map.clone()
+                            .into_iter()
+                            .filter_map(|(k, v)| Some((k?, v)))
+                            .collect(),
+                    );
+                let streamable = StreamableHttpClientTransport::with_client(client.clone(), config);
+                match listener.serve(streamable).await {
+                    Ok(running) => running,
+                    Err(streamable) => {
+                        // A server older than Streamable HTTP: its URL opens an event stream.
+                        let max = self.config.max_answer_bytes.saturating_mul(2);
+                        let legacy = sse::connect(client, url, map, max).await.map_err(|e| {
+                            format!(
+                                "it spoke neither Streamable HTTP ({streamable}) nor HTTP+SSE ({e})"
+                            )
+                        })?;
+                        let listener = Listener {
+                            server: Arc::downgrade(self),
+                            generation,
+                        };
+                        listener
+                            .serve(legacy)
+                            .await
+                            .map_err(|e| format!("it did not complete the MCP handshake: {e}"))?
+                    }
+                }
             }
         };
         let peer = running.peer().clone();
@@ -382,28 +422,6 @@ impl Server {
         }
         let size = bytes.len();
         Ok((redact::json(bytes, &self.config.secrets), size))
-    }
-
-    /// Calls the tool `name` (as the server names it) with `arguments`.
-    pub async fn call(&self, name: &str, arguments: Map<String, Value>) -> Result<Answer, Error> {
-        let (peer, generation) = self.peer()?;
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        let (scrubbed, size) = self.bounded(generation, peer.call_tool(params)).await?;
-        let mut value: Map<String, Value> =
-            serde_json::from_slice(&scrubbed).map_err(|e| Error::Failed {
-                id: self.config.id.clone(),
-                message: e.to_string(),
-            })?;
-        let content = match value.remove("content") {
-            Some(Value::Array(blocks)) => blocks,
-            _ => Vec::new(),
-        };
-        Ok(Answer {
-            content,
-            structured: value.remove("structuredContent"),
-            is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
-            bytes: size,
-        })
     }
 }
 

@@ -1,17 +1,27 @@
 //! A host with no tools of its own, for this crate's tests: one valid credential (`good`),
-//! the conformance fixtures, and key-less local access when `local` says so.
+//! the conformance fixtures, protocol tasks kept in memory, and key-less local access when
+//! `local` says so.
 
-use std::sync::Arc;
+#![allow(dead_code)]
+
+use std::{collections::HashMap, sync::Arc};
 
 use mcp::{
-    Context, HostError, ListedTool, RenderedResult, ServerIdentity, ToolHost,
-    model::{ErrorData, JsonObject, ReadResourceResult, Resource, ResourceTemplate},
+    Context, HostError, ListedTool, RenderedResult, ServerIdentity, Settle, TaskRecord, ToolHost,
+    model::{ErrorData, JsonObject, ReadResourceResult, Resource, ResourceTemplate, TaskStatus},
 };
+use parking_lot::Mutex;
 
 pub struct TestHost {
     pub identity: ServerIdentity,
     /// Lets key-less requests from this machine in, as `[auth] local_person` does.
     pub local: bool,
+    /// Protocol tasks, as a store would keep them.
+    pub tasks: Mutex<HashMap<String, TaskRecord>>,
+}
+
+fn now() -> String {
+    "2026-12-06T00:00:00.000Z".into()
 }
 
 impl TestHost {
@@ -24,6 +34,7 @@ impl TestHost {
                 instructions: String::new(),
             },
             local,
+            tasks: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -78,5 +89,62 @@ impl ToolHost for TestHost {
 
     async fn authenticate_local(&self) -> Result<Option<()>, HostError> {
         Ok(self.local.then_some(()))
+    }
+
+    fn keeps_tasks(&self) -> bool {
+        true
+    }
+
+    async fn create_task(&self, _: &(), _: &str, _: bool) -> Result<TaskRecord, HostError> {
+        let mut tasks = self.tasks.lock();
+        let record = TaskRecord {
+            id: format!("task-{}", tasks.len() + 1),
+            status: TaskStatus::Working,
+            message: None,
+            created_at: now(),
+            updated_at: now(),
+            ttl_ms: mcp::TASK_TTL_MS,
+            outcome: None,
+        };
+        tasks.insert(record.id.clone(), record.clone());
+        Ok(record)
+    }
+
+    async fn get_task(&self, _: &(), id: &str) -> Result<Option<TaskRecord>, HostError> {
+        Ok(self.tasks.lock().get(id).cloned())
+    }
+
+    async fn settle_task(&self, id: &str, settle: Settle) -> Result<bool, HostError> {
+        let mut tasks = self.tasks.lock();
+        let Some(task) = tasks
+            .get_mut(id)
+            .filter(|t| t.status == TaskStatus::Working)
+        else {
+            return Ok(false);
+        };
+        match settle {
+            Settle::Beat { message } => task.message = message.or(task.message.take()),
+            Settle::Completed(result) => {
+                task.status = TaskStatus::Completed;
+                task.outcome = Some(result);
+            }
+            Settle::Failed(error) => {
+                task.status = TaskStatus::Failed;
+                task.outcome = Some(error);
+            }
+        }
+        Ok(true)
+    }
+
+    async fn cancel_task(&self, _: &(), id: &str) -> Result<Option<bool>, HostError> {
+        let mut tasks = self.tasks.lock();
+        let Some(task) = tasks.get_mut(id) else {
+            return Ok(None);
+        };
+        let working = task.status == TaskStatus::Working;
+        if working {
+            task.status = TaskStatus::Cancelled;
+        }
+        Ok(Some(working))
     }
 }

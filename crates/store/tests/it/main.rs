@@ -11,6 +11,7 @@ mod oauth;
 mod oauth_clients;
 mod open;
 mod people;
+mod protocol_tasks;
 mod reconcile;
 mod requests;
 mod switches;

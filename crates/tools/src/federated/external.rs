@@ -85,7 +85,7 @@ impl External {
             return plan::propose(ctx, self.meta, Some(missing), proposal).await;
         }
         ctx.authorize(self.server.id())?;
-        call(&self.server, self.meta, &self.remote, arguments).await
+        call(&self.server, self.meta, &self.remote, arguments, ctx).await
     }
 }
 
@@ -132,11 +132,20 @@ pub(crate) async fn call(
     meta: Meta,
     remote: &str,
     arguments: Map<String, Value>,
+    ctx: &governance::Ctx,
 ) -> Result<Output, ToolError> {
     let size = serde_json::to_vec(&arguments).map_or(0, |b| b.len());
-    let answer = server.call(remote, arguments).await.map_err(|e| {
-        error(e).with_data(json!({"server": server.id(), "tool": remote, "arguments_bytes": size}))
-    })?;
+    // The server's progress goes on to whoever hears this call's (a client, a task).
+    let progress = ctx.reporter().map(|report| -> adapters_mcp::Progress {
+        Arc::new(move |done, total, message| report.progress(done, total, message.unwrap_or("")))
+    });
+    let answer = server
+        .call(remote, arguments, progress)
+        .await
+        .map_err(|e| {
+            error(e)
+                .with_data(json!({"server": server.id(), "tool": remote, "arguments_bytes": size}))
+        })?;
     let text = answer.text();
     if answer.is_error {
         let text = if text.is_empty() {

@@ -122,7 +122,7 @@ impl Planned for ExternalPlanned {
             ctx.authorize(server.id())?;
             run.checkpoint(json!({"call": plan.tool, "server": plan.server}))
                 .await?;
-            super::external::call(server, tool.meta(), &plan.tool, plan.arguments).await
+            super::external::call(server, tool.meta(), &plan.tool, plan.arguments, ctx).await
         })
     }
 

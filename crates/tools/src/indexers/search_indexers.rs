@@ -138,6 +138,8 @@ impl Tool for SearchIndexers {
         family: Some(domain::KindFamily::Indexers),
         plan: None,
     };
+    /// Every indexer answers in its own time: a client that declared tasks may get a task.
+    const LONG: bool = true;
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         if ctx.caller.authority.person.role == Role::Kid {

@@ -18,7 +18,7 @@ use web::{EdgeConfig, Host, Metrics, Web};
 use crate::support::{Server, instance};
 
 /// `node` and the everything server's entry point, when both are here.
-fn everything() -> Option<(String, String)> {
+pub(crate) fn everything() -> Option<(String, String)> {
     let kit = std::env::var_os("MCP_CLIENTS_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| test_support::beside_checkout("shared-cache/mcp-clients"));
@@ -44,7 +44,7 @@ fn everything() -> Option<(String, String)> {
 }
 
 /// A Marquee serving the everything server over stdio as the instance `ev`.
-async fn serving_everything(node: &str, entry: &str) -> Server {
+pub(crate) async fn serving_everything(node: &str, entry: &str) -> Server {
     let store = store::Store::open_in_memory().await.unwrap();
     let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
     let launch = Launch {
@@ -74,7 +74,12 @@ async fn serving_everything(node: &str, entry: &str) -> Server {
 }
 
 /// A key for a new person whose grant has `federated`, naming `instances` when given.
-async fn key(s: &Server, name: &str, role: Role, instances: Option<Vec<String>>) -> String {
+pub(crate) async fn key(
+    s: &Server,
+    name: &str,
+    role: Role,
+    instances: Option<Vec<String>>,
+) -> String {
     let store = s.host.app.store();
     let person = store.add_person(name, role).await.unwrap();
     let spec = store::GrantSpec {

@@ -41,6 +41,7 @@ mod organize_page;
 mod outbound;
 mod output_schemas;
 mod pages;
+mod protocol_tasks;
 mod requests;
 mod settings_changes;
 mod sources;
