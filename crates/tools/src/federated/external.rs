@@ -137,7 +137,9 @@ pub(crate) async fn call(
     let size = serde_json::to_vec(&arguments).map_or(0, |b| b.len());
     // The server's progress goes on to whoever hears this call's (a client, a task).
     let progress = ctx.reporter().map(|report| -> adapters_mcp::Progress {
-        Arc::new(move |done, total, message| report.progress(done, total, message.unwrap_or("")))
+        Arc::new(move |done, total, message| {
+            report.progress(done, total, &httpx::redact(message.unwrap_or("")));
+        })
     });
     let answer = server
         .call(remote, arguments, progress)
