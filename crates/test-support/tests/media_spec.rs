@@ -1,7 +1,9 @@
 //! Every answer the Jellyfin fake gives to the requests Marquee's media adapter makes matches
 //! Jellyfin's OpenAPI document (`../shared/specs/jellyfin-v12.openapi.json`; set
 //! `MARQUEE_SHARED` when the shared folder is elsewhere), the nested `allOf` members (user data,
-//! the item playing, play state, transcoding) included; and the fakes refuse a missing token.
+//! the item playing, play state, transcoding) included; the collection answers of the Jellyfin
+//! and Plex fakes match their documents (Plex's `plex-pms.openapi.yaml`); and the fakes refuse a
+//! missing token.
 
 #![allow(clippy::unwrap_used)]
 
@@ -11,6 +13,8 @@ use test_support::{
     arr::spec::Spec,
     media::{FakeMedia, MEDIA_TOKEN, MEDIA_USERS, MediaKind},
 };
+
+mod yaml;
 
 async fn get(fake: &FakeMedia, path_and_query: &str, auth: Option<(&str, String)>) -> u16 {
     httpx::client(httpx::Timeouts::default()).expect("installs the TLS provider");
@@ -143,4 +147,108 @@ async fn the_fakes_refuse_a_request_without_their_token() {
             "{kind:?}"
         );
     }
+}
+
+/// Sends `method path?query` with the fake's token; the status.
+async fn send(fake: &FakeMedia, method: reqwest::Method, path_and_query: &str) -> u16 {
+    httpx::client(httpx::Timeouts::default()).expect("installs the TLS provider");
+    let (name, value) = match fake.kind() {
+        MediaKind::Plex => ("X-Plex-Token", MEDIA_TOKEN.to_string()),
+        _ => (
+            "Authorization",
+            format!("MediaBrowser Client=\"t\", Token=\"{MEDIA_TOKEN}\""),
+        ),
+    };
+    reqwest::Client::new()
+        .request(method, format!("{}{path_and_query}", fake.url()))
+        .header("Accept", "application/json")
+        .header(name, value)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// Every answer the fake gave, checked against `spec`: how many were.
+fn all_match(fake: &FakeMedia, spec: &Spec) -> usize {
+    let mut checked = 0;
+    let mut errors = Vec::new();
+    for (method, path, status, body) in fake.answers() {
+        match spec.check(&method, &path, status, &body) {
+            Ok(Some(_)) => checked += 1,
+            Ok(None) => errors.push(format!("{method} {path} is not in the document")),
+            Err(e) => errors.push(e),
+        }
+    }
+    assert!(errors.is_empty(), "{errors:#?}");
+    checked
+}
+
+#[tokio::test]
+async fn jellyfin_collection_answers_match_its_document() {
+    use reqwest::Method;
+    let fake = FakeMedia::start(MediaKind::Jellyfin).await;
+    let (paddington, alien) = (
+        "a0000000-0000-4000-8000-000000000001",
+        "a0000000-0000-4000-8000-000000000002",
+    );
+    assert_eq!(
+        send(&fake, Method::GET, "/Library/VirtualFolders").await,
+        200
+    );
+    let created = format!("/Collections?name=Friday&ids={paddington}");
+    assert_eq!(send(&fake, Method::POST, &created).await, 200);
+    let id = fake.answers()[1].3["Id"].as_str().unwrap().to_string();
+    let items = format!("/Collections/{id}/Items?ids={alien}");
+    assert_eq!(send(&fake, Method::POST, &items).await, 204);
+    assert_eq!(send(&fake, Method::GET, &format!("/Items/{id}")).await, 200);
+    assert_eq!(
+        send(&fake, Method::GET, &format!("/Items?parentId={id}")).await,
+        200
+    );
+    assert_eq!(send(&fake, Method::DELETE, &items).await, 204);
+    assert_eq!(
+        send(&fake, Method::DELETE, &format!("/Items/{id}")).await,
+        204
+    );
+    assert_eq!(send(&fake, Method::GET, &format!("/Items/{id}")).await, 404);
+    let spec = Spec::load_file("jellyfin-v12.openapi.json");
+    assert_eq!(all_match(&fake, &spec), 7);
+}
+
+#[tokio::test]
+async fn plex_collection_answers_match_its_document() {
+    use reqwest::Method;
+    let fake = FakeMedia::start(MediaKind::Plex).await;
+    let uri = |ids: &str| {
+        format!(
+            "server%3A%2F%2Ff00dfeed%2Fcom.plexapp.plugins.library%2Flibrary%2Fmetadata%2F{ids}"
+        )
+    };
+    assert_eq!(send(&fake, Method::GET, "/library/sections/all").await, 200);
+    let created = format!(
+        "/library/collections?type=1&title=Friday&smart=0&sectionId=1&uri={}",
+        uri("1")
+    );
+    assert_eq!(send(&fake, Method::POST, &created).await, 200);
+    let id = fake.answers()[1].3["MediaContainer"]["Metadata"][0]["ratingKey"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let items = format!("/library/collections/{id}/items");
+    assert_eq!(
+        send(&fake, Method::PUT, &format!("{items}?uri={}", uri("2"))).await,
+        200
+    );
+    assert_eq!(send(&fake, Method::GET, &items).await, 200);
+    assert_eq!(send(&fake, Method::PUT, &format!("{items}/2")).await, 200);
+    let gone = format!("/library/sections/1/collection/{id}");
+    assert_eq!(send(&fake, Method::DELETE, &gone).await, 200);
+    assert_eq!(send(&fake, Method::GET, &items).await, 404);
+    // The delete answers an empty page (`text/html` in the document): nothing to check.
+    let spec = Spec::from_value(yaml::document("plex-pms.openapi.yaml"));
+    let answers = fake.answers();
+    assert_eq!(answers.last().unwrap().3, Value::Null);
+    assert!(all_match(&fake, &spec) >= 5);
 }

@@ -7,53 +7,16 @@
 #![allow(clippy::unwrap_used)]
 
 use httpx::reqwest;
-use serde_json::{Number, Value, json};
-use test_support::{
-    TvdbFake,
-    arr::spec::{Spec, shared_dir},
-};
-use yaml_rust2::{Yaml, YamlLoader};
+use serde_json::{Value, json};
+use test_support::{TvdbFake, arr::spec::Spec};
 
-/// A YAML node as the JSON value a JSON copy of the document would hold; mapping keys as strings
-/// (`200:` becomes "200").
-fn to_json(y: &Yaml) -> Value {
-    match y {
-        Yaml::Hash(h) => Value::Object(h.iter().map(|(k, v)| (key(k), to_json(v))).collect()),
-        Yaml::Array(a) => Value::Array(a.iter().map(to_json).collect()),
-        Yaml::String(s) => Value::String(s.clone()),
-        Yaml::Integer(i) => json!(i),
-        Yaml::Real(r) => r
-            .parse::<f64>()
-            .ok()
-            .and_then(Number::from_f64)
-            .map_or(Value::Null, Value::Number),
-        Yaml::Boolean(b) => Value::Bool(*b),
-        Yaml::Null | Yaml::Alias(_) | Yaml::BadValue => Value::Null,
-    }
-}
-
-fn key(k: &Yaml) -> String {
-    match k {
-        Yaml::String(s) | Yaml::Real(s) => s.clone(),
-        Yaml::Integer(i) => i.to_string(),
-        Yaml::Boolean(b) => b.to_string(),
-        other => format!("{other:?}"),
-    }
-}
+mod yaml;
 
 /// TVDB's document, with its one gap patched: `Links.next` is declared a non-nullable string,
 /// but TVDB sends `"next": null` on the last page (as it does `prev` on the first, which the
 /// document declares nullable).
 fn tvdb_spec() -> Spec {
-    let path = shared_dir().join("specs").join("tvdb-v4.openapi.yaml");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {} ({e}); set MARQUEE_SHARED to the shared folder",
-            path.display()
-        )
-    });
-    let docs = YamlLoader::load_from_str(&text).unwrap();
-    let mut doc = to_json(&docs[0]);
+    let mut doc = yaml::document("tvdb-v4.openapi.yaml");
     assert!(doc["paths"]["/login"].is_object(), "the document converts");
     doc["components"]["schemas"]["Links"]["properties"]["next"]["nullable"] = json!(true);
     Spec::from_value(doc)

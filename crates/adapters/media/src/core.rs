@@ -68,15 +68,38 @@ impl Core {
         query: &[(&str, String)],
         token: &Secret,
     ) -> Result<T, Error> {
+        let bytes = self.send(reqwest::Method::GET, path, query, token).await?;
+        decode("GET", path, &bytes)
+    }
+
+    /// A write (`POST`, `PUT` or `DELETE` of `path?query`, no body) with the instance's token:
+    /// the answer's bytes, tokens scrubbed (empty for a `204`).
+    pub async fn write(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Vec<u8>, Error> {
+        self.send(method, path, query, &self.token).await
+    }
+
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        query: &[(&str, String)],
+        token: &Secret,
+    ) -> Result<Vec<u8>, Error> {
+        let name_of = method_name(&method);
         let fail = |source: httpx::Error| Error::Http {
-            method: "GET",
+            method: name_of,
             path: path.to_string(),
             source,
         };
         let (name, value) = self.auth(token).map_err(fail)?;
         let mut req = self
             .client
-            .get(httpx::join(&self.base, path))
+            .request(method, httpx::join(&self.base, path))
             .header(name, value)
             .header(reqwest::header::ACCEPT, "application/json");
         if self.server == Server::Plex {
@@ -111,15 +134,7 @@ impl Core {
                 bytes = scrubbed;
             }
         }
-        serde_json::from_slice(&bytes).map_err(|e| {
-            fail(httpx::Error::Decode {
-                detail: format!(
-                    "not the JSON expected (line {}, column {})",
-                    e.line(),
-                    e.column()
-                ),
-            })
-        })
+        Ok(bytes)
     }
 
     /// The header the server takes its token in; marked sensitive so no log of the request
@@ -140,6 +155,34 @@ impl Core {
             HeaderValue::from_str(&text).map_err(|_| httpx::Error::Unauthorized { status: 0 })?;
         value.set_sensitive(true);
         Ok((name, value))
+    }
+}
+
+/// An answer decoded, or an error naming the method and path and where the JSON broke.
+pub(crate) fn decode<T: DeserializeOwned>(
+    method: &'static str,
+    path: &str,
+    bytes: &[u8],
+) -> Result<T, Error> {
+    serde_json::from_slice(bytes).map_err(|e| Error::Http {
+        method,
+        path: path.to_string(),
+        source: httpx::Error::Decode {
+            detail: format!(
+                "not the JSON expected (line {}, column {})",
+                e.line(),
+                e.column()
+            ),
+        },
+    })
+}
+
+fn method_name(method: &reqwest::Method) -> &'static str {
+    match *method {
+        reqwest::Method::POST => "POST",
+        reqwest::Method::PUT => "PUT",
+        reqwest::Method::DELETE => "DELETE",
+        _ => "GET",
     }
 }
 

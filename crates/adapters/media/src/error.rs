@@ -27,6 +27,10 @@ pub enum Error {
     /// The instance's own config cannot make a client (no url, no token).
     #[error("{0}")]
     Config(String),
+    /// What was asked for is not what it should be (an id that is no id, a collection that is
+    /// gone or is another kind of item, an answer without the id it promised).
+    #[error("{0}")]
+    Invalid(String),
 }
 
 impl Error {
@@ -36,6 +40,17 @@ impl Error {
             self,
             Error::Http {
                 source: httpx::Error::Unreachable { .. } | httpx::Error::Timeout,
+                ..
+            }
+        )
+    }
+
+    /// The server has no such item (any more).
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            Error::Http {
+                source: httpx::Error::NotFound,
                 ..
             }
         )

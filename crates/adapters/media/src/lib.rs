@@ -1,8 +1,10 @@
-//! Media servers: Jellyfin, Emby and Plex behind one read-only client. A shared core does what
-//! the three have in common (the token header, timeouts, no redirects, tokens scrubbed from
-//! answers, errors without query strings or bodies); `jellyfin.rs` (Jellyfin and Emby) and
-//! `plex.rs` do what differs. Knows nothing of MCP, SQL or permissions.
+//! Media servers: Jellyfin, Emby and Plex behind one client. A shared core does what the three
+//! have in common (the token header, timeouts, no redirects, tokens scrubbed from answers,
+//! errors without query strings or bodies); `jellyfin.rs` (Jellyfin and Emby) and `plex.rs` do
+//! what differs in reading; `collections.rs` is the one write: collections and their items.
+//! Knows nothing of MCP, SQL or permissions.
 
+mod collections;
 mod core;
 mod error;
 mod jellyfin;
@@ -13,6 +15,7 @@ use domain::Secret;
 
 use crate::core::Core;
 pub use crate::{
+    collections::Library,
     error::Error,
     model::{ItemKind, ItemPage, MediaItem, Progress, ProviderIds, ServerUser, Session},
 };
@@ -30,7 +33,7 @@ pub enum Server {
     Plex,
 }
 
-/// One media server instance's client. Reads only.
+/// One media server instance's client: reads, and the collection writes of `collections.rs`.
 pub struct MediaClient {
     server: Server,
     core: Core,

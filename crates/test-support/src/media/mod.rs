@@ -22,6 +22,10 @@ use serde_json::{Value, json};
 
 use crate::server::{Incoming, RecordedRequest, Running};
 
+mod collections;
+
+use collections::Answer;
+
 /// Which server the fake plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MediaKind {
@@ -75,6 +79,8 @@ struct State {
     marks: Vec<(&'static str, Vec<Mark>)>,
     /// Every successful answer: method, path, status and body, for checking against a document.
     answers: Vec<(String, String, u16, Value)>,
+    collections: Vec<collections::Collection>,
+    next_collection: u64,
 }
 
 fn uuid(prefix: &str, n: u64) -> String {
@@ -189,6 +195,8 @@ impl FakeMedia {
                 ),
             ],
             answers: Vec::new(),
+            collections: Vec::new(),
+            next_collection: 0,
         }));
         let shared = state.clone();
         let running = Running::start(
@@ -262,6 +270,19 @@ impl FakeMedia {
     pub fn answers(&self) -> Vec<(String, String, u16, Value)> {
         self.state.lock().answers.clone()
     }
+
+    /// The collections on the server: (name, the names of their items in order).
+    pub fn collections(&self) -> Vec<(String, Vec<String>)> {
+        let state = self.state.lock();
+        state
+            .collections
+            .iter()
+            .map(|c| {
+                let names = c.items.iter().map(|&i| state.titles[i].name.clone());
+                (c.name.clone(), names.collect())
+            })
+            .collect()
+    }
 }
 
 fn authorized(kind: MediaKind, r: &RecordedRequest) -> Option<&'static str> {
@@ -291,22 +312,36 @@ fn answer(kind: MediaKind, state: &Mutex<State>, incoming: &Incoming<'_>) -> Res
     let Some(who) = authorized(kind, r) else {
         return StatusCode::UNAUTHORIZED.into_response();
     };
-    if r.method != "GET" {
-        return StatusCode::METHOD_NOT_ALLOWED.into_response();
-    }
     let mut state = state.lock();
+    let path = incoming.path;
+    let record = |state: &mut State, status: u16, body: Value| {
+        let entry = (r.method.clone(), path.to_string(), status, body);
+        state.answers.push(entry);
+    };
+    match collections::answer(kind, &mut state, path, r) {
+        Some(Answer::Json(body)) => {
+            record(&mut state, 200, body.clone());
+            return axum::Json(body).into_response();
+        }
+        Some(Answer::Empty) => {
+            record(&mut state, 200, Value::Null);
+            return StatusCode::OK.into_response();
+        }
+        Some(Answer::NoContent) => {
+            record(&mut state, 204, Value::Null);
+            return StatusCode::NO_CONTENT.into_response();
+        }
+        Some(Answer::NotFound) => return StatusCode::NOT_FOUND.into_response(),
+        None if r.method != "GET" => return StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        None => {}
+    }
     let body = match kind {
         MediaKind::Plex => plex(&state, who, incoming.path, r),
         _ => jellyfin(kind, &state, incoming.path, r),
     };
     match body {
         Some(body) => {
-            state.answers.push((
-                r.method.clone(),
-                incoming.path.to_string(),
-                200,
-                body.clone(),
-            ));
+            record(&mut state, 200, body.clone());
             axum::Json(body).into_response()
         }
         None => StatusCode::NOT_FOUND.into_response(),
