@@ -91,6 +91,9 @@ pub enum Capability {
     #[serde(rename = "subtitles.write")]
     #[strum(serialize = "subtitles.write")]
     SubtitlesWrite,
+    /// Plans the household's shortlists: themes of picked titles and rules, and (with the
+    /// owner's approval) the rows they become on the media servers.
+    Shortlists,
 }
 
 impl Capability {
@@ -122,13 +125,14 @@ impl CapabilityError {
 /// The tool groups a grant may list in `tools/list` (besides one per federated server, named
 /// by its instance id). The tools of the group `core` (who am I, the guide, the instances,
 /// `find_tools`) are always listed.
-pub const TOOL_GROUPS: [&str; 6] = [
+pub const TOOL_GROUPS: [&str; 7] = [
     "discover",
     "requests",
     "downloads",
     "library",
     "files",
     "admin",
+    "shortlists",
 ];
 
 /// The group whose tools every `tools/list` shows.
@@ -205,6 +209,7 @@ impl Preset {
                 MediaSessions,
                 SubtitlesRead,
                 SubtitlesWrite,
+                Shortlists,
             ],
         }
     }

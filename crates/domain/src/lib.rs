@@ -51,7 +51,7 @@ mod tests {
             "discover, request, requests.manage, library.read, library.write, downloads.read, \
              downloads.write, files.read, files.write, settings.read, settings.write, destructive, \
              destructive.direct, automation, federated, audit.read, indexers.search, media.read, \
-             media.sessions, subtitles.read, subtitles.write"
+             media.sessions, subtitles.read, subtitles.write, shortlists"
         );
         assert_eq!(
             names(&AllowanceKind::ALL),
@@ -92,7 +92,7 @@ mod tests {
                  requests.manage, library.read, library.write, downloads.read, downloads.write, \
                  files.read, files.write, settings.read, settings.write, destructive, destructive.direct, automation, \
                  federated, audit.read, indexers.search, media.read, media.sessions, subtitles.read, \
-                 subtitles.write",
+                 subtitles.write, shortlists",
                 "unknown allowance kind \"hugs\"; valid kinds: adds, grabs, searches, destructive, federated_writes",
                 "unknown instance kind \"kodi\"; valid kinds: builtin, tmdb, musicbrainz, radarr, \
                  sonarr, lidarr, readarr, qbittorrent, transmission, folder, mcp, prowlarr, torznab, jellyfin, emby, plex, opensubtitles, bazarr, \

@@ -54,6 +54,8 @@ impl PlannedFor {
 ///   the owner reviews the diff before it is written.
 /// - A write of the household's files (`files.write`: organising them, writing metadata
 ///   beside them) is always a plan too: the owner reviews every path before a file is touched.
+/// - So is a write of the household's shortlists (`shortlists`: themes, rows, runs): the owner
+///   reviews what the media servers will show before it is saved.
 /// - Everything else acts at once for whoever holds the capability: reads; reversible writes
 ///   (pause, categories, rescans, manual imports of files the service itself proposed); and
 ///   external costs (indexer searches, grabs), which are bounded by their allowance instead of
@@ -64,6 +66,7 @@ pub const fn planned_for(effect: Effect, capability: Capability) -> PlannedFor {
         (Effect::Destructive, _) => PlannedFor::AllButDirect,
         (_, Capability::SettingsWrite) => PlannedFor::Everyone,
         (_, Capability::FilesWrite) => PlannedFor::Everyone,
+        (_, Capability::Shortlists) => PlannedFor::Everyone,
         (Effect::Write | Effect::ExternalCost, _) => PlannedFor::NoOne,
     }
 }
@@ -108,6 +111,8 @@ mod tests {
             (Effect::Write, Request, NoOne),
             (Effect::Write, RequestsManage, NoOne),
             (Effect::Write, SettingsWrite, Everyone),
+            (Effect::Write, Shortlists, Everyone),
+            (Effect::Read, Shortlists, NoOne),
             (Effect::ExternalCost, LibraryWrite, NoOne),
             (Effect::ExternalCost, DownloadsWrite, NoOne),
             (Effect::ExternalCost, SettingsWrite, Everyone),

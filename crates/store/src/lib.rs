@@ -30,8 +30,10 @@ mod protocol_tasks;
 mod quotas;
 mod requests;
 mod sessions;
+mod shortlist_rows;
 mod switches;
 mod tasks;
+mod themes;
 
 use std::{
     path::{Path, PathBuf},
@@ -71,8 +73,10 @@ pub use quotas::{
 };
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
 pub use sessions::Session;
+pub use shortlist_rows::{NewRow, ShortlistRow};
 pub use switches::ToolSwitches;
 pub use tasks::{Task, TaskRun};
+pub use themes::{NewTheme, Theme};
 
 /// The schema, embedded at build time and applied at every open (already applied steps are skipped).
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");

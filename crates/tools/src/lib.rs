@@ -18,6 +18,7 @@ pub mod prompts;
 mod registry;
 pub mod requests;
 mod server;
+pub mod shortlists;
 pub mod subtitles;
 pub mod tasks;
 mod typed;

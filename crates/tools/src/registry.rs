@@ -7,7 +7,7 @@ use governance::Family;
 
 use crate::{
     changes, discover, downloads, federated, files, indexers, library, media, requests, server,
-    subtitles, tasks,
+    shortlists, subtitles, tasks,
 };
 
 /// Every family of this build, in the order their jobs and checks run.
@@ -23,6 +23,7 @@ pub fn families() -> Vec<Arc<dyn Family>> {
         Arc::new(indexers::IndexersFamily),
         Arc::new(subtitles::SubtitlesFamily),
         Arc::new(tasks::TasksFamily),
+        Arc::new(shortlists::ShortlistsFamily),
         Arc::new(changes::ChangesFamily),
         Arc::new(federated::FederatedFamily),
     ]

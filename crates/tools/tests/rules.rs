@@ -80,6 +80,8 @@ fn the_planned_tools_and_for_whom() {
             ("delete_torrents", PlannedFor::AllButDirect),
             ("plan_organize", PlannedFor::Everyone),
             ("plan_profile_change", PlannedFor::Everyone),
+            ("plan_row", PlannedFor::Everyone),
+            ("plan_theme", PlannedFor::Everyone),
             ("remove_queue_item", PlannedFor::AllButDirect),
             ("revert_change", PlannedFor::Everyone),
             ("scrape_metadata", PlannedFor::Everyone),

@@ -72,7 +72,7 @@ async fn a_collection_is_made_filled_emptied_and_deleted_on_each_server() {
             .unwrap();
         assert_eq!(
             client.collection_items(&id).await.unwrap(),
-            [paddington.clone()]
+            vec![paddington.clone()]
         );
         client.delete_collection(&movies, &id).await.unwrap();
         assert!(fake.collections().is_empty(), "{kind:?}");
@@ -88,7 +88,7 @@ async fn a_collection_is_made_filled_emptied_and_deleted_on_each_server() {
         for bad in ["../Users", "a,b", "x?y=1"] {
             assert!(
                 client
-                    .add_to_collection(bad, &[paddington.clone()])
+                    .add_to_collection(bad, std::slice::from_ref(&paddington))
                     .await
                     .is_err()
             );

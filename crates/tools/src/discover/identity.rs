@@ -10,7 +10,7 @@ use governance::ErrorCode;
 use governance::contract::ToolError;
 
 /// Movie or TV show: what title tools and requests take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TitleType {
     Movie,

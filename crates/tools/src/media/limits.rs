@@ -32,18 +32,26 @@ impl Gate {
         if !ctx.caller.scope.content_limited {
             return None;
         }
-        let limits = ctx.caller.authority.person.limits.clone();
+        Some(Gate::of(ctx.caller.authority.person.limits.clone()))
+    }
+
+    /// The gate of another person's limits (a row's audience), `None` when they have none.
+    pub(crate) fn for_limits(limits: &ContentLimits) -> Option<Gate> {
+        (!limits.is_unlimited()).then(|| Gate::of(limits.clone()))
+    }
+
+    fn of(limits: ContentLimits) -> Gate {
         let region = limits
             .rating_region
             .as_deref()
             .map(|r| r.trim().to_ascii_uppercase())
             .filter(|r| !r.is_empty())
             .unwrap_or_else(|| "US".into());
-        Some(Gate {
+        Gate {
             blocked: limits.blocked_genres.iter().map(|g| fold(g)).collect(),
             limits,
             region,
-        })
+        }
     }
 
     /// Whether the person may see `item`; `show` is the episode's show, when known.

@@ -10,7 +10,7 @@ mod get_recently_added;
 mod get_watch_history;
 pub(crate) mod index;
 mod ladders;
-mod limits;
+pub(crate) mod limits;
 pub(crate) mod playable;
 mod query_library_exists;
 mod rows;

@@ -44,6 +44,8 @@ mod pages;
 mod protocol_tasks;
 mod requests;
 mod settings_changes;
+mod shortlist_rows;
+mod shortlists;
 mod sources;
 mod tasks;
 mod tool_groups;

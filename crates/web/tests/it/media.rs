@@ -24,7 +24,7 @@ fn kind_of(kind: MediaKind) -> InstanceKind {
 
 /// A Marquee with these media servers (id, url, kind); Plex instances get the fake's managed
 /// users' tokens.
-async fn serve(servers: &[(&str, String, InstanceKind)]) -> Server {
+pub(crate) async fn serve(servers: &[(&str, String, InstanceKind)]) -> Server {
     let store = store::Store::open_in_memory().await.unwrap();
     let (_, issued) = store.bootstrap_owner("owner").await.unwrap().unwrap();
     let mut specs = vec![builtin()];

@@ -1,0 +1,126 @@
+//! Shortlist rows through the real MCP endpoint against the Jellyfin fake: the server's
+//! libraries are listed, a row of a theme (two titles the server has, one it lacks) planned for
+//! a kid and saved when applied, and its preview shows what a run would do: the title within
+//! the kid's limits shown, the one beyond them left out with why, the missing one named, and a
+//! collection to create. A library or person that does not exist is refused at planning.
+
+use domain::{InstanceKind, Role};
+use serde_json::{Value, json};
+use store::ContentLimits;
+use test_support::media::{FakeMedia, MediaKind};
+
+use crate::{
+    media::serve,
+    support::{Server, outcome},
+};
+
+async fn call(s: &Server, key: &str, tool: &str, args: Value) -> (bool, String, Value) {
+    outcome(&s.call(key, tool, args).await)
+}
+
+/// Plans with the owner's key and applies at once (the owner's own plan needs no approval).
+async fn planned(s: &Server, tool: &str, args: Value) -> Value {
+    let (err, summary, data) = call(s, &s.owner_key, tool, args).await;
+    assert!(!err, "{tool}: {summary} {data}");
+    let change = data["change_id"].as_str().unwrap();
+    let apply = json!({"change_id": change, "idempotency_key": format!("k-{change}")});
+    let (err, summary, data) = call(s, &s.owner_key, "apply_change", apply).await;
+    assert!(!err, "apply {tool}: {summary} {data}");
+    data
+}
+
+fn movie(imdb: &str) -> Value {
+    json!({"media_source": "builtin", "media_id": imdb, "media_type": "movie"})
+}
+
+fn titles(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["title"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_row_is_planned_for_a_kid_and_its_preview_keeps_to_their_limits() {
+    let fake = FakeMedia::start(MediaKind::Jellyfin).await;
+    let s = serve(&[("jf", fake.url(), InstanceKind::Jellyfin)]).await;
+    let limits = ContentLimits {
+        max_movie_cert: Some("PG".into()),
+        ..ContentLimits::default()
+    };
+    s.key_with_limits("kid", Role::Kid, "reader", limits).await;
+
+    // Paddington (PG) and Alien (R) are on the server; Heat is not.
+    let picks = json!([movie("tt1109624"), movie("tt0078748"), movie("tt0113277")]);
+    planned(&s, "plan_theme", json!({"name": "Friday", "picks": picks})).await;
+    let (_, _, themes) = call(&s, &s.owner_key, "list_themes", json!({})).await;
+    let theme_id = themes["themes"][0]["theme_id"].as_i64().unwrap();
+
+    let (err, _, libraries) = call(
+        &s,
+        &s.owner_key,
+        "list_libraries",
+        json!({"instance_id": "jf"}),
+    )
+    .await;
+    assert!(!err, "{libraries}");
+    let movies = libraries["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["kind"] == "movies")
+        .unwrap()["library_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // A library or a person that does not exist is refused when planning.
+    let bad =
+        json!({"theme_id": theme_id, "instance_id": "jf", "library_id": "nope", "name": "Friday"});
+    let (err, summary, _) = call(&s, &s.owner_key, "plan_row", bad).await;
+    assert!(
+        err && summary.contains("has no library nope") && summary.contains("Movies"),
+        "{summary}"
+    );
+    let bad = json!({"theme_id": theme_id, "instance_id": "jf", "library_id": movies, "name": "Friday",
+        "audience": ["nobody"]});
+    let (err, summary, _) = call(&s, &s.owner_key, "plan_row", bad).await;
+    assert!(
+        err && summary.contains("no person named \"nobody\""),
+        "{summary}"
+    );
+
+    let row = json!({"theme_id": theme_id, "instance_id": "jf", "library_id": movies,
+        "name": "Friday night", "audience": ["kid"]});
+    planned(&s, "plan_row", row).await;
+    let (_, _, rows) = call(&s, &s.owner_key, "list_rows", json!({})).await;
+    let row_id = rows["rows"][0]["row_id"].as_i64().unwrap();
+    assert_eq!(rows["rows"][0]["audience"], json!(["kid"]));
+    assert_eq!(
+        rows["rows"][0]["enabled"], false,
+        "a new row starts disabled"
+    );
+    let (err, _, row) = call(&s, &s.owner_key, "get_row", json!({"row_id": row_id})).await;
+    assert!(!err);
+    assert_eq!(
+        (row["theme"].clone(), row["name"].clone()),
+        (json!("Friday"), json!("Friday night"))
+    );
+
+    let (err, summary, preview) =
+        call(&s, &s.owner_key, "preview_row", json!({"row_id": row_id})).await;
+    assert!(!err, "{summary}");
+    assert_eq!(titles(&preview["shown"]), ["Paddington"], "{preview}");
+    assert_eq!(titles(&preview["left_out"]), ["Alien"]);
+    assert_eq!(
+        preview["left_out"][0]["reason"],
+        "beyond kid's content limits"
+    );
+    assert_eq!(titles(&preview["missing"]), ["Heat"]);
+    assert_eq!(preview["creates_collection"], true);
+    assert_eq!(preview["to_add"], json!([preview["shown"][0]["item_id"]]));
+    // A preview changes nothing on the server.
+    assert!(fake.collections().is_empty());
+    assert!(fake.requests().iter().all(|r| r.method == "GET"));
+}
