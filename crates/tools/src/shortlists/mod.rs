@@ -10,10 +10,12 @@ pub mod list_libraries;
 pub mod list_rows;
 pub mod list_themes;
 pub mod plan_row;
+pub mod plan_run;
 pub mod plan_theme;
 pub mod preview_row;
 mod row;
 mod row_plan;
+mod run_plan;
 mod saving;
 mod theme;
 mod theme_plan;
@@ -53,6 +55,7 @@ impl governance::Family for ShortlistsFamily {
             Box::new(get_row::GetRow),
             Box::new(plan_row::PlanRow),
             Box::new(preview_row::PreviewRow),
+            Box::new(plan_run::PlanRun),
         ]
     }
 }

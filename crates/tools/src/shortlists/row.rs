@@ -62,7 +62,7 @@ pub(crate) async fn view(ctx: &Ctx, row: &ShortlistRow) -> Result<RowView, ToolE
 }
 
 /// One title of a preview.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, JsonSchema)]
 pub(crate) struct Shown {
     pub title: String,
     pub year: Option<i32>,
@@ -71,6 +71,7 @@ pub(crate) struct Shown {
     pub item_id: Option<String>,
     pub media_source: MediaSource,
     pub media_id: String,
+    pub media_type: TitleType,
     /// Why it is left out, for a title the row does not show.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -212,6 +213,7 @@ pub(crate) async fn preview(
             item_id: item.map(|i| i.id.clone()),
             media_source: pick.media_source,
             media_id: pick.media_id.clone(),
+            media_type: pick.media_type,
             reason: None,
         };
         let Some(item) = item else {

@@ -2,7 +2,9 @@
 //! libraries are listed, a row of a theme (two titles the server has, one it lacks) planned for
 //! a kid and saved when applied, and its preview shows what a run would do: the title within
 //! the kid's limits shown, the one beyond them left out with why, the missing one named, and a
-//! collection to create. A library or person that does not exist is refused at planning.
+//! collection to create. A disabled row does not run; enabled, a dry run writes nothing, a run
+//! makes the collection on the server and requests the missing title, and a second run changes
+//! nothing and requests nothing twice. A library or person that does not exist is refused.
 
 use domain::{InstanceKind, Role};
 use serde_json::{Value, json};
@@ -27,6 +29,21 @@ async fn planned(s: &Server, tool: &str, args: Value) -> Value {
     let (err, summary, data) = call(s, &s.owner_key, "apply_change", apply).await;
     assert!(!err, "apply {tool}: {summary} {data}");
     data
+}
+
+/// How many requests the household has.
+async fn requests(s: &Server) -> usize {
+    let query = store::RequestQuery {
+        limit: 200,
+        ..Default::default()
+    };
+    s.host
+        .app
+        .store()
+        .requests_page(&query)
+        .await
+        .unwrap()
+        .len()
 }
 
 fn movie(imdb: &str) -> Value {
@@ -123,4 +140,50 @@ async fn a_row_is_planned_for_a_kid_and_its_preview_keeps_to_their_limits() {
     // A preview changes nothing on the server.
     assert!(fake.collections().is_empty());
     assert!(fake.requests().iter().all(|r| r.method == "GET"));
+
+    // A disabled row does not run; enabled (a plan of its own), a dry run writes nothing.
+    let run = json!({"row_ids": [row_id], "dry_run": true, "max_requests": 1});
+    let (err, summary, _) = call(&s, &s.owner_key, "plan_run", run.clone()).await;
+    assert!(err && summary.contains("disabled"), "{summary}");
+    let enable = json!({"row_id": row_id, "theme_id": theme_id, "instance_id": "jf", "library_id": movies,
+        "name": "Friday night", "audience": ["kid"], "enabled": true});
+    planned(&s, "plan_row", enable).await;
+    let (err, summary, dry) = call(&s, &s.owner_key, "plan_run", run).await;
+    assert!(!err, "{summary}");
+    assert_eq!(dry["rows"][0]["outcome"], "dry_run");
+    assert_eq!(dry["rows"][0]["creates_collection"], true);
+    assert_eq!(dry["rows"][0]["requests"][0]["outcome"], "would_request");
+    assert!(fake.collections().is_empty());
+
+    // Run: the collection holds the one title within the kid's limits; one missing title is
+    // requested (max_requests 1).
+    let run = json!({"row_ids": [row_id], "dry_run": false, "max_requests": 1});
+    let applied = planned(&s, "plan_run", run.clone()).await;
+    let report = &applied["result"]["rows"][0];
+    assert_eq!(
+        (report["outcome"].clone(), report["added"].clone()),
+        (json!("done"), json!(1)),
+        "{applied}"
+    );
+    assert_eq!(report["requests"][0]["title"], "Heat");
+    assert_eq!(report["requests"][0]["outcome"], "requested", "{applied}");
+    assert_eq!(
+        fake.collections(),
+        [("Friday night".to_string(), vec!["Paddington".to_string()])],
+        "{applied}"
+    );
+    let (_, _, row) = call(&s, &s.owner_key, "get_row", json!({"row_id": row_id})).await;
+    assert!(row["collection_id"].is_string(), "{row}");
+    let requests_after_first = requests(&s).await;
+
+    // Run again: nothing to add or take out, no second collection, no second request.
+    let (_, _, again) = call(&s, &s.owner_key, "preview_row", json!({"row_id": row_id})).await;
+    assert_eq!(
+        (again["creates_collection"].clone(), again["to_add"].clone()),
+        (json!(false), json!([]))
+    );
+    planned(&s, "plan_run", run).await;
+    assert_eq!(fake.collections().len(), 1);
+    let requests_after_second = requests(&s).await;
+    assert_eq!((requests_after_first, requests_after_second), (1, 1));
 }

@@ -1,0 +1,445 @@
+//! The plan hooks of `plan_run`: what a stored run depends on (each row's preview, read again),
+//! how `apply_change` carries it out (each write to a media server and each request one
+//! checkpointed step; a refused write stops that row, an uncertain one the whole run), and how
+//! the owner sees it. Only collections Marquee made are ever changed.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use store::{Change, ShortlistRow};
+
+use super::row::{Preview, Shown, preview};
+use crate::media::servers;
+use governance::{
+    Called, Ctx, Delegate, Output, ToolError,
+    contract::BoxFuture,
+    plan::{self, Dependencies, Look, PlanColumn, PlanTable, PlanView, Planned, Run},
+};
+
+/// The plan hooks of `plan_run`.
+pub(crate) const RUN: RunPlanned = RunPlanned;
+
+/// One item of a collection change.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Item {
+    pub item_id: String,
+    pub title: String,
+}
+
+/// What a run does to one row.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct RowRun {
+    pub row_id: i64,
+    pub name: String,
+    pub instance_id: String,
+    pub library_id: String,
+    /// The collection Marquee made, when it still stands; `None`: the run creates it.
+    pub collection_id: Option<String>,
+    pub add: Vec<Item>,
+    pub remove: Vec<String>,
+    /// Missing titles to request.
+    pub request: Vec<Shown>,
+    /// Missing titles beyond the run's max_requests.
+    pub not_requested: usize,
+}
+
+/// A planned run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct RunPlan {
+    pub rows: Vec<RowRun>,
+}
+
+impl RunPlan {
+    pub(crate) fn writes(&self) -> usize {
+        self.rows
+            .iter()
+            .map(|r| match &r.collection_id {
+                None => usize::from(!r.add.is_empty()),
+                Some(_) => usize::from(!r.add.is_empty()) + usize::from(!r.remove.is_empty()),
+            })
+            .sum()
+    }
+
+    pub(crate) fn requests(&self) -> usize {
+        self.rows.iter().map(|r| r.request.len()).sum()
+    }
+}
+
+/// What a run did (or, dry, would do) to one row.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub(crate) struct RowReport {
+    pub row_id: i64,
+    pub name: String,
+    pub instance_id: String,
+    /// `dry_run`, `done`, `failed` (the server refused a write: nothing else was done on the
+    /// row), `uncertain` (a write's outcome is unknown: the run stopped) or `not_done`.
+    pub outcome: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collection_id: Option<String>,
+    pub creates_collection: bool,
+    pub added: usize,
+    pub removed: usize,
+    /// Each missing title the run requests (or, dry, would): its title and what came of it.
+    pub requests: Vec<RequestReport>,
+    /// Missing titles left unrequested by the run's max_requests.
+    pub not_requested: usize,
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub(crate) struct RequestReport {
+    pub title: String,
+    /// `would_request`, `requested` or `refused`.
+    pub outcome: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// A run's answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub(crate) struct RunData {
+    pub dry_run: bool,
+    pub rows: Vec<RowReport>,
+}
+
+/// The run of one row from its preview, requesting missing titles while `budget` lasts.
+pub(crate) fn planned_row(row: &ShortlistRow, p: &Preview, budget: &mut usize) -> RowRun {
+    let title_of = |id: &String| {
+        p.shown
+            .iter()
+            .find(|s| s.item_id.as_ref() == Some(id))
+            .map_or_else(String::new, |s| s.title.clone())
+    };
+    let take = p.missing.len().min(*budget);
+    *budget -= take;
+    RowRun {
+        row_id: row.id,
+        name: row.name.clone(),
+        instance_id: row.instance_id.clone(),
+        library_id: row.library_id.clone(),
+        collection_id: row.collection_id.clone().filter(|_| !p.creates_collection),
+        add: p
+            .to_add
+            .iter()
+            .map(|id| Item {
+                item_id: id.clone(),
+                title: title_of(id),
+            })
+            .collect(),
+        remove: p.to_remove.clone(),
+        request: p.missing[..take].to_vec(),
+        not_requested: p.missing.len() - take,
+    }
+}
+
+impl RowRun {
+    fn report(&self, outcome: &str) -> RowReport {
+        RowReport {
+            row_id: self.row_id,
+            name: self.name.clone(),
+            instance_id: self.instance_id.clone(),
+            outcome: outcome.into(),
+            message: None,
+            collection_id: self.collection_id.clone(),
+            creates_collection: self.collection_id.is_none() && !self.add.is_empty(),
+            added: 0,
+            removed: 0,
+            requests: Vec::new(),
+            not_requested: self.not_requested,
+        }
+    }
+
+    pub(crate) fn as_dry_run(&self) -> RowReport {
+        let mut r = self.report("dry_run");
+        r.added = self.add.len();
+        r.removed = self.remove.len();
+        r.requests = self
+            .request
+            .iter()
+            .map(|m| RequestReport {
+                title: m.title.clone(),
+                outcome: "would_request".into(),
+                message: None,
+            })
+            .collect();
+        r
+    }
+}
+
+/// Each row's state as a run would find it: its preview, read again.
+pub(crate) async fn dependencies_of(ctx: &Ctx, plan: &RunPlan) -> Result<Dependencies, ToolError> {
+    let mut deps = Dependencies::new();
+    for planned in &plan.rows {
+        let seen = match ctx.store().shortlist_row(planned.row_id).await? {
+            Some(row) if row.enabled => match ctx.store().theme(row.theme_id).await? {
+                Some(theme) => {
+                    let p = preview(ctx, &row, &theme).await?;
+                    let text = json!([row.updated_at, p.creates_collection, p.to_add, p.to_remove]);
+                    hex::encode(Sha256::digest(text.to_string().as_bytes()))
+                }
+                None => "theme gone".into(),
+            },
+            Some(_) => "disabled".into(),
+            None => "gone".into(),
+        };
+        deps.insert(format!("row:{}", planned.row_id), seen);
+    }
+    Ok(deps)
+}
+
+/// A run as [`Planned`]: always a plan, for everyone, the owner included.
+#[derive(Debug)]
+pub(crate) struct RunPlanned;
+
+impl Planned for RunPlanned {
+    fn always(&self) -> bool {
+        true
+    }
+
+    fn dependencies<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        change: &'a Change,
+    ) -> BoxFuture<'a, Result<Dependencies, ToolError>> {
+        Box::pin(async move { dependencies_of(ctx, &plan::parse_plan(change)?).await })
+    }
+
+    fn apply<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        change: &'a Change,
+        run: &'a Run<'a>,
+    ) -> BoxFuture<'a, Result<Output, ToolError>> {
+        Box::pin(async move { apply(ctx, plan::parse_plan(change)?, run).await })
+    }
+
+    fn describe(&self, change: &Change) -> PlanView {
+        match serde_json::from_str::<RunPlan>(&change.plan) {
+            Ok(plan) => describe(&plan),
+            Err(_) => PlanView::unknown(&change.tool),
+        }
+    }
+}
+
+/// What stopped a row: the server refused (the row stops) or the outcome is unknown (the
+/// whole run stops).
+enum Stop {
+    Refused(String),
+    Uncertain(String),
+    Cancelled,
+}
+
+async fn apply(ctx: &Ctx, plan: RunPlan, run: &Run<'_>) -> Result<Output, ToolError> {
+    let mut reports = Vec::with_capacity(plan.rows.len());
+    let mut halted = false;
+    for planned in &plan.rows {
+        let mut report = planned.report("done");
+        if halted {
+            report.outcome = "not_done".into();
+            reports.push(report);
+            continue;
+        }
+        match run_row(ctx, planned, run, &mut report).await? {
+            None => {}
+            Some(Stop::Refused(why)) => {
+                report.outcome = "failed".into();
+                report.message = Some(why);
+            }
+            Some(Stop::Uncertain(why)) => {
+                report.outcome = "uncertain".into();
+                report.message = Some(format!(
+                    "{why}; the run stopped: check the server before running it again"
+                ));
+                halted = true;
+            }
+            Some(Stop::Cancelled) => {
+                report.outcome = "not_done".into();
+                halted = true;
+            }
+        }
+        reports.push(report);
+    }
+    let done = reports.iter().filter(|r| r.outcome == "done").count();
+    let summary = format!(
+        "Ran {done} of {} shortlist row{}.",
+        reports.len(),
+        if reports.len() == 1 { "" } else { "s" }
+    );
+    Output::typed(
+        summary,
+        &RunData {
+            dry_run: false,
+            rows: reports,
+        },
+    )
+}
+
+/// Carries out one row: its collection, then its requests; `Some` when it stopped.
+async fn run_row(
+    ctx: &Ctx,
+    planned: &RowRun,
+    run: &Run<'_>,
+    report: &mut RowReport,
+) -> Result<Option<Stop>, ToolError> {
+    let Some(server) = servers(ctx).by_id(&planned.instance_id) else {
+        return Ok(Some(Stop::Refused(format!(
+            "{} is no longer a media server",
+            planned.instance_id
+        ))));
+    };
+    let client = match server.client() {
+        Ok(c) => c,
+        Err(e) => return Ok(Some(Stop::Refused(e))),
+    };
+    let stop = |e: adapters_media::Error| {
+        let why = server.failure(&e);
+        if e.is_unreachable() {
+            Stop::Uncertain(why)
+        } else {
+            Stop::Refused(why)
+        }
+    };
+    let ids: Vec<String> = planned.add.iter().map(|i| i.item_id.clone()).collect();
+    match &planned.collection_id {
+        None if !ids.is_empty() => {
+            let step =
+                json!({"call": "create collection", "row": planned.row_id, "name": planned.name});
+            if !run.step(step).await? {
+                return Ok(Some(Stop::Cancelled));
+            }
+            let libraries = match client.libraries().await {
+                Ok(l) => l,
+                Err(e) => return Ok(Some(stop(e))),
+            };
+            let Some(library) = libraries.into_iter().find(|l| l.id == planned.library_id) else {
+                return Ok(Some(Stop::Refused(format!(
+                    "{} has no library {} any more",
+                    planned.instance_id, planned.library_id
+                ))));
+            };
+            match client
+                .create_collection(&library, &planned.name, &ids)
+                .await
+            {
+                Ok(id) => {
+                    ctx.store()
+                        .set_row_collection(planned.row_id, Some(&id))
+                        .await?;
+                    report.collection_id = Some(id);
+                    report.added = ids.len();
+                }
+                Err(e) => return Ok(Some(stop(e))),
+            }
+        }
+        None => {}
+        Some(collection) => {
+            if !ids.is_empty() {
+                let step =
+                    json!({"call": "add to collection", "row": planned.row_id, "items": ids.len()});
+                if !run.step(step).await? {
+                    return Ok(Some(Stop::Cancelled));
+                }
+                if let Err(e) = client.add_to_collection(collection, &ids).await {
+                    return Ok(Some(stop(e)));
+                }
+                report.added = ids.len();
+            }
+            if !planned.remove.is_empty() {
+                let step = json!({"call": "remove from collection", "row": planned.row_id, "items": planned.remove.len()});
+                if !run.step(step).await? {
+                    return Ok(Some(Stop::Cancelled));
+                }
+                if let Err(e) = client
+                    .remove_from_collection(collection, &planned.remove)
+                    .await
+                {
+                    return Ok(Some(stop(e)));
+                }
+                report.removed = planned.remove.len();
+            }
+        }
+    }
+    if planned.request.is_empty() {
+        return Ok(None);
+    }
+    let delegate = ctx.family::<Delegate>()?;
+    let authority = &ctx.caller.authority;
+    for missing in &planned.request {
+        let step = json!({"call": "request_media", "row": planned.row_id, "title": missing.title});
+        if !run.step(step).await? {
+            return Ok(Some(Stop::Cancelled));
+        }
+        let mut args = Map::new();
+        args.insert("media_source".into(), json!(missing.media_source));
+        args.insert("media_id".into(), Value::String(missing.media_id.clone()));
+        args.insert("media_type".into(), json!(missing.media_type));
+        let called = delegate
+            .call_as(
+                &authority.key_id,
+                authority.person.id,
+                "request_media",
+                args,
+            )
+            .await;
+        let (outcome, message) = match called {
+            Ok(Called::Done(Ok(out))) => ("requested", out.summary.clone()),
+            Ok(Called::Done(Err(e))) => ("refused", e.message.clone()),
+            Ok(Called::UnknownTool) => ("refused", "request_media is not served".to_owned()),
+            Err(why) => ("refused", why),
+        };
+        report.requests.push(RequestReport {
+            title: missing.title.clone(),
+            outcome: outcome.into(),
+            message: Some(message),
+        });
+    }
+    Ok(None)
+}
+
+fn describe(plan: &RunPlan) -> PlanView {
+    let column = |header, look, wide| PlanColumn { header, look, wide };
+    let mut rows = Vec::new();
+    for r in &plan.rows {
+        let collection = match &r.collection_id {
+            None if r.add.is_empty() => "nothing to show yet: no collection is made".to_owned(),
+            None => format!("create \"{}\" with {} title(s)", r.name, r.add.len()),
+            Some(id) => format!(
+                "collection {id}: add {}, take out {}",
+                r.add.len(),
+                r.remove.len()
+            ),
+        };
+        let titles: Vec<&str> = r.add.iter().map(|i| i.title.as_str()).collect();
+        let requests: Vec<&str> = r.request.iter().map(|m| m.title.as_str()).collect();
+        rows.push(vec![
+            format!("{} on {}", r.name, r.instance_id),
+            collection,
+            titles.join(", "),
+            if requests.is_empty() {
+                "none".into()
+            } else {
+                requests.join(", ")
+            },
+        ]);
+    }
+    PlanView {
+        effect: format!(
+            "Runs {} shortlist row(s): {} write(s) to the media servers, only to collections Marquee made, and {} request(s) of missing titles, each a checkpointed step.",
+            plan.rows.len(),
+            plan.writes(),
+            plan.requests()
+        ),
+        tables: vec![PlanTable {
+            id: "run-rows",
+            title: "Rows",
+            columns: vec![
+                column("Row", Look::Text, false),
+                column("Collection", Look::New, false),
+                column("Titles added", Look::New, true),
+                column("Requested", Look::New, false),
+            ],
+            rows,
+        }],
+    }
+}
