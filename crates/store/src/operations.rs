@@ -151,6 +151,22 @@ impl Store {
         operation_in(self.pool(), "o.change_id = ?", change_id).await
     }
 
+    /// The operations of the changes of `tool`, newest first; `limit` clamped to 1..=200.
+    pub async fn operations_of_tool(
+        &self,
+        tool: &str,
+        limit: u32,
+    ) -> Result<Vec<Operation>, Error> {
+        let rows = sqlx::query(&format!(
+            "SELECT {OPERATION_COLUMNS} WHERE c.tool = ? ORDER BY o.created_at DESC, o.id LIMIT ?"
+        ))
+        .bind(tool)
+        .bind(i64::from(limit.clamp(1, 200)))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(operation_from_row).collect()
+    }
+
     /// The operation `person` started with idempotency key `key`, if any.
     pub async fn operation_by_key(
         &self,

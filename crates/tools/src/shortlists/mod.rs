@@ -5,9 +5,11 @@
 //! would do. Needs `shortlists`.
 
 pub mod get_row;
+pub mod get_run_report;
 pub mod get_theme;
 pub mod list_libraries;
 pub mod list_rows;
+pub mod list_runs;
 pub mod list_themes;
 pub mod plan_row;
 pub mod plan_run;
@@ -16,6 +18,7 @@ pub mod preview_row;
 mod row;
 mod row_plan;
 mod run_plan;
+mod run_report;
 mod saving;
 mod theme;
 mod theme_plan;
@@ -56,6 +59,8 @@ impl governance::Family for ShortlistsFamily {
             Box::new(plan_row::PlanRow),
             Box::new(preview_row::PreviewRow),
             Box::new(plan_run::PlanRun),
+            Box::new(list_runs::ListRuns),
+            Box::new(get_run_report::GetRunReport),
         ]
     }
 }

@@ -186,4 +186,34 @@ async fn a_row_is_planned_for_a_kid_and_its_preview_keeps_to_their_limits() {
     assert_eq!(fake.collections().len(), 1);
     let requests_after_second = requests(&s).await;
     assert_eq!((requests_after_first, requests_after_second), (1, 1));
+
+    // Both runs are listed, newest first, with their row reports.
+    let (err, _, runs) = call(&s, &s.owner_key, "list_runs", json!({"row_id": row_id})).await;
+    assert!(!err, "{runs}");
+    let runs = runs["runs"].as_array().unwrap().clone();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        (
+            runs[0]["rows"][0]["added"].clone(),
+            runs[1]["rows"][0]["added"].clone()
+        ),
+        (json!(0), json!(1))
+    );
+    let first = runs[1]["run_id"].as_str().unwrap();
+    let (err, summary, report) =
+        call(&s, &s.owner_key, "get_run_report", json!({"run_id": first})).await;
+    assert!(!err, "{summary}");
+    assert_eq!(report["status"], "succeeded");
+    assert_eq!(report["rows"][0]["requests"][0]["outcome"], "requested");
+    let (err, summary, _) = call(
+        &s,
+        &s.owner_key,
+        "get_run_report",
+        json!({"run_id": "op_nope"}),
+    )
+    .await;
+    assert!(
+        err && summary.contains("no shortlist run op_nope"),
+        "{summary}"
+    );
 }
