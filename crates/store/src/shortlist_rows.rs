@@ -24,7 +24,8 @@ pub struct ShortlistRow {
     pub updated_at: i64,
 }
 
-/// A row to save: a new one (`id: None`), or the replacement of row `id` (its collection kept).
+/// A row to save: a new one (`id: None`), or the replacement of row `id` (its collection kept
+/// while the row stays on the same server and library).
 #[derive(Clone, Debug)]
 pub struct NewRow {
     pub id: Option<i64>,
@@ -120,9 +121,13 @@ impl Store {
         }
         let id = match row.id {
             Some(id) => {
+                // A row moved to another server or library forgets the collection it had: that
+                // id means nothing (or another collection) there.
                 let done = sqlx::query(
-                    "UPDATE shortlist_rows SET theme_id = ?, instance_id = ?, library_id = ?, \
-                     name = ?, audience = ?, enabled = ?, updated_at = ? WHERE id = ?",
+                    "UPDATE shortlist_rows SET theme_id = ?1, instance_id = ?2, library_id = ?3, \
+                     name = ?4, audience = ?5, enabled = ?6, updated_at = ?7, collection_id = \
+                     CASE WHEN instance_id = ?2 AND library_id = ?3 THEN collection_id END \
+                     WHERE id = ?8",
                 )
                 .bind(row.theme_id)
                 .bind(&row.instance_id)

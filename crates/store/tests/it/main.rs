@@ -14,6 +14,7 @@ mod people;
 mod protocol_tasks;
 mod reconcile;
 mod requests;
+mod shortlists;
 mod switches;
 
 use std::path::Path;
