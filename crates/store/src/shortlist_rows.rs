@@ -3,7 +3,7 @@
 
 use domain::PersonId;
 
-use crate::{Error, Store, now_ms};
+use crate::{Error, NewTheme, Store, now_ms};
 
 /// One row as kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,6 +164,73 @@ impl Store {
         self.shortlist_row(id)
             .await?
             .ok_or_else(|| Error::NotFound(format!("row {id}")))
+    }
+
+    /// Saves a new theme and a new row showing it, in one transaction: both or neither.
+    /// `row.theme_id` is ignored. `Conflict` when either name is taken.
+    pub async fn save_setup(
+        &self,
+        theme: &NewTheme,
+        row: &NewRow,
+        by: PersonId,
+    ) -> Result<(i64, i64), Error> {
+        let now = now_ms();
+        let audience: Vec<i64> = row.audience.iter().map(|p| p.0).collect();
+        let audience = serde_json::to_string(&audience).unwrap_or_else(|_| "[]".into());
+        let mut tx = self.pool().begin().await?;
+        let taken: Option<i64> = sqlx::query_scalar("SELECT id FROM themes WHERE name = ?")
+            .bind(&theme.name)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if taken.is_some() {
+            return Err(Error::Conflict(format!(
+                "a theme named \"{}\" exists already",
+                theme.name
+            )));
+        }
+        let taken: Option<i64> =
+            sqlx::query_scalar("SELECT id FROM shortlist_rows WHERE instance_id = ? AND name = ?")
+                .bind(&row.instance_id)
+                .bind(&row.name)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if taken.is_some() {
+            return Err(Error::Conflict(format!(
+                "a row named \"{}\" exists already on {}",
+                row.name, row.instance_id
+            )));
+        }
+        let theme_id: i64 = sqlx::query_scalar(
+            "INSERT INTO themes (name, description, picks, rules, created_by, created_at, \
+             updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(&theme.name)
+        .bind(&theme.description)
+        .bind(&theme.picks)
+        .bind(&theme.rules)
+        .bind(by.0)
+        .bind(now)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        let row_id: i64 = sqlx::query_scalar(
+            "INSERT INTO shortlist_rows (theme_id, instance_id, library_id, name, audience, \
+             enabled, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
+             RETURNING id",
+        )
+        .bind(theme_id)
+        .bind(&row.instance_id)
+        .bind(&row.library_id)
+        .bind(&row.name)
+        .bind(&audience)
+        .bind(row.enabled)
+        .bind(by.0)
+        .bind(now)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok((theme_id, row_id))
     }
 
     /// Records the collection a run made for row `id` (`None`: it is gone).

@@ -82,6 +82,7 @@ fn the_planned_tools_and_for_whom() {
             ("plan_profile_change", PlannedFor::Everyone),
             ("plan_row", PlannedFor::Everyone),
             ("plan_run", PlannedFor::Everyone),
+            ("plan_setup", PlannedFor::Everyone),
             ("plan_theme", PlannedFor::Everyone),
             ("remove_queue_item", PlannedFor::AllButDirect),
             ("revert_change", PlannedFor::Everyone),

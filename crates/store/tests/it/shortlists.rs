@@ -1,5 +1,6 @@
-//! Shortlist themes and rows: names unique, a row's theme must exist, and a row moved to another
-//! server or library forgets the collection a run made (that id means nothing there).
+//! Shortlist themes and rows: names unique, a row's theme must exist, a row moved to another
+//! server or library forgets the collection a run made (that id means nothing there), and a
+//! setup saves its theme and row together or neither.
 
 use domain::Role;
 use store::{Error, NewRow, NewTheme, Store};

@@ -13,6 +13,7 @@ pub mod list_runs;
 pub mod list_themes;
 pub mod plan_row;
 pub mod plan_run;
+pub mod plan_setup;
 pub mod plan_theme;
 pub mod preview_row;
 mod row;
@@ -58,6 +59,7 @@ impl governance::Family for ShortlistsFamily {
             Box::new(get_row::GetRow),
             Box::new(plan_row::PlanRow),
             Box::new(preview_row::PreviewRow),
+            Box::new(plan_setup::PlanSetup),
             Box::new(plan_run::PlanRun),
             Box::new(list_runs::ListRuns),
             Box::new(get_run_report::GetRunReport),

@@ -84,10 +84,6 @@ impl Tool for PlanRow {
 /// Checks the whole input against the store and the server: the theme, the row replaced, the
 /// server (within the grant), its library, and each person.
 async fn resolve(ctx: &Ctx, input: Input) -> Result<RowPlan, ToolError> {
-    let name = input.name.trim().to_owned();
-    if name.is_empty() {
-        return Err(ToolError::invalid("name must not be blank"));
-    }
     let store = ctx.store();
     let Some(theme) = store.theme(input.theme_id).await? else {
         return Err(ToolError::new(
@@ -103,7 +99,50 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<RowPlan, ToolError> {
             format!("no row {id} to replace; list_rows lists them"),
         ));
     }
-    let (spec, _) = ctx.instance(KindFamily::MediaServers, Some(&input.instance_id))?;
+    let place = placement(
+        ctx,
+        &input.instance_id,
+        &input.library_id,
+        &input.name,
+        &input.audience,
+    )
+    .await?;
+    Ok(RowPlan {
+        row_id: input.row_id,
+        theme_id: theme.id,
+        theme: theme.name,
+        instance_id: place.instance_id,
+        library_id: place.library_id,
+        library: place.library,
+        name: place.name,
+        audience: place.audience,
+        enabled: input.enabled,
+    })
+}
+
+/// Where a row shows, checked: the server within the grant, its library (read now), the name,
+/// and each person of the audience.
+pub(crate) struct Placement {
+    pub instance_id: String,
+    pub library_id: String,
+    pub library: String,
+    pub name: String,
+    pub audience: Vec<(i64, String)>,
+}
+
+pub(crate) async fn placement(
+    ctx: &Ctx,
+    instance_id: &str,
+    library_id: &str,
+    name: &str,
+    audience_names: &[String],
+) -> Result<Placement, ToolError> {
+    let name = name.trim().to_owned();
+    if name.is_empty() {
+        return Err(ToolError::invalid("name must not be blank"));
+    }
+    let store = ctx.store();
+    let (spec, _) = ctx.instance(KindFamily::MediaServers, Some(instance_id))?;
     let server = servers(ctx)
         .by_id(&spec.id)
         .ok_or_else(|| ToolError::invalid(format!("{} is not a media server", spec.id)))?;
@@ -114,7 +153,7 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<RowPlan, ToolError> {
         .libraries()
         .await
         .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, server.failure(&e)))?;
-    let Some(library) = libraries.iter().find(|l| l.id == input.library_id) else {
+    let Some(library) = libraries.iter().find(|l| l.id == library_id) else {
         let known: Vec<String> = libraries
             .iter()
             .map(|l| format!("{} ({})", l.id, l.name))
@@ -122,12 +161,12 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<RowPlan, ToolError> {
         return Err(ToolError::invalid(format!(
             "{} has no library {}; its libraries: {}",
             spec.id,
-            input.library_id,
+            library_id,
             known.join(", ")
         )));
     };
-    let mut audience = Vec::with_capacity(input.audience.len());
-    for who in &input.audience {
+    let mut audience = Vec::with_capacity(audience_names.len());
+    for who in audience_names {
         let Some(person) = store.person_by_name(who.trim()).await? else {
             return Err(ToolError::invalid(format!(
                 "no person named \"{who}\" in the household"
@@ -137,15 +176,11 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<RowPlan, ToolError> {
             audience.push((person.id.0, person.name));
         }
     }
-    Ok(RowPlan {
-        row_id: input.row_id,
-        theme_id: theme.id,
-        theme: theme.name,
+    Ok(Placement {
         instance_id: spec.id.clone(),
         library_id: library.id.clone(),
         library: library.name.clone(),
         name,
         audience,
-        enabled: input.enabled,
     })
 }

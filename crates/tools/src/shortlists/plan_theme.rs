@@ -115,7 +115,7 @@ impl Tool for PlanTheme {
 }
 
 /// Checks the whole input, then resolves every pick (and `similar_to`) through discovery.
-async fn resolve(ctx: &Ctx, input: Input) -> Result<ThemePlan, ToolError> {
+pub(crate) async fn resolve(ctx: &Ctx, input: Input) -> Result<ThemePlan, ToolError> {
     let name = input.name.trim().to_owned();
     let rules = input.rules.unwrap_or_default();
     if name.is_empty() {

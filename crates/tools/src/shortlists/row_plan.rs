@@ -61,28 +61,49 @@ pub(crate) async fn dependencies_of(ctx: &Ctx, plan: &RowPlan) -> Result<Depende
             row.map_or_else(|| "gone".into(), |r| r.updated_at.to_string()),
         );
     }
-    for (id, name) in &plan.audience {
+    placed(
+        ctx,
+        &plan.instance_id,
+        &plan.name,
+        &plan.audience,
+        &mut deps,
+    )
+    .await?;
+    Ok(deps)
+}
+
+/// The plan hooks of `plan_row`.
+pub(crate) const ROW: Saving<RowSaves> = Saving::new();
+
+/// What a row's placement depends on: each person of its audience as planned, and its name
+/// being free on the server.
+pub(crate) async fn placed(
+    ctx: &Ctx,
+    instance_id: &str,
+    name: &str,
+    audience: &[(i64, String)],
+    deps: &mut Dependencies,
+) -> Result<(), ToolError> {
+    let store = ctx.store();
+    for (id, planned) in audience {
         let now = store.person(PersonId(*id)).await?;
-        let same = now.is_some_and(|p| &p.name == name);
+        let same = now.is_some_and(|p| &p.name == planned);
         deps.insert(
             format!("person:{id}"),
-            if same { name.clone() } else { "gone".into() },
+            if same { planned.clone() } else { "gone".into() },
         );
     }
     let holder = store
         .shortlist_rows()
         .await?
         .into_iter()
-        .find(|r| r.instance_id == plan.instance_id && r.name.eq_ignore_ascii_case(&plan.name));
+        .find(|r| r.instance_id == instance_id && r.name.eq_ignore_ascii_case(name));
     deps.insert(
-        format!("row-name:{}:{}", plan.instance_id, plan.name.to_lowercase()),
+        format!("row-name:{instance_id}:{}", name.to_lowercase()),
         holder.map_or_else(|| "free".into(), |r| r.id.to_string()),
     );
-    Ok(deps)
+    Ok(())
 }
-
-/// The plan hooks of `plan_row`.
-pub(crate) const ROW: Saving<RowSaves> = Saving::new();
 
 /// Saving a row: always a plan, for everyone, the owner included.
 #[derive(Debug)]
@@ -139,7 +160,7 @@ impl Saves for RowSaves {
     }
 }
 
-fn describe(plan: &RowPlan) -> PlanView {
+pub(crate) fn describe(plan: &RowPlan) -> PlanView {
     let column = |header, look, wide| PlanColumn { header, look, wide };
     let audience = if plan.audience.is_empty() {
         "the whole household".to_owned()

@@ -114,7 +114,7 @@ impl Saves for ThemeSaves {
     }
 }
 
-fn describe(plan: &ThemePlan) -> PlanView {
+pub(crate) fn describe(plan: &ThemePlan) -> PlanView {
     let column = |header, look, wide| PlanColumn { header, look, wide };
     let picks = PlanTable {
         id: "theme-picks",

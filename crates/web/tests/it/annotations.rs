@@ -79,6 +79,7 @@ const TABLE: &[(&str, bool, bool, bool, bool)] = &[
     ("plan_profile_change", false, false, false, false),
     ("plan_row", false, false, false, true),
     ("plan_run", false, false, false, true),
+    ("plan_setup", false, false, false, true),
     ("plan_theme", false, false, false, true),
     ("preview_row", true, false, true, true),
     ("probe_media_file", true, false, true, false),

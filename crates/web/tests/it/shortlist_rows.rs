@@ -217,3 +217,52 @@ async fn a_row_is_planned_for_a_kid_and_its_preview_keeps_to_their_limits() {
         "{summary}"
     );
 }
+
+#[tokio::test]
+async fn a_setup_saves_a_theme_and_its_disabled_row_together_or_neither() {
+    let fake = FakeMedia::start(MediaKind::Jellyfin).await;
+    let s = serve(&[("jf", fake.url(), InstanceKind::Jellyfin)]).await;
+    let (_, _, libraries) = call(&s, &s.owner_key, "list_libraries", json!({})).await;
+    let movies = libraries["libraries"][0]["library_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let setup = |theme: &str| {
+        json!({"theme": {"name": theme, "picks": [movie("tt1109624")]},
+               "row": {"instance_id": "jf", "library_id": movies, "name": "Sunday"}})
+    };
+    let with_id = json!({"theme": {"theme_id": 1, "name": "X", "picks": [movie("tt1109624")]},
+        "row": {"instance_id": "jf", "library_id": movies}});
+    let (err, summary, _) = call(&s, &s.owner_key, "plan_setup", with_id).await;
+    assert!(err && summary.contains("leave theme_id out"), "{summary}");
+
+    // Two setups for the same row name: the first applied saves both; the second is stale
+    // and saves neither its theme nor its row.
+    let (_, _, first) = call(&s, &s.owner_key, "plan_setup", setup("Paddington days")).await;
+    let (_, _, second) = call(&s, &s.owner_key, "plan_setup", setup("Bear films")).await;
+    for (data, ok) in [(first, true), (second, false)] {
+        let change = data["change_id"].as_str().unwrap();
+        let apply = json!({"change_id": change, "idempotency_key": format!("k-{change}")});
+        let (err, summary, _) = call(&s, &s.owner_key, "apply_change", apply).await;
+        assert_eq!(!err, ok, "{summary}");
+    }
+    let (_, _, themes) = call(&s, &s.owner_key, "list_themes", json!({})).await;
+    assert_eq!(titles_of(&themes["themes"], "name"), ["Paddington days"]);
+    let (_, _, rows) = call(&s, &s.owner_key, "list_rows", json!({})).await;
+    assert_eq!(titles_of(&rows["rows"], "name"), ["Sunday"]);
+    assert_eq!(
+        (
+            rows["rows"][0]["enabled"].clone(),
+            rows["rows"][0]["theme"].clone()
+        ),
+        (json!(false), json!("Paddington days"))
+    );
+}
+
+fn titles_of(list: &Value, field: &str) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[field].as_str().unwrap().to_string())
+        .collect()
+}
