@@ -32,6 +32,18 @@ type Row = (
     i64,
     i64,
 );
+/// A [`Row`] and the task's last heartbeat.
+type RowWithBeat = (
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+    i64,
+    i64,
+    i64,
+);
 
 fn from_row(
     (id, tool, status, message, outcome, created_at, updated_at, expires_at): Row,
@@ -105,27 +117,41 @@ impl Store {
         stale_error: &str,
     ) -> Result<Option<ProtocolTask>, Error> {
         let now = now_ms();
-        sqlx::query(
-            "UPDATE protocol_tasks SET status = 'failed', outcome = ?, updated_at = ? \
-             WHERE id = ? AND person_id = ? AND status = 'working' AND beat_at < ?",
-        )
-        .bind(stale_error)
-        .bind(now)
-        .bind(id)
-        .bind(person.0)
-        .bind(now - stale_ms)
-        .execute(self.pool())
-        .await?;
-        let row: Option<Row> = sqlx::query_as(
-            "SELECT id, tool, status, message, outcome, created_at, updated_at, expires_at \
-             FROM protocol_tasks WHERE id = ? AND person_id = ? AND expires_at >= ?",
-        )
-        .bind(id)
-        .bind(person.0)
-        .bind(now)
-        .fetch_optional(self.pool())
-        .await?;
-        Ok(row.map(from_row))
+        // A poll reads; it writes only when the task's server stopped beating.
+        let found: Option<(Row, i64)> = {
+            let row: Option<RowWithBeat> = sqlx::query_as(
+                    "SELECT id, tool, status, message, outcome, created_at, updated_at, expires_at, \
+                     beat_at FROM protocol_tasks WHERE id = ? AND person_id = ? AND expires_at >= ?",
+                )
+                .bind(id)
+                .bind(person.0)
+                .bind(now)
+                .fetch_optional(self.pool())
+                .await?;
+            row.map(|(a, b, c, d, e, f, g, h, beat)| ((a, b, c, d, e, f, g, h), beat))
+        };
+        let Some((row, beat_at)) = found else {
+            return Ok(None);
+        };
+        let mut task = from_row(row);
+        if task.status == "working" && beat_at < now - stale_ms {
+            let done = sqlx::query(
+                "UPDATE protocol_tasks SET status = 'failed', outcome = ?, updated_at = ? \
+                 WHERE id = ? AND status = 'working' AND beat_at < ?",
+            )
+            .bind(stale_error)
+            .bind(now)
+            .bind(id)
+            .bind(now - stale_ms)
+            .execute(self.pool())
+            .await?;
+            if done.rows_affected() > 0 {
+                task.status = "failed".into();
+                task.outcome = Some(stale_error.to_owned());
+                task.updated_at = now;
+            }
+        }
+        Ok(Some(task))
     }
 
     /// A running task's heartbeat, with its latest progress message; whether it is still

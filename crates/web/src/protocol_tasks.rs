@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use store::{ProtocolTask, Store};
 
 /// The error of a task whose server stopped while it ran (JSON-RPC internal error).
-pub(crate) const STOPPED: &str = r#"{"code":-32603,"message":"the server running this task stopped before it finished; a change it made is in the audit log; call the tool again"}"#;
+pub(crate) const STOPPED: &str = r#"{"code":-32603,"message":"the server running this task stopped before it finished; if the call changed something, the audit log shows it; call the tool again"}"#;
 
 fn iso(ms: i64) -> String {
     Utc.timestamp_millis_opt(ms)
