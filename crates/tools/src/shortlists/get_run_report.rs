@@ -46,7 +46,7 @@ impl Tool for GetRunReport {
                 format!("no shortlist run {}; list_runs lists them", input.run_id),
             ));
         };
-        let run = view(&op);
+        let run = view(ctx, &op);
         let done = run.rows.iter().filter(|r| r.outcome == "done").count();
         let summary = format!(
             "Run {} {}: {done} of {} row{} done.",

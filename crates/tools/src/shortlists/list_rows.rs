@@ -26,7 +26,7 @@ impl Tool for ListRows {
     const META: Meta = Meta {
         name: "list_rows",
         title: "List shortlist rows",
-        description: "Lists the household's shortlist rows: each row's theme, media server, library, collection name, audience (people; empty: everyone), whether it is enabled, and the collection a run made on the server. preview_row shows what a run of one would do.",
+        description: "Lists the household's shortlist rows on the media servers your grant reaches: each row's theme, media server, library, collection name, audience (people; empty: everyone), whether it is enabled, and the collection a run made on the server. preview_row shows what a run of one would do.",
         effect: Effect::Read,
         capability: Capability::Shortlists,
         hints: governance::Hints {
@@ -41,8 +41,11 @@ impl Tool for ListRows {
 
     async fn run(&self, ctx: &Ctx, _input: Input) -> Result<Output, ToolError> {
         let mut rows = Vec::new();
+        // Only rows on servers the grant reaches (the core's rule for instances).
         for row in ctx.store().shortlist_rows().await? {
-            rows.push(view(ctx, &row).await?);
+            if ctx.authorize(&row.instance_id).is_ok() {
+                rows.push(view(ctx, &row).await?);
+            }
         }
         let summary = match rows.len() {
             0 => "No shortlist rows yet; plan_row makes one.".to_owned(),

@@ -56,7 +56,7 @@ impl Tool for ListRuns {
             .operations_of_tool("plan_run", window)
             .await?
             .iter()
-            .map(view)
+            .map(|op| view(ctx, op))
             .collect();
         if let Some(row) = input.row_id {
             runs.retain(|r| r.rows.iter().any(|x| x.row_id == row));

@@ -27,14 +27,17 @@ mod theme_plan;
 use governance::{Ctx, DynTool, ErrorCode, ToolError};
 use store::ShortlistRow;
 
-/// Row `id`, or an error naming it.
+/// Row `id`, or an error naming it; refused (by the core's rule) when it is on a server the
+/// caller's grant does not reach.
 async fn row_or_not_found(ctx: &Ctx, id: i64) -> Result<ShortlistRow, ToolError> {
-    ctx.store().shortlist_row(id).await?.ok_or_else(|| {
+    let row = ctx.store().shortlist_row(id).await?.ok_or_else(|| {
         ToolError::new(
             ErrorCode::NotFound,
             format!("no row {id}; list_rows lists them"),
         )
-    })
+    })?;
+    ctx.authorize(&row.instance_id)?;
+    Ok(row)
 }
 
 /// Themes and rows.

@@ -10,6 +10,8 @@ use store::Operation;
 pub(crate) struct RowResult {
     pub row_id: i64,
     pub name: String,
+    #[serde(default)]
+    pub instance_id: String,
     pub outcome: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -54,13 +56,15 @@ struct Result {
     rows: Vec<RowResult>,
 }
 
-pub(crate) fn view(op: &Operation) -> RunView {
-    let rows = op
+/// A run as `ctx`'s caller may see it: only the rows on servers their grant reaches.
+pub(crate) fn view(ctx: &governance::Ctx, op: &Operation) -> RunView {
+    let mut rows: Vec<RowResult> = op
         .result
         .as_deref()
         .and_then(|r| serde_json::from_str::<Result>(r).ok())
         .map(|r| r.rows)
         .unwrap_or_default();
+    rows.retain(|r| ctx.authorize(&r.instance_id).is_ok());
     RunView {
         run_id: op.id.clone(),
         change_id: op.change_id.clone(),

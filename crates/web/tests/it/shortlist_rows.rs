@@ -216,6 +216,28 @@ async fn a_row_is_planned_for_a_kid_and_its_preview_keeps_to_their_limits() {
         err && summary.contains("no shortlist run op_nope"),
         "{summary}"
     );
+    // A grant that does not reach the server sees none of its rows, nor them in run reports.
+    let store = s.host.app.store();
+    let elsewhere = store.add_person("rae", Role::Admin).await.unwrap();
+    let spec = store::GrantSpec {
+        capabilities: std::collections::BTreeSet::from([domain::Capability::Shortlists]),
+        instances: Some(vec!["plex".into()]),
+        ..store::GrantSpec::default()
+    };
+    store.create_grant("elsewhere", &spec).await.unwrap();
+    let key = store
+        .create_key(elsewhere.id, "elsewhere", None, None)
+        .await
+        .unwrap();
+    let rae = key.secret.expose().to_string();
+    let (_, _, rows) = call(&s, &rae, "list_rows", json!({})).await;
+    assert_eq!(rows["rows"], json!([]), "{rows}");
+    let (err, _, _) = call(&s, &rae, "get_row", json!({"row_id": row_id})).await;
+    assert!(err);
+    let (err, _, _) = call(&s, &rae, "preview_row", json!({"row_id": row_id})).await;
+    assert!(err);
+    let (_, _, report) = call(&s, &rae, "get_run_report", json!({"run_id": first})).await;
+    assert_eq!(report["rows"], json!([]), "{report}");
 }
 
 #[tokio::test]
