@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
 use crate::{
-    App, Called,
+    App, Called, Ctx,
     app::Shared,
     context::{Caller, Credential},
 };
@@ -115,6 +115,64 @@ impl Delegate {
             );
         }
         Ok(app.call(&caller, tool, Some(arguments)).await)
+    }
+
+    /// The context in which work the owner approved to recur is carried out (a shortlist
+    /// row's scheduled run): acting for the household's owner under the built-in owner grant,
+    /// decided as `tool`'s approved plan (never planned again, never asking). It does not
+    /// depend on the credential that planned the work: revoking that does not stop what the
+    /// owner approved, only the owner's pause does. `Err` with the reason when the server is
+    /// stopping, the store fails, or no owner (or owner grant) exists.
+    pub async fn owner_ctx(&self, tool: &str) -> Result<Ctx, String> {
+        let app = self.app().ok_or("the server is stopping")?;
+        let shared = app.shared.clone();
+        let meta = shared
+            .registry
+            .get(tool)
+            .map(|t| t.meta())
+            .ok_or_else(|| format!("{tool} is not served"))?;
+        let store = &shared.store;
+        let state = store.version();
+        let failed = |e: store::Error| {
+            tracing::error!(error = %e, "the owner's authority could not be read");
+            "the owner's authority could not be read (the store failed)".to_owned()
+        };
+        let owner = store
+            .people()
+            .await
+            .map_err(failed)?
+            .into_iter()
+            .find(|p| p.role == domain::Role::Owner)
+            .ok_or("the household has no owner")?;
+        let grant = store
+            .grant_by_name(store::OWNER_GRANT)
+            .await
+            .map_err(failed)?
+            .ok_or("the owner grant is missing")?;
+        let switches = store.tool_switches().await.map_err(failed)?;
+        let authority = store::Authority {
+            person: owner,
+            key_id: "owner".into(),
+            grant,
+        };
+        let caller = Caller::new(
+            Credential::Delegated {
+                key_id: "owner".into(),
+            },
+            std::sync::Arc::new(authority),
+            switches,
+            state,
+        );
+        Ok(Ctx {
+            state: None,
+            caller,
+            meta,
+            shared,
+            needs_plan: None,
+            applying: true,
+            report: None,
+            asker: None,
+        })
     }
 
     /// Where the owner reviews change `id` (`public_url` + `/changes/<id>`); `None` while

@@ -218,6 +218,32 @@ impl Store {
             .ok_or_else(|| Error::NotFound(format!("change {id} vanished after it was stored")))
     }
 
+    /// Stores `new` as already `approved` by `owner`: the plan of work the owner approved to
+    /// recur (a shortlist row's scheduled run), bound to its own content and grant revision.
+    pub async fn create_approved_change(
+        &self,
+        new: &NewChange,
+        owner: PersonId,
+    ) -> Result<Change, Error> {
+        let id = fresh_id("chg_");
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        insert_change(&mut tx, &id, new).await?;
+        sqlx::query(
+            "UPDATE changes SET status = ?, decided_at = ?, decided_by = ?, approved_hash = \
+             content_hash, approved_revision = grant_revision WHERE id = ?",
+        )
+        .bind(ChangeStatus::Approved.as_str())
+        .bind(now_ms())
+        .bind(owner.0)
+        .bind(&id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.change(&id)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("change {id} vanished after it was stored")))
+    }
+
     /// Stores `new`, a plan that reverts the change `reverts` (its plan's `reverts` field names
     /// it), unless another revert of that change is pending, approved, applying or applied:
     /// then `Conflict` naming it. One `BEGIN IMMEDIATE` transaction, so two racing reverts

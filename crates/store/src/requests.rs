@@ -140,6 +140,8 @@ pub struct RequestQuery {
     pub media: Option<MediaId>,
     /// Only requests older than this id: the last id of the previous page.
     pub before_id: Option<i64>,
+    /// `Some(true)`: only archived requests; `Some(false)`: none of them; `None`: both.
+    pub archived: Option<bool>,
     /// Clamped to 1..=201 (a page of 200 and one row more).
     pub limit: u32,
 }
@@ -391,6 +393,15 @@ impl Store {
         if let Some(before) = query.before_id {
             sql.push(" AND r.id < ").push_bind(before);
         }
+        match query.archived {
+            Some(true) => {
+                sql.push(" AND r.archived_at IS NOT NULL");
+            }
+            Some(false) => {
+                sql.push(" AND r.archived_at IS NULL");
+            }
+            None => {}
+        }
         sql.push(" ORDER BY r.id DESC LIMIT ")
             .push_bind(i64::from(query.limit.clamp(1, MAX_ROWS)));
         let rows = pages::fetch(sql, self, |r: &RequestRow| r.id).await?;
@@ -450,6 +461,31 @@ impl Store {
         crate::audit::prove_on(&mut tx, &proof).await?;
         tx.commit().await?;
         Ok(request)
+    }
+
+    /// Whether request `id` is archived; `None` when there is no such request.
+    pub async fn request_archived(&self, id: i64) -> Result<Option<bool>, Error> {
+        let at: Option<Option<i64>> =
+            sqlx::query_scalar("SELECT archived_at FROM requests WHERE id = ?")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(at.map(|a| a.is_some()))
+    }
+
+    /// Archives (or restores) request `id`; `false` when it was already so or is gone.
+    pub async fn set_request_archived(&self, id: i64, archived: bool) -> Result<bool, Error> {
+        let done = sqlx::query(
+            "UPDATE requests SET archived_at = ?, updated_at = ? WHERE id = ? \
+             AND (archived_at IS NULL) = ?",
+        )
+        .bind(archived.then(now_ms))
+        .bind(now_ms())
+        .bind(id)
+        .bind(archived)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     /// How many requests are in a status (all people).

@@ -2,6 +2,7 @@
 //! people; saved only by an applied plan.
 
 use domain::PersonId;
+use sqlx::{Row as _, sqlite::SqliteRow};
 
 use crate::{Error, NewTheme, Store, now_ms};
 
@@ -22,6 +23,8 @@ pub struct ShortlistRow {
     /// Unix ms.
     pub created_at: i64,
     pub updated_at: i64,
+    /// When it runs on its own, once scheduled.
+    pub schedule: Option<RowSchedule>,
 }
 
 /// A row to save: a new one (`id: None`), or the replacement of row `id` (its collection kept
@@ -37,61 +40,80 @@ pub struct NewRow {
     pub enabled: bool,
 }
 
-type Row = (
-    i64,
-    i64,
-    String,
-    String,
-    String,
-    String,
-    bool,
-    Option<String>,
-    Option<i64>,
-    i64,
-    i64,
-);
+/// A row's schedule: when it runs on its own, once the owner approved it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowSchedule {
+    /// A 5-field cron expression, in the tasks' time zone.
+    pub cron: String,
+    /// Paused by the owner (or a plan): not run until resumed.
+    pub paused: bool,
+    /// How many missing titles each scheduled run requests.
+    pub max_requests: u32,
+    /// Who planned it.
+    pub by: Option<PersonId>,
+    /// The key whose authority (as it is at run time) files the runs' requests.
+    pub key_id: String,
+    /// Unix ms of the next due time.
+    pub next_at: Option<i64>,
+}
 
 const COLUMNS: &str = "id, theme_id, instance_id, library_id, name, audience, enabled, \
-                       collection_id, created_by, created_at, updated_at";
+                       collection_id, created_by, created_at, updated_at, schedule, \
+                       schedule_paused, schedule_max_requests, schedule_by, schedule_key_id, \
+                       schedule_next_at";
 
-fn from_row(r: Row) -> ShortlistRow {
-    let (id, theme_id, instance_id, library_id, name, audience, enabled, collection_id, by, c, u) =
-        r;
+fn from_row(r: &SqliteRow) -> Result<ShortlistRow, Error> {
+    let audience: String = r.try_get("audience")?;
     let audience: Vec<i64> = serde_json::from_str(&audience).unwrap_or_default();
-    ShortlistRow {
-        id,
-        theme_id,
-        instance_id,
-        library_id,
-        name,
+    let cron: Option<String> = r.try_get("schedule")?;
+    let schedule = match cron {
+        None => None,
+        Some(cron) => Some(RowSchedule {
+            cron,
+            paused: r.try_get("schedule_paused")?,
+            max_requests: u32::try_from(r.try_get::<i64, _>("schedule_max_requests")?).unwrap_or(0),
+            by: r.try_get::<Option<i64>, _>("schedule_by")?.map(PersonId),
+            key_id: r
+                .try_get::<Option<String>, _>("schedule_key_id")?
+                .unwrap_or_default(),
+            next_at: r.try_get("schedule_next_at")?,
+        }),
+    };
+    Ok(ShortlistRow {
+        id: r.try_get("id")?,
+        theme_id: r.try_get("theme_id")?,
+        instance_id: r.try_get("instance_id")?,
+        library_id: r.try_get("library_id")?,
+        name: r.try_get("name")?,
         audience: audience.into_iter().map(PersonId).collect(),
-        enabled,
-        collection_id,
-        created_by: by.map(PersonId),
-        created_at: c,
-        updated_at: u,
-    }
+        enabled: r.try_get("enabled")?,
+        collection_id: r.try_get("collection_id")?,
+        created_by: r.try_get::<Option<i64>, _>("created_by")?.map(PersonId),
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+        schedule,
+    })
 }
 
 impl Store {
     /// Every row, by media server and name.
     pub async fn shortlist_rows(&self) -> Result<Vec<ShortlistRow>, Error> {
-        let rows: Vec<Row> = sqlx::query_as(&format!(
+        let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM shortlist_rows ORDER BY instance_id, name"
         ))
         .fetch_all(self.pool())
         .await?;
-        Ok(rows.into_iter().map(from_row).collect())
+        rows.iter().map(from_row).collect()
     }
 
     pub async fn shortlist_row(&self, id: i64) -> Result<Option<ShortlistRow>, Error> {
-        let row: Option<Row> = sqlx::query_as(&format!(
+        let row = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM shortlist_rows WHERE id = ?"
         ))
         .bind(id)
         .fetch_optional(self.pool())
         .await?;
-        Ok(row.map(from_row))
+        row.as_ref().map(from_row).transpose()
     }
 
     /// Saves a row planned by `by`. `Conflict` when another row of that server has the name;
@@ -241,6 +263,101 @@ impl Store {
             .bind(id)
             .execute(self.pool())
             .await?;
+        Ok(())
+    }
+
+    /// Sets (or, `None`, removes) row `id`'s schedule. `NotFound` when the row is gone.
+    pub async fn set_row_schedule(
+        &self,
+        id: i64,
+        schedule: Option<&RowSchedule>,
+    ) -> Result<(), Error> {
+        let done = sqlx::query(
+            "UPDATE shortlist_rows SET schedule = ?, schedule_paused = ?, \
+             schedule_max_requests = ?, schedule_by = ?, schedule_key_id = ?, \
+             schedule_next_at = ?, updated_at = ? WHERE id = ?",
+        )
+        .bind(schedule.map(|s| s.cron.as_str()))
+        .bind(schedule.is_some_and(|s| s.paused))
+        .bind(schedule.map_or(0, |s| i64::from(s.max_requests)))
+        .bind(schedule.and_then(|s| s.by).map(|p| p.0))
+        .bind(schedule.map(|s| s.key_id.as_str()))
+        .bind(schedule.and_then(|s| s.next_at))
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound(format!("row {id}")));
+        }
+        Ok(())
+    }
+
+    /// Pauses or resumes row `id`'s schedule, with its next due time (`None` while paused).
+    /// `false` when the row has no schedule.
+    pub async fn pause_row_schedule(
+        &self,
+        id: i64,
+        paused: bool,
+        next_at: Option<i64>,
+    ) -> Result<bool, Error> {
+        let done = sqlx::query(
+            "UPDATE shortlist_rows SET schedule_paused = ?, schedule_next_at = ?, updated_at = ? \
+             WHERE id = ? AND schedule IS NOT NULL",
+        )
+        .bind(paused)
+        .bind(next_at)
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// The scheduled, unpaused, enabled rows due at `now_ms` or before.
+    pub async fn due_row_schedules(&self, now_ms: i64) -> Result<Vec<ShortlistRow>, Error> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM shortlist_rows WHERE schedule IS NOT NULL \
+             AND schedule_paused = 0 AND enabled = 1 AND schedule_next_at <= ? \
+             ORDER BY schedule_next_at, id"
+        ))
+        .bind(now_ms)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(from_row).collect()
+    }
+
+    /// Claims row `id`'s due time `due` once, moving it on to `next`: `false` when another
+    /// pass (or replica) claimed it first, or the schedule changed meanwhile.
+    pub async fn claim_row_schedule(
+        &self,
+        id: i64,
+        due: i64,
+        next: Option<i64>,
+    ) -> Result<bool, Error> {
+        let done = sqlx::query(
+            "UPDATE shortlist_rows SET schedule_next_at = ? WHERE id = ? AND schedule_next_at = ? \
+             AND schedule IS NOT NULL AND schedule_paused = 0",
+        )
+        .bind(next)
+        .bind(id)
+        .bind(due)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Retires row `id` once its collection is removed from the server: no collection, disabled,
+    /// unscheduled (the row and its theme stay, for a later plan).
+    pub async fn retire_shortlist_row(&self, id: i64) -> Result<(), Error> {
+        sqlx::query(
+            "UPDATE shortlist_rows SET collection_id = NULL, enabled = 0, schedule = NULL, \
+             schedule_next_at = NULL, schedule_paused = 0, updated_at = ? WHERE id = ?",
+        )
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?;
         Ok(())
     }
 }

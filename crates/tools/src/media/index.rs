@@ -207,6 +207,12 @@ impl Index {
         self.inner.found()
     }
 
+    /// Reads the library now (a read that finished within the last second is the answer).
+    pub(crate) async fn refresh(&self, instance: &str) -> Found {
+        self.inner.sync(instance, false).await;
+        self.inner.found()
+    }
+
     /// The job `media.sync:<instance>`: reads the library when it was never read, is older than
     /// [`FRESH`], or the last read failed more than [`RETRY_AFTER`] ago. Holds only a weak
     /// reference: once the servers are dropped, its passes do nothing.

@@ -13,7 +13,7 @@ mod ladders;
 pub(crate) mod limits;
 pub(crate) mod playable;
 mod query_library_exists;
-mod rows;
+pub(crate) mod rows;
 pub(crate) mod servers;
 mod watched;
 mod whose;

@@ -56,6 +56,10 @@ pub struct Input {
     /// Continue after this request id (the previous page's next_before_id).
     #[serde(default)]
     pub before_id: Option<i64>,
+    /// true: only the archived requests (plan_requests archives finished ones); default false:
+    /// every request but those.
+    #[serde(default)]
+    pub archived: bool,
 }
 
 impl Tool for ListRequests {
@@ -65,7 +69,7 @@ impl Tool for ListRequests {
     const META: Meta = Meta {
         name: "list_requests",
         title: "List requests",
-        description: "Lists requests, newest first, optionally by status: your own, or everyone's (or one person's) when your grant has requests.manage.",
+        description: "Lists requests, newest first, optionally by status: your own, or everyone's (or one person's) when your grant has requests.manage. Archived requests (plan_requests) are left out unless archived is true, which lists only them.",
         effect: Effect::Read,
         capability: Capability::Request,
         hints: governance::Hints {
@@ -111,6 +115,7 @@ async fn page(ctx: &Ctx, input: Input, limit: u32, all: bool) -> Result<Output, 
             media: None,
             before_id: input.before_id,
             limit: limit + 1,
+            archived: Some(input.archived),
         })
         .await?;
     let (rows, next_before_id) = governance::contract::keyset_page(rows, limit, |r| r.id);

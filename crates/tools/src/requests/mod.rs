@@ -11,7 +11,7 @@ pub mod list_requests;
 pub mod request_media;
 mod row;
 mod seasons;
-mod title;
+pub(crate) mod title;
 mod waiting;
 
 use chrono::{SecondsFormat, TimeZone, Utc};

@@ -100,7 +100,10 @@ impl Tool for PlanRun {
             );
             return Output::typed(summary, &data);
         }
-        let plan = RunPlan { rows: planned };
+        let plan = RunPlan {
+            rows: planned,
+            requester: None,
+        };
         let summary = format!(
             "run {} shortlist row{} ({} write{}, {} request{})",
             plan.rows.len(),

@@ -38,6 +38,25 @@ pub(crate) struct RowView {
     /// The collection a run made on the server, once made.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collection_id: Option<String>,
+    /// When it runs on its own (plan_schedule), once scheduled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<ScheduleView>,
+}
+
+/// A row's schedule as the row tools answer it.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct ScheduleView {
+    /// The cron expression, in the server's task time zone.
+    pub cron: String,
+    pub paused: bool,
+    /// Missing titles each run requests.
+    pub max_requests: u32,
+    /// Who planned it (its runs' requests are filed for them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub planned_by: Option<String>,
+    /// When it runs next (RFC 3339), while it is not paused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_run: Option<String>,
 }
 
 pub(crate) async fn view(ctx: &Ctx, row: &ShortlistRow) -> Result<RowView, ToolError> {
@@ -48,6 +67,19 @@ pub(crate) async fn view(ctx: &Ctx, row: &ShortlistRow) -> Result<RowView, ToolE
             audience.push(p.name);
         }
     }
+    let schedule = match &row.schedule {
+        None => None,
+        Some(s) => Some(ScheduleView {
+            cron: s.cron.clone(),
+            paused: s.paused,
+            max_requests: s.max_requests,
+            planned_by: match s.by {
+                Some(by) => ctx.store().person(by).await?.map(|p| p.name),
+                None => None,
+            },
+            next_run: s.next_at.filter(|_| !s.paused).map(crate::tasks::rfc3339),
+        }),
+    };
     Ok(RowView {
         row_id: row.id,
         theme_id: row.theme_id,
@@ -58,6 +90,7 @@ pub(crate) async fn view(ctx: &Ctx, row: &ShortlistRow) -> Result<RowView, ToolE
         audience,
         enabled: row.enabled,
         collection_id: row.collection_id.clone(),
+        schedule,
     })
 }
 

@@ -6,18 +6,21 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
-use store::{Change, ShortlistRow};
+use store::ShortlistRow;
 
-use super::row::{Preview, Shown, preview};
+use super::{
+    row::{Preview, Shown, preview},
+    saving::{Stepping, Steps, on_behalf},
+};
 use crate::media::servers;
 use governance::{
-    Called, Ctx, Delegate, Output, ToolError,
+    Ctx, Output, ToolError,
     contract::BoxFuture,
-    plan::{self, Dependencies, Look, PlanColumn, PlanTable, PlanView, Planned, Run},
+    plan::{Dependencies, Look, PlanColumn, PlanTable, PlanView, Run},
 };
 
 /// The plan hooks of `plan_run`.
-pub(crate) const RUN: RunPlanned = RunPlanned;
+pub(crate) const RUN: Stepping<RunSteps> = Stepping::new();
 
 /// One item of a collection change.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -47,6 +50,17 @@ pub(crate) struct RowRun {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RunPlan {
     pub rows: Vec<RowRun>,
+    /// Whose requests a scheduled run files (the schedule's planner, with their key's
+    /// authority at run time); `None`: whoever applies the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requester: Option<Requester>,
+}
+
+/// The person (and key) a run's requests are filed for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Requester {
+    pub person_id: i64,
+    pub key_id: String,
 }
 
 impl RunPlan {
@@ -188,37 +202,31 @@ pub(crate) async fn dependencies_of(ctx: &Ctx, plan: &RunPlan) -> Result<Depende
     Ok(deps)
 }
 
-/// A run as [`Planned`]: always a plan, for everyone, the owner included.
+/// A run: always a plan, for everyone, the owner included.
 #[derive(Debug)]
-pub(crate) struct RunPlanned;
+pub(crate) struct RunSteps;
 
-impl Planned for RunPlanned {
-    fn always(&self) -> bool {
-        true
-    }
+impl Steps for RunSteps {
+    type Plan = RunPlan;
 
     fn dependencies<'a>(
-        &'a self,
         ctx: &'a Ctx,
-        change: &'a Change,
+        plan: &'a RunPlan,
     ) -> BoxFuture<'a, Result<Dependencies, ToolError>> {
-        Box::pin(async move { dependencies_of(ctx, &plan::parse_plan(change)?).await })
+        Box::pin(dependencies_of(ctx, plan))
     }
 
     fn apply<'a>(
-        &'a self,
         ctx: &'a Ctx,
-        change: &'a Change,
+        _change: &'a store::Change,
+        plan: RunPlan,
         run: &'a Run<'a>,
     ) -> BoxFuture<'a, Result<Output, ToolError>> {
-        Box::pin(async move { apply(ctx, plan::parse_plan(change)?, run).await })
+        Box::pin(apply(ctx, plan, run))
     }
 
-    fn describe(&self, change: &Change) -> PlanView {
-        match serde_json::from_str::<RunPlan>(&change.plan) {
-            Ok(plan) => describe(&plan),
-            Err(_) => PlanView::unknown(&change.tool),
-        }
+    fn describe(plan: &RunPlan) -> PlanView {
+        describe(plan)
     }
 }
 
@@ -240,7 +248,7 @@ async fn apply(ctx: &Ctx, plan: RunPlan, run: &Run<'_>) -> Result<Output, ToolEr
             reports.push(report);
             continue;
         }
-        match run_row(ctx, planned, run, &mut report).await? {
+        match run_row(ctx, planned, plan.requester.as_ref(), run, &mut report).await? {
             None => {}
             Some(Stop::Refused(why)) => {
                 report.outcome = "failed".into();
@@ -279,6 +287,7 @@ async fn apply(ctx: &Ctx, plan: RunPlan, run: &Run<'_>) -> Result<Output, ToolEr
 async fn run_row(
     ctx: &Ctx,
     planned: &RowRun,
+    requester: Option<&Requester>,
     run: &Run<'_>,
     report: &mut RowReport,
 ) -> Result<Option<Stop>, ToolError> {
@@ -363,8 +372,11 @@ async fn run_row(
     if planned.request.is_empty() {
         return Ok(None);
     }
-    let delegate = ctx.family::<Delegate>()?;
     let authority = &ctx.caller.authority;
+    let (key_id, person) = match requester {
+        Some(r) => (r.key_id.as_str(), domain::PersonId(r.person_id)),
+        None => (authority.key_id.as_str(), authority.person.id),
+    };
     for missing in &planned.request {
         let step = json!({"call": "request_media", "row": planned.row_id, "title": missing.title});
         if !run.step(step).await? {
@@ -374,20 +386,8 @@ async fn run_row(
         args.insert("media_source".into(), json!(missing.media_source));
         args.insert("media_id".into(), Value::String(missing.media_id.clone()));
         args.insert("media_type".into(), json!(missing.media_type));
-        let called = delegate
-            .call_as(
-                &authority.key_id,
-                authority.person.id,
-                "request_media",
-                args,
-            )
-            .await;
-        let (outcome, message) = match called {
-            Ok(Called::Done(Ok(out))) => ("requested", out.summary.clone()),
-            Ok(Called::Done(Err(e))) => ("refused", e.message.clone()),
-            Ok(Called::UnknownTool) => ("refused", "request_media is not served".to_owned()),
-            Err(why) => ("refused", why),
-        };
+        let (ok, message) = on_behalf(ctx, key_id, person, "request_media", args).await?;
+        let outcome = if ok { "requested" } else { "refused" };
         report.requests.push(RequestReport {
             title: missing.title.clone(),
             outcome: outcome.into(),
