@@ -39,5 +39,5 @@ pub use error::{ErrorCode, ErrorKind, ToolError};
 pub use family::{CheckFuture, Family, Job, JobFuture, LiveTools, Slots, intern};
 pub use instances::{FolderUse, InstanceSpec, InstanceView, Instances, Launch};
 pub use outcome::audit_message;
-pub use settings::{LocalAccess, Settings};
+pub use settings::{ConfigSource, ConfigValue, LocalAccess, Settings};
 pub use view::View;

@@ -15,8 +15,40 @@ pub struct LocalAccess {
     pub grant: String,
 }
 
+/// Where a setting's value comes from, for the settings catalogue's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// The config file: fixed there, never changed by a plan.
+    File,
+    /// A `MARQUEE_` variable: fixed there too.
+    Environment,
+    /// Neither sets it.
+    Default,
+}
+
+impl ConfigSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfigSource::File => "file",
+            ConfigSource::Environment => "environment",
+            ConfigSource::Default => "default",
+        }
+    }
+}
+
+/// A setting as the config (file, environment, defaults) gives it: its value (never a secret:
+/// a secret setting is only said to be set or not) and where that comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigValue {
+    pub value: serde_json::Value,
+    pub source: ConfigSource,
+}
+
 #[derive(Debug, Default)]
 pub struct Settings {
+    /// Every setting as the config gives it, by dotted key; set by the binary at start and
+    /// each time the file changes.
+    config: RwLock<std::collections::BTreeMap<String, ConfigValue>>,
     /// `[auth] local_person` / `local_grant`.
     pub local_access: Option<LocalAccess>,
     /// `[oauth]`: the token lifetimes while the authorization server is on; `None` when it is
@@ -43,6 +75,7 @@ pub struct Settings {
 impl Settings {
     pub fn new(allow_destructive: bool, config_file: Option<PathBuf>) -> Settings {
         Settings {
+            config: RwLock::new(std::collections::BTreeMap::new()),
             local_access: None,
             oauth: RwLock::new(None),
             torrent_folders: RwLock::new(Vec::new()),
@@ -53,6 +86,15 @@ impl Settings {
             public_url: RwLock::new(String::new()),
             call_rate: crate::rate::CallRate::default(),
         }
+    }
+
+    /// Every setting as the config gives it (see [`ConfigValue`]).
+    pub fn config_values(&self) -> std::collections::BTreeMap<String, ConfigValue> {
+        self.config.read().clone()
+    }
+
+    pub fn set_config_values(&self, values: std::collections::BTreeMap<String, ConfigValue>) {
+        *self.config.write() = values;
     }
 
     pub fn allow_destructive(&self) -> bool {

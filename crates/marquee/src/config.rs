@@ -312,6 +312,8 @@ pub struct Loaded {
     pub config: Config,
     pub file: Option<PathBuf>,
     pub warnings: Vec<String>,
+    /// The settings the file or the environment set (they are fixed there), by catalogue key.
+    pub fixed: BTreeMap<String, tools::ConfigSource>,
 }
 
 /// `explicit`: `--config FILE` (must exist); otherwise `./marquee.toml` when present.
@@ -341,10 +343,12 @@ pub fn load(explicit: Option<&Path>) -> anyhow::Result<Loaded> {
         warnings.push(format!("unknown config key \"{path}\" is ignored"))
     })
     .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+    let fixed = crate::config_values::fixed_keys(file.as_deref());
     Ok(Loaded {
         config,
         file,
         warnings,
+        fixed,
     })
 }
 
@@ -416,7 +420,7 @@ fn instances_changed(was: &serde_json::Value, now: &serde_json::Value) -> Vec<St
 }
 
 /// Variables the CLI reads itself, not config keys.
-fn is_cli_only(key: &str) -> bool {
+pub(crate) fn is_cli_only(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     matches!(
         key.as_str(),

@@ -4,6 +4,7 @@
 mod admin;
 mod backup;
 mod config;
+mod config_values;
 mod connect;
 mod data_dir;
 mod folder_config;

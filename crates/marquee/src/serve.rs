@@ -96,6 +96,7 @@ fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::R
         .set_per_minute(loaded.config.limits.calls_per_minute);
     settings.set_outbound_hosts(loaded.config.outbound.allowed_hosts.clone());
     settings.set_warnings(loaded.warnings.clone());
+    settings.set_config_values(loaded.config_values());
     let app = tools::app(store, Arc::new(settings), Arc::new(instances));
     if let Some(scheduler) = app.family::<Arc<tools::tasks::Scheduler>>() {
         scheduler.configure(loaded.config.tasks_config()?);
@@ -137,6 +138,8 @@ pub async fn serve(
 
     let host = open_host(&loaded, data_dir, metrics).await?;
     // The families' background work (download catalogue refreshes) runs until shutdown.
+    // The store's settings (approved plans) over the defaults, wherever the file leaves them.
+    tools::settings::apply_stored(host.app.settings(), host.app.store()).await?;
     host.app.start_jobs(shutdown());
     let public_url = match &c.public_url {
         Some(url) => {
@@ -173,6 +176,7 @@ pub async fn serve(
     }
     watch_config(
         host.app.settings().clone(),
+        host.app.store().clone(),
         loaded.config.clone(),
         config_flag,
         shutdown(),
@@ -233,6 +237,7 @@ async fn shutdown() {
 /// The watch ends with `shutdown`.
 fn watch_config(
     settings: Arc<Settings>,
+    store: store::Store,
     running: config::Config,
     config_flag: Option<PathBuf>,
     shutdown: impl Future<Output = ()> + Send + 'static,
@@ -263,6 +268,10 @@ fn watch_config(
                         .call_rate
                         .set_per_minute(reloaded.config.limits.calls_per_minute);
                     settings.set_outbound_hosts(reloaded.config.outbound.allowed_hosts.clone());
+                    settings.set_config_values(reloaded.config_values());
+                    if let Err(e) = tools::settings::apply_stored(&settings, &store).await {
+                        tracing::error!(error = %e, "the stored settings could not be read; the config file's values stand");
+                    }
                     let mut warnings = reloaded.warnings;
                     let pending = config::restart_needed(&running, &reloaded.config);
                     if !pending.is_empty() {

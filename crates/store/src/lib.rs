@@ -30,6 +30,7 @@ mod protocol_tasks;
 mod quotas;
 mod requests;
 mod sessions;
+mod settings;
 mod shortlist_rows;
 mod switches;
 mod tasks;
@@ -73,6 +74,7 @@ pub use quotas::{
 };
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
 pub use sessions::Session;
+pub use settings::StoredSetting;
 pub use shortlist_rows::{NewRow, RowSchedule, ShortlistRow};
 pub use switches::ToolSwitches;
 pub use tasks::{Task, TaskRun};

@@ -17,7 +17,9 @@ pub mod media;
 pub mod prompts;
 mod registry;
 pub mod requests;
+mod saving;
 mod server;
+pub mod settings;
 pub mod shortlists;
 pub mod subtitles;
 pub mod tasks;
@@ -28,9 +30,9 @@ use std::sync::Arc;
 
 // The core's vocabulary, named as the families use it.
 pub use governance::{
-    App, Called, Caller, Credential, Ctx, ErrorCode, ErrorKind, FolderUse, InstanceSpec, Instances,
-    Launch, Line, LocalAccess, Meta, Output, Settings, Tool, ToolError, ToolView, ask, plan,
-    report,
+    App, Called, Caller, ConfigSource, ConfigValue, Credential, Ctx, ErrorCode, ErrorKind,
+    FolderUse, InstanceSpec, Instances, Launch, Line, LocalAccess, Meta, Output, Settings, Tool,
+    ToolError, ToolView, ask, plan, report,
 };
 pub use registry::families;
 pub use server::checks::check_instances;

@@ -7,7 +7,7 @@ use governance::Family;
 
 use crate::{
     changes, discover, downloads, federated, files, indexers, library, media, requests, server,
-    shortlists, subtitles, tasks,
+    settings, shortlists, subtitles, tasks,
 };
 
 /// Every family of this build, in the order their jobs and checks run.
@@ -24,6 +24,7 @@ pub fn families() -> Vec<Arc<dyn Family>> {
         Arc::new(subtitles::SubtitlesFamily),
         Arc::new(tasks::TasksFamily),
         Arc::new(shortlists::ShortlistsFamily),
+        Arc::new(settings::SettingsFamily),
         Arc::new(changes::ChangesFamily),
         Arc::new(federated::FederatedFamily),
     ]

@@ -78,6 +78,7 @@ fn the_planned_tools_and_for_whom() {
         planned,
         [
             ("delete_torrents", PlannedFor::AllButDirect),
+            ("plan_configuration", PlannedFor::Everyone),
             ("plan_maintenance", PlannedFor::Everyone),
             ("plan_organize", PlannedFor::Everyone),
             ("plan_people", PlannedFor::Everyone),

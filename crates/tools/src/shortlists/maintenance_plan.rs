@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::saving::{Stepping, Steps};
 use crate::media::servers;
+use crate::saving::{Stepping, Steps};
 use governance::{
     Ctx, Output, ToolError,
     contract::BoxFuture,

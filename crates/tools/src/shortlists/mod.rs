@@ -30,7 +30,7 @@ mod row;
 mod row_plan;
 mod run_plan;
 mod run_report;
-mod saving;
+
 mod schedule_plan;
 mod scheduled;
 mod show;

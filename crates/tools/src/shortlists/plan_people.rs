@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use store::Change;
 
-use super::saving::{self, Saves, Saving};
 use crate::media::servers;
+use crate::saving::{self, Saves, Saving};
 use governance::{
     Ctx, ErrorCode, Meta, Output, Tool, ToolError,
     contract::BoxFuture,

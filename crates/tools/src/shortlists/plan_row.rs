@@ -8,11 +8,9 @@ use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{
-    row_plan::{ROW, RowPlan, RowSaves},
-    saving,
-};
+use super::row_plan::{ROW, RowPlan, RowSaves};
 use crate::media::servers;
+use crate::saving;
 use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct PlanRow;

@@ -8,10 +8,8 @@ use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{
-    saving,
-    schedule_plan::{SCHEDULE, SchedulePlan, ScheduleSaved, ScheduleSaves, next_due},
-};
+use super::schedule_plan::{SCHEDULE, SchedulePlan, ScheduleSaved, ScheduleSaves, next_due};
+use crate::saving;
 use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct PlanSchedule;

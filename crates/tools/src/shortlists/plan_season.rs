@@ -10,10 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use store::Change;
 
-use super::{
-    saving::{self, Saves, Saving, on_behalf},
-    show::read,
-};
+use super::show::read;
+use crate::saving::{self, Saves, Saving, on_behalf};
 use governance::{
     Ctx, Meta, Output, Tool, ToolError,
     contract::BoxFuture,

@@ -14,9 +14,9 @@ use super::{
     plan_row::{Placement, placement},
     plan_theme,
     row_plan::{self, RowPlan},
-    saving::{self, Saves, Saving},
     theme_plan::{self, ThemePlan},
 };
+use crate::saving::{self, Saves, Saving};
 use governance::{
     Ctx, Meta, Output, Tool, ToolError,
     contract::BoxFuture,

@@ -9,11 +9,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
-    saving,
     theme::{Pick, Rules},
     theme_plan::{THEME, ThemePlan, ThemeSaves},
 };
 use crate::discover::{identity::TitleType, lookup};
+use crate::saving;
 use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
 
 pub struct PlanTheme;

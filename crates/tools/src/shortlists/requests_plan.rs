@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::saving::{Stepping, Steps, on_behalf};
+use crate::saving::{Stepping, Steps, on_behalf};
 use governance::{
     Ctx, Output, ToolError,
     contract::BoxFuture,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use store::{Change, NewRow};
 
-use super::saving::{Saves, Saving};
+use crate::saving::{Saves, Saving};
 use governance::{
     Ctx, Output, ToolError,
     contract::BoxFuture,

@@ -8,11 +8,9 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use store::ShortlistRow;
 
-use super::{
-    row::{Preview, Shown, preview},
-    saving::{Stepping, Steps, on_behalf},
-};
+use super::row::{Preview, Shown, preview};
 use crate::media::servers;
+use crate::saving::{Stepping, Steps, on_behalf};
 use governance::{
     Ctx, Output, ToolError,
     contract::BoxFuture,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use store::{Change, RowSchedule};
 
-use super::saving::{Saves, Saving};
+use crate::saving::{Saves, Saving};
 use crate::tasks::{rfc3339, schedule};
 use governance::{
     Ctx, ErrorCode, Output, ToolError,

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use store::{Change, NewTheme};
 
-use super::saving::{Saves, Saving};
 use super::theme::{Pick, Rules};
+use crate::saving::{Saves, Saving};
 use governance::{
     Ctx, Output, ToolError,
     contract::BoxFuture,

@@ -43,6 +43,7 @@ mod output_schemas;
 mod pages;
 mod protocol_tasks;
 mod requests;
+mod settings_catalogue;
 mod settings_changes;
 mod shortlist_household;
 mod shortlist_rows;

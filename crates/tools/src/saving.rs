@@ -1,4 +1,4 @@
-//! The plan hooks every shortlist plan shares: always a plan (the owner's too); its
+//! The plan hooks the plans of shortlists and settings share: always a plan (the owner's too); its
 //! dependencies re-read from the stored plan; applied as one checkpointed save ([`Saves`]) or
 //! step by step, each external call checkpointed ([`Steps`]); shown to the owner from the
 //! stored plan. Each plan names only what differs. And a call made on someone's behalf
