@@ -205,6 +205,20 @@ impl App {
         &self.shared.settings
     }
 
+    /// The check its own family makes of `spec` (a configured instance, perhaps with a secret
+    /// just entered): `None` when no family checks instances of that kind.
+    pub async fn check_instance(
+        &self,
+        spec: &crate::InstanceSpec,
+    ) -> Option<Result<String, String>> {
+        for family in &self.shared.families {
+            if let Some(found) = family.check(&self.shared.slots, spec).await {
+                return Some(found);
+            }
+        }
+        None
+    }
+
     pub fn instances(&self) -> &Instances {
         &self.shared.instances
     }

@@ -1,6 +1,7 @@
 //! `serve`, `stdio` and `bridge`: wiring the store, the tools and the protocol edge.
 
 use std::{
+    collections::BTreeMap,
     path::{Path, PathBuf},
     sync::Arc,
     time::{Duration, SystemTime},
@@ -33,7 +34,8 @@ pub async fn open_host(
         );
     }
     make_default_library(loaded, data_dir);
-    let app = build_app(loaded, data_dir, store)?;
+    let entered = store.instance_secrets().await?;
+    let app = build_app(loaded, data_dir, store, &entered)?;
     if fixtures {
         tracing::warn!(
             "the conformance suite's test_* fixtures are served ([mcp] conformance_fixtures); never in a product config"
@@ -65,13 +67,32 @@ pub async fn open_app(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<App> {
     let store = store::Store::open(data_dir)
         .await
         .with_context(|| format!("cannot open the database in {}", data_dir.display()))?;
-    build_app(loaded, data_dir, store)
+    let entered = store.instance_secrets().await?;
+    build_app(loaded, data_dir, store, &entered)
 }
 
 /// The instances in force with every per-kind setting read and checked: what a server starts
 /// with, and what `marquee config check` checks.
 pub fn instances(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<Instances> {
-    Ok(Instances::new(loaded.config.instances(data_dir)?)
+    with_secrets(loaded, data_dir, &BTreeMap::new())
+}
+
+/// The instances, each one whose config sets no API key taking the one the owner entered in
+/// the browser (`start_connection`), if any: the config file and the environment win.
+fn with_secrets(
+    loaded: &Loaded,
+    data_dir: &Path,
+    entered: &BTreeMap<String, domain::Secret>,
+) -> anyhow::Result<Instances> {
+    let mut specs = loaded.config.instances(data_dir)?;
+    for spec in &mut specs {
+        if spec.api_key.is_none()
+            && let Some(secret) = entered.get(&spec.id)
+        {
+            spec.api_key = Some(secret.clone());
+        }
+    }
+    Ok(Instances::new(specs)
         .map_err(|e| anyhow::anyhow!("invalid [[instances]]: {e}"))?
         .with_timeouts(loaded.config.instance_timeouts()?)
         .with_user_tokens(loaded.config.instance_user_tokens())
@@ -79,8 +100,13 @@ pub fn instances(loaded: &Loaded, data_dir: &Path) -> anyhow::Result<Instances> 
         .with_folders(loaded.config.instance_folders()?))
 }
 
-fn build_app(loaded: &Loaded, data_dir: &Path, store: store::Store) -> anyhow::Result<App> {
-    let instances = instances(loaded, data_dir)?;
+fn build_app(
+    loaded: &Loaded,
+    data_dir: &Path,
+    store: store::Store,
+    entered: &BTreeMap<String, domain::Secret>,
+) -> anyhow::Result<App> {
+    let instances = with_secrets(loaded, data_dir, entered)?;
     let mut settings = Settings::new(loaded.config.mcp.allow_destructive, loaded.file.clone());
     if let Some(person) = &loaded.config.auth.local_person {
         tracing::warn!(person, grant = %loaded.config.auth.local_grant, "requests from this machine without a key are let in ([auth] local_person)");

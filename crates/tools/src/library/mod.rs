@@ -65,7 +65,7 @@ impl governance::Family for LibraryFamily {
     }
 
     fn check<'a>(&'a self, slots: &'a Slots, spec: &'a InstanceSpec) -> CheckFuture<'a> {
-        Box::pin(async move { slots.get::<Libraries>()?.check(&spec.id).await })
+        Box::pin(async move { slots.get::<Libraries>()?.check(spec).await })
     }
 }
 

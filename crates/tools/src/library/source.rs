@@ -41,6 +41,8 @@ pub(crate) struct Source {
     client: Result<Arc<LibraryClient>, String>,
     /// What the instance holds, for discovery's `in_library`.
     pub held: super::held::HeldCache,
+    /// How long one request to it may take.
+    timeout: std::time::Duration,
 }
 
 impl Libraries {
@@ -56,6 +58,7 @@ impl Libraries {
                     default: spec.default,
                     client: client(spec, service_of(spec.kind)?, instances.timeout(&spec.id)),
                     held: Default::default(),
+                    timeout: instances.timeout(&spec.id),
                 })
             })
             .collect();
@@ -81,11 +84,12 @@ impl Libraries {
     /// For diagnose: asks the library instance `id` its own `system/status` (it answers, it
     /// accepts the key); a failure is the sentence naming the instance and what to do. `None`
     /// when `id` is no library instance.
-    pub async fn check(&self, id: &str) -> Option<Result<String, String>> {
-        let source = self.by_id(id)?;
-        let client = match source.client.as_deref() {
+    pub async fn check(&self, spec: &InstanceSpec) -> Option<Result<String, String>> {
+        let source = self.by_id(&spec.id)?;
+        // A client of its own, with the key `spec` carries (one entered in the owner's browser).
+        let client = match client(spec, service_of(spec.kind)?, source.timeout) {
             Ok(c) => c,
-            Err(why) => return Some(Err(why.clone())),
+            Err(why) => return Some(Err(why)),
         };
         Some(client.status().await.map_err(|e| source.error(e).message))
     }

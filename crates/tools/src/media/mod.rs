@@ -67,7 +67,7 @@ impl governance::Family for MediaFamily {
     }
 
     fn check<'a>(&'a self, slots: &'a Slots, spec: &'a InstanceSpec) -> CheckFuture<'a> {
-        Box::pin(async move { slots.get::<MediaServers>()?.check(&spec.id).await })
+        Box::pin(async move { slots.get::<MediaServers>()?.check(spec).await })
     }
 }
 

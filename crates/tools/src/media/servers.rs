@@ -24,6 +24,8 @@ pub(crate) struct MediaServer {
     client: Result<Arc<MediaClient>, String>,
     /// Its items by provider id, synced in the background.
     pub index: Index,
+    /// How long one request to it may take.
+    timeout: std::time::Duration,
 }
 
 fn server_of(kind: InstanceKind) -> Option<Server> {
@@ -43,12 +45,15 @@ impl MediaServers {
             .filter(|s| s.kind.family() == KindFamily::MediaServers)
             .filter_map(|spec| {
                 let server = server_of(spec.kind)?;
-                let client = client(instances, spec, server);
+                let timeout = instances.timeout(&spec.id);
+                let users = instances.user_tokens(&spec.id).to_vec();
+                let client = client(spec, server, timeout, users);
                 let index = Index::new(client.as_ref().ok().cloned());
                 Some(MediaServer {
                     id: spec.id.clone(),
                     client,
                     index,
+                    timeout,
                 })
             })
             .collect();
@@ -70,10 +75,13 @@ impl MediaServers {
         self.list.iter().map(|s| s.index.job(&s.id)).collect()
     }
 
-    /// For diagnose: asks the server whether it answers and takes its token.
-    pub async fn check(&self, id: &str) -> Option<Result<String, String>> {
-        let server = self.by_id(id)?;
-        Some(match server.client() {
+    /// For diagnose and a key entered in the owner's browser: asks the server `spec` names
+    /// whether it answers and takes the token `spec` carries (a client of its own is made for
+    /// the question).
+    pub async fn check(&self, spec: &governance::InstanceSpec) -> Option<Result<String, String>> {
+        let server = self.by_id(&spec.id)?;
+        let kind = server_of(spec.kind)?;
+        Some(match client(spec, kind, server.timeout, Vec::new()) {
             Ok(c) => c.status().await.map_err(|e| server.failure(&e)),
             Err(why) => Err(why),
         })
@@ -81,9 +89,10 @@ impl MediaServers {
 }
 
 fn client(
-    instances: &Instances,
     spec: &governance::InstanceSpec,
     server: Server,
+    timeout: std::time::Duration,
+    users: Vec<(String, domain::Secret)>,
 ) -> Result<Arc<MediaClient>, String> {
     let url = spec.url.clone().ok_or_else(|| {
         format!(
@@ -97,12 +106,10 @@ fn client(
             spec.id
         )
     })?;
-    let timeout = instances.timeout(&spec.id);
     let timeouts = httpx::Timeouts {
         connect: httpx::Timeouts::default().connect.min(timeout),
         request: timeout,
     };
-    let users = instances.user_tokens(&spec.id).to_vec();
     MediaClient::new(server, url, token, users, timeouts)
         .map(Arc::new)
         .map_err(|e| format!("media server {} cannot be set up: {e}", spec.id))

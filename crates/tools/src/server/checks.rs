@@ -104,7 +104,7 @@ pub async fn check_instances(app: &App) -> Vec<Value> {
         let started = Instant::now();
         let mut own = None;
         if let Some(l) = app.family::<Libraries>() {
-            own = l.check(&spec.id).await;
+            own = l.check(spec).await;
         }
         if own.is_none()
             && let Some(c) = app.family::<Catalogues>()

@@ -1,12 +1,13 @@
 //! The owner pages, server-rendered at the server's root: sign-in, pending changes with their
-//! exact diff, approve or reject (CSRF-protected, bound to the content hash), the activity log
-//! and the household's setup. Templates live in `crates/web/templates/` (askama).
+//! exact diff, approve or reject (CSRF-protected, bound to the content hash), the activity log,
+//! the household's setup and a secret's hand-over (`start_connection`). Templates live in `crates/web/templates/` (askama).
 //!
 //! Every page checks the Host and Origin like the MCP edge does, needs the owner's session
 //! cookie, and every form carries the session's CSRF token.
 
 mod activity;
 mod changes;
+mod connections;
 mod household;
 mod household_forms;
 mod sign_in;
@@ -41,6 +42,10 @@ pub(crate) fn router() -> Router<Web> {
         .route("/changes/{id}/decide", post(changes::decide))
         .route("/activity", get(activity::page))
         .route("/household", get(household::page))
+        .route(
+            "/connections/{id}",
+            get(connections::page).post(connections::submit),
+        )
         .route("/household/keys", post(household_forms::create_key))
         .route("/household/switches", post(household_forms::set_switch))
         .route("/household/links", post(household_forms::set_link))

@@ -45,6 +45,7 @@ mod protocol_tasks;
 mod requests;
 mod settings_catalogue;
 mod settings_changes;
+mod settings_connections;
 mod shortlist_household;
 mod shortlist_rows;
 mod shortlist_schedules;

@@ -35,6 +35,23 @@ pub async fn server_with(allow_destructive: bool) -> Server {
 }
 
 impl Server {
+    /// Serves the router on a loopback port for a browser, with the public URL set to it:
+    /// answers `http://127.0.0.1:PORT`.
+    pub async fn on_loopback(&self) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let router = self.router.clone();
+        tokio::spawn(async move {
+            axum::serve(
+                listener,
+                router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .await
+        });
+        self.host.app.settings().set_public_url(&base);
+        base
+    }
+
     /// A key for a new person with the given role and grant.
     pub async fn key_for(&self, name: &str, role: domain::Role, grant: &str) -> String {
         let store = self.host.app.store();
