@@ -15,6 +15,7 @@ pub mod list_seasons;
 pub mod list_templates;
 pub mod list_themes;
 mod maintenance_plan;
+pub mod pages;
 pub mod plan_maintenance;
 pub mod plan_people;
 pub mod plan_requests;

@@ -1,6 +1,7 @@
 //! The owner pages, server-rendered at the server's root: sign-in, pending changes with their
 //! exact diff, approve or reject (CSRF-protected, bound to the content hash), the activity log,
-//! the household's setup and a secret's hand-over (`start_connection`). Templates live in `crates/web/templates/` (askama).
+//! the household's setup, the shortlist rows (a schedule paused there) and a secret's
+//! hand-over (`start_connection`). Templates live in `crates/web/templates/` (askama).
 //!
 //! Every page checks the Host and Origin like the MCP edge does, needs the owner's session
 //! cookie, and every form carries the session's CSRF token.
@@ -10,6 +11,7 @@ mod changes;
 mod connections;
 mod household;
 mod household_forms;
+mod shortlists;
 mod sign_in;
 
 use std::sync::Arc;
@@ -42,6 +44,9 @@ pub(crate) fn router() -> Router<Web> {
         .route("/changes/{id}/decide", post(changes::decide))
         .route("/activity", get(activity::page))
         .route("/household", get(household::page))
+        .route("/shortlists", get(shortlists::list))
+        .route("/shortlists/rows/{id}", get(shortlists::row))
+        .route("/shortlists/rows/{id}/schedule", post(shortlists::pause))
         .route(
             "/connections/{id}",
             get(connections::page).post(connections::submit),
