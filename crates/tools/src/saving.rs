@@ -155,6 +155,26 @@ impl<S: Steps> Planned for Stepping<S> {
     }
 }
 
+/// Calls `tool` for the person of `key_id` with the authority that key has now: its answer's
+/// data, or why it was refused.
+pub(crate) async fn answer_of(
+    ctx: &Ctx,
+    key_id: &str,
+    person: domain::PersonId,
+    tool: &str,
+    arguments: Map<String, Value>,
+) -> Result<Result<Value, String>, ToolError> {
+    let delegate = ctx.family::<Delegate>()?;
+    Ok(
+        match delegate.call_as(key_id, person, tool, arguments).await {
+            Ok(Called::Done(Ok(out))) => Ok(out.data()),
+            Ok(Called::Done(Err(e))) => Err(e.message.clone()),
+            Ok(Called::UnknownTool) => Err(format!("{tool} is not served")),
+            Err(why) => Err(why),
+        },
+    )
+}
+
 /// Calls `tool` for the person of `key_id` with the authority that key has now: whether it
 /// did what was asked, and its answer's sentence (or why it was refused).
 pub(crate) async fn on_behalf(

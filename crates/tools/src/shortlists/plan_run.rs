@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::{
     row::preview,
-    run_plan::{RUN, RowRun, RunData, RunPlan, dependencies_of, planned_row},
+    run_plan::{Budget, RUN, RowRun, RunData, RunPlan, dependencies_of, planned_row},
 };
 use governance::{
     Ctx, ErrorCode, Meta, Output, Tool, ToolError,
@@ -22,6 +22,9 @@ pub struct PlanRun;
 
 /// The most missing titles one run requests.
 const MAX_REQUESTS: u32 = 20;
+
+/// The most missing titles one run acquires.
+const MAX_ACQUISITIONS: u32 = 10;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +38,10 @@ pub struct Input {
     #[serde(default)]
     #[schemars(range(max = 20))]
     pub max_requests: u32,
+    /// How many further missing titles the run acquires (the best-seeded release search_indexers finds, sent with grab_release to the default download client, under the authority of whoever applies it), at most 10; default 0.
+    #[serde(default)]
+    #[schemars(range(max = 10))]
+    pub max_acquisitions: u32,
 }
 
 impl Tool for PlanRun {
@@ -44,7 +51,7 @@ impl Tool for PlanRun {
     const META: Meta = Meta {
         name: "plan_run",
         title: "Plan a run of shortlist rows",
-        description: "Runs enabled shortlist rows. With dry_run true it answers, per row, what a run would do (the collection to create, items to add and take out, missing titles) and stores nothing. With dry_run false it plans the run: per row the collection Marquee makes or updates on the media server (only its own collections are ever changed), and up to max_requests (default 0, at most 20) of the missing titles requested with request_media. Nothing is written on this call: the answer is a change_id for the owner to review, then apply_change runs it, each write checkpointed; a write the server refuses stops that row's further writes and is reported, never retried on its own.",
+        description: "Runs enabled shortlist rows. With dry_run true it answers, per row, what a run would do (the collection to create, items to add and take out, missing titles) and stores nothing. With dry_run false it plans the run: per row the collection Marquee makes or updates on the media server (only its own collections are ever changed), up to max_requests (default 0, at most 20) of the missing titles requested with request_media, and up to max_acquisitions (default 0, at most 10) of the next ones acquired (the best-seeded release search_indexers finds, sent with grab_release to the default download client). Nothing is written on this call: the answer is a change_id for the owner to review, then apply_change runs it, each write checkpointed; a write the server refuses stops that row's further writes and is reported, never retried on its own.",
         effect: Effect::Write,
         capability: Capability::Shortlists,
         hints: governance::Hints {
@@ -61,6 +68,11 @@ impl Tool for PlanRun {
         if input.max_requests > MAX_REQUESTS {
             return Err(ToolError::invalid(format!(
                 "max_requests is at most {MAX_REQUESTS}"
+            )));
+        }
+        if input.max_acquisitions > MAX_ACQUISITIONS {
+            return Err(ToolError::invalid(format!(
+                "max_acquisitions is at most {MAX_ACQUISITIONS}"
             )));
         }
         let mut rows = Vec::with_capacity(input.row_ids.len());
@@ -83,7 +95,10 @@ impl Tool for PlanRun {
             };
             rows.push((row.clone(), preview(ctx, &row, &theme).await?));
         }
-        let mut budget = input.max_requests as usize;
+        let mut budget = Budget {
+            requests: input.max_requests as usize,
+            acquisitions: input.max_acquisitions as usize,
+        };
         let planned: Vec<RowRun> = rows
             .iter()
             .map(|(row, p)| planned_row(row, p, &mut budget))
@@ -105,13 +120,15 @@ impl Tool for PlanRun {
             requester: None,
         };
         let summary = format!(
-            "run {} shortlist row{} ({} write{}, {} request{})",
+            "run {} shortlist row{} ({} write{}, {} request{}, {} acquisition{})",
             plan.rows.len(),
             if plan.rows.len() == 1 { "" } else { "s" },
             plan.writes(),
             if plan.writes() == 1 { "" } else { "s" },
             plan.requests(),
-            if plan.requests() == 1 { "" } else { "s" }
+            if plan.requests() == 1 { "" } else { "s" },
+            plan.acquisitions(),
+            if plan.acquisitions() == 1 { "" } else { "s" }
         );
         let proposal = Proposal {
             summary,

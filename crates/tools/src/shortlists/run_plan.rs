@@ -10,7 +10,7 @@ use store::ShortlistRow;
 
 use super::row::{Preview, Shown, preview};
 use crate::media::servers;
-use crate::saving::{Stepping, Steps, on_behalf};
+use crate::saving::{Stepping, Steps, answer_of, on_behalf};
 use governance::{
     Ctx, Output, ToolError,
     contract::BoxFuture,
@@ -40,7 +40,10 @@ pub(crate) struct RowRun {
     pub remove: Vec<String>,
     /// Missing titles to request.
     pub request: Vec<Shown>,
-    /// Missing titles beyond the run's max_requests.
+    /// Missing titles to acquire (a release found on the indexers, sent to a download client).
+    #[serde(default)]
+    pub acquire: Vec<Shown>,
+    /// Missing titles beyond the run's max_requests and max_acquisitions.
     pub not_requested: usize,
 }
 
@@ -75,6 +78,10 @@ impl RunPlan {
     pub(crate) fn requests(&self) -> usize {
         self.rows.iter().map(|r| r.request.len()).sum()
     }
+
+    pub(crate) fn acquisitions(&self) -> usize {
+        self.rows.iter().map(|r| r.acquire.len()).sum()
+    }
 }
 
 /// What a run did (or, dry, would do) to one row.
@@ -95,7 +102,10 @@ pub(crate) struct RowReport {
     pub removed: usize,
     /// Each missing title the run requests (or, dry, would): its title and what came of it.
     pub requests: Vec<RequestReport>,
-    /// Missing titles left unrequested by the run's max_requests.
+    /// Each missing title the run acquires (or, dry, would): `would_acquire`, `acquired`,
+    /// `not_found` (no release to grab) or `refused`.
+    pub acquisitions: Vec<RequestReport>,
+    /// Missing titles left by the run's max_requests and max_acquisitions.
     pub not_requested: usize,
 }
 
@@ -115,16 +125,25 @@ pub(crate) struct RunData {
     pub rows: Vec<RowReport>,
 }
 
-/// The run of one row from its preview, requesting missing titles while `budget` lasts.
-pub(crate) fn planned_row(row: &ShortlistRow, p: &Preview, budget: &mut usize) -> RowRun {
+/// How many missing titles a run may still request and acquire.
+pub(crate) struct Budget {
+    pub requests: usize,
+    pub acquisitions: usize,
+}
+
+/// The run of one row from its preview: missing titles requested while the budget's requests
+/// last, the next ones acquired while its acquisitions last.
+pub(crate) fn planned_row(row: &ShortlistRow, p: &Preview, budget: &mut Budget) -> RowRun {
     let title_of = |id: &String| {
         p.shown
             .iter()
             .find(|s| s.item_id.as_ref() == Some(id))
             .map_or_else(String::new, |s| s.title.clone())
     };
-    let take = p.missing.len().min(*budget);
-    *budget -= take;
+    let take = p.missing.len().min(budget.requests);
+    budget.requests -= take;
+    let acquire = (p.missing.len() - take).min(budget.acquisitions);
+    budget.acquisitions -= acquire;
     RowRun {
         row_id: row.id,
         name: row.name.clone(),
@@ -141,7 +160,8 @@ pub(crate) fn planned_row(row: &ShortlistRow, p: &Preview, budget: &mut usize) -
             .collect(),
         remove: p.to_remove.clone(),
         request: p.missing[..take].to_vec(),
-        not_requested: p.missing.len() - take,
+        acquire: p.missing[take..take + acquire].to_vec(),
+        not_requested: p.missing.len() - take - acquire,
     }
 }
 
@@ -158,6 +178,7 @@ impl RowRun {
             added: 0,
             removed: 0,
             requests: Vec::new(),
+            acquisitions: Vec::new(),
             not_requested: self.not_requested,
         }
     }
@@ -172,6 +193,15 @@ impl RowRun {
             .map(|m| RequestReport {
                 title: m.title.clone(),
                 outcome: "would_request".into(),
+                message: None,
+            })
+            .collect();
+        r.acquisitions = self
+            .acquire
+            .iter()
+            .map(|m| RequestReport {
+                title: m.title.clone(),
+                outcome: "would_acquire".into(),
                 message: None,
             })
             .collect();
@@ -281,7 +311,8 @@ async fn apply(ctx: &Ctx, plan: RunPlan, run: &Run<'_>) -> Result<Output, ToolEr
     )
 }
 
-/// Carries out one row: its collection, then its requests; `Some` when it stopped.
+/// Carries out one row: its collection, then its requests and acquisitions; `Some` when it
+/// stopped.
 async fn run_row(
     ctx: &Ctx,
     planned: &RowRun,
@@ -367,7 +398,7 @@ async fn run_row(
             }
         }
     }
-    if planned.request.is_empty() {
+    if planned.request.is_empty() && planned.acquire.is_empty() {
         return Ok(None);
     }
     let authority = &ctx.caller.authority;
@@ -392,7 +423,56 @@ async fn run_row(
             message: Some(message),
         });
     }
+    for missing in &planned.acquire {
+        let step = json!({"call": "acquire", "row": planned.row_id, "title": missing.title});
+        if !run.step(step).await? {
+            return Ok(Some(Stop::Cancelled));
+        }
+        let (outcome, message) = acquire(ctx, key_id, person, missing).await?;
+        report.acquisitions.push(RequestReport {
+            title: missing.title.clone(),
+            outcome: outcome.into(),
+            message: Some(message),
+        });
+    }
     Ok(None)
+}
+
+/// Acquires one missing title for `person`: the best-seeded grabbable release search_indexers
+/// finds for it, sent with grab_release to the default download instance (both with the
+/// authority `key_id` has now). The outcome and its sentence.
+async fn acquire(
+    ctx: &Ctx,
+    key_id: &str,
+    person: domain::PersonId,
+    missing: &Shown,
+) -> Result<(&'static str, String), ToolError> {
+    let mut args = Map::new();
+    args.insert("media_source".into(), json!(missing.media_source));
+    args.insert("media_id".into(), Value::String(missing.media_id.clone()));
+    args.insert("media_type".into(), json!(missing.media_type));
+    let found = match answer_of(ctx, key_id, person, "search_indexers", args).await? {
+        Ok(data) => data,
+        Err(why) => return Ok(("refused", why)),
+    };
+    let best = found["releases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["grabbable"] == true && r["release_ref"].is_string())
+        .max_by_key(|r| r["seeders"].as_u64().unwrap_or(0));
+    let Some(best) = best else {
+        return Ok(("not_found", "no grabbable release on the indexers".into()));
+    };
+    let mut args = Map::new();
+    args.insert("release_ref".into(), best["release_ref"].clone());
+    let (ok, message) = on_behalf(ctx, key_id, person, "grab_release", args).await?;
+    let title = best["title"].as_str().unwrap_or_default();
+    Ok(if ok {
+        ("acquired", format!("{title}: {message}"))
+    } else {
+        ("refused", message)
+    })
 }
 
 fn describe(plan: &RunPlan) -> PlanView {
@@ -410,6 +490,7 @@ fn describe(plan: &RunPlan) -> PlanView {
         };
         let titles: Vec<&str> = r.add.iter().map(|i| i.title.as_str()).collect();
         let requests: Vec<&str> = r.request.iter().map(|m| m.title.as_str()).collect();
+        let acquired: Vec<&str> = r.acquire.iter().map(|m| m.title.as_str()).collect();
         rows.push(vec![
             format!("{} on {}", r.name, r.instance_id),
             collection,
@@ -419,14 +500,20 @@ fn describe(plan: &RunPlan) -> PlanView {
             } else {
                 requests.join(", ")
             },
+            if acquired.is_empty() {
+                "none".into()
+            } else {
+                acquired.join(", ")
+            },
         ]);
     }
     PlanView {
         effect: format!(
-            "Runs {} shortlist row(s): {} write(s) to the media servers, only to collections Marquee made, and {} request(s) of missing titles, each a checkpointed step.",
+            "Runs {} shortlist row(s): {} write(s) to the media servers, only to collections Marquee made, {} request(s) of missing titles and {} acquisition(s) (a release grabbed from the indexers into the default download client), each a checkpointed step.",
             plan.rows.len(),
             plan.writes(),
-            plan.requests()
+            plan.requests(),
+            plan.acquisitions()
         ),
         tables: vec![PlanTable {
             id: "run-rows",
@@ -436,6 +523,7 @@ fn describe(plan: &RunPlan) -> PlanView {
                 column("Collection", Look::New, false),
                 column("Titles added", Look::New, true),
                 column("Requested", Look::New, false),
+                column("Acquired", Look::New, false),
             ],
             rows,
         }],

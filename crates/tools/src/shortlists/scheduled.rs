@@ -13,7 +13,7 @@ use store::{ChangeStatus, NewAudit, NewChange, RowSchedule, ShortlistRow, Store}
 
 use super::{
     row::preview,
-    run_plan::{RUN, Requester, RunPlan, dependencies_of, planned_row},
+    run_plan::{Budget, RUN, Requester, RunPlan, dependencies_of, planned_row},
 };
 use crate::tasks::{MISSED_AFTER, Scheduler, schedule};
 use governance::{
@@ -92,7 +92,10 @@ impl Schedules {
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("its theme {} is gone", row.theme_id))?;
         let preview = preview(&ctx, row, &theme).await.map_err(|e| e.message)?;
-        let mut budget = s.max_requests as usize;
+        let mut budget = Budget {
+            requests: s.max_requests as usize,
+            acquisitions: 0,
+        };
         let plan = RunPlan {
             rows: vec![planned_row(row, &preview, &mut budget)],
             requester: s.by.map(|p| Requester {

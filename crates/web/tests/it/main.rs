@@ -46,6 +46,7 @@ mod requests;
 mod settings_catalogue;
 mod settings_changes;
 mod settings_connections;
+mod shortlist_acquisitions;
 mod shortlist_household;
 mod shortlist_pages;
 mod shortlist_rows;
