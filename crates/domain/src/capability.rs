@@ -125,7 +125,7 @@ impl CapabilityError {
 /// The tool groups a grant may list in `tools/list` (besides one per federated server, named
 /// by its instance id). The tools of the group `core` (who am I, the guide, the instances,
 /// `find_tools`) are always listed.
-pub const TOOL_GROUPS: [&str; 7] = [
+pub const TOOL_GROUPS: [&str; 8] = [
     "discover",
     "requests",
     "downloads",
@@ -133,6 +133,7 @@ pub const TOOL_GROUPS: [&str; 7] = [
     "files",
     "admin",
     "shortlists",
+    "settings",
 ];
 
 /// The group whose tools every `tools/list` shows.

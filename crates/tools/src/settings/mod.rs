@@ -28,7 +28,7 @@ impl governance::Family for SettingsFamily {
     }
 
     fn group(&self) -> &'static str {
-        "admin"
+        "settings"
     }
 
     fn tools(&self) -> Vec<Box<dyn DynTool>> {

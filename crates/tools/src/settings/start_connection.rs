@@ -41,7 +41,8 @@ impl Tool for StartConnection {
         title: "Hand a secret over in the owner's browser",
         description: "Opens, for 15 minutes, a page where the owner (signed in) types the API key of a configured media server (Jellyfin, Emby, Plex) or *arr service (Radarr, Sonarr, Lidarr, Readarr); never pass a secret to a tool. The page checks the key against the instance before keeping it (used from Marquee's next start); get_connection_status {connection_id} tells how it went. Refused when the config file or environment sets the instance's key (change it there).",
         effect: Effect::Write,
-        capability: Capability::SettingsWrite,
+        // It changes no setting: only the owner, signed in on the page, enters and keeps a key.
+        capability: Capability::SettingsRead,
         hints: governance::Hints {
             idempotent: false,
             open_world: false,
