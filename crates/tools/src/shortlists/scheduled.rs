@@ -13,7 +13,7 @@ use store::{ChangeStatus, NewAudit, NewChange, RowSchedule, ShortlistRow, Store}
 
 use super::{
     row::preview,
-    run_plan::{Budget, RUN, Requester, RunPlan, dependencies_of, planned_row},
+    run_plan::{Budget, RUN, Requester, RowRun, RunPlan, dependencies_of, planned_row},
 };
 use crate::tasks::{MISSED_AFTER, Scheduler, schedule};
 use governance::{
@@ -91,13 +91,30 @@ impl Schedules {
             .await
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("its theme {} is gone", row.theme_id))?;
-        let preview = preview(&ctx, row, &theme).await.map_err(|e| e.message)?;
+        // A row that cannot be read (its server down) is still kept as a run, failed with why,
+        // so the owner sees it beside the others.
+        let read = preview(&ctx, row, &theme).await.map_err(|e| e.message);
         let mut budget = Budget {
             requests: s.max_requests as usize,
             acquisitions: 0,
         };
+        let planned = match &read {
+            Ok(p) => planned_row(row, p, &mut budget),
+            Err(_) => RowRun {
+                row_id: row.id,
+                name: row.name.clone(),
+                instance_id: row.instance_id.clone(),
+                library_id: row.library_id.clone(),
+                collection_id: row.collection_id.clone(),
+                add: Vec::new(),
+                remove: Vec::new(),
+                request: Vec::new(),
+                acquire: Vec::new(),
+                not_requested: 0,
+            },
+        };
         let plan = RunPlan {
-            rows: vec![planned_row(row, &preview, &mut budget)],
+            rows: vec![planned],
             requester: s.by.map(|p| Requester {
                 person_id: p.0,
                 key_id: s.key_id.clone(),
@@ -121,6 +138,19 @@ impl Schedules {
         let store::Begun::Started(op) = begun else {
             return Err("another pass ran this due time".into());
         };
+        if let Err(why) = read {
+            let failed = json!({"dry_run": false, "rows": [{"row_id": row.id, "name": row.name,
+                "instance_id": row.instance_id, "outcome": "failed", "message": why}]});
+            let message = format!("the row could not be read: {why}");
+            if let Err(e) = self
+                .store
+                .finish_operation(&op.id, false, &failed.to_string(), &message)
+                .await
+            {
+                tracing::warn!(operation = %op.id, error = %e, "a scheduled shortlist run's end could not be recorded");
+            }
+            return Ok(op.id);
+        }
         let run = Run::new(&ctx, &op.id);
         let outcome = RUN.apply(&ctx, &change, &run).await;
         let message = governance::audit_message(&outcome, false);
@@ -146,7 +176,8 @@ impl Schedules {
         s: &RowSchedule,
         plan: &RunPlan,
     ) -> Result<store::Change, String> {
-        let deps = dependencies_of(ctx, plan).await.map_err(|e| e.message)?;
+        // A plan that could not be read depends on nothing it read.
+        let deps = dependencies_of(ctx, plan).await.unwrap_or_default();
         let text = json!(plan).to_string();
         let deps = serde_json::to_string(&deps).map_err(|e| e.to_string())?;
         let grant = &ctx.caller.authority.grant;

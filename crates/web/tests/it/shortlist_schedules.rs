@@ -298,3 +298,72 @@ async fn a_row_is_set_up_run_scheduled_and_cleaned_up() {
     let (err, summary, _) = call(&s, &owner, "plan_maintenance", cleanup).await;
     assert!(err && summary.contains("nothing to clean up"), "{summary}");
 }
+
+/// A scheduled row whose server cannot be read is kept as a failed run, with why.
+#[tokio::test]
+async fn a_scheduled_row_whose_server_is_down_is_kept_as_a_failed_run() {
+    // Nothing listens on port 9: the server's library cannot be read.
+    let s = serve(&[("jf", "http://127.0.0.1:9/".into(), InstanceKind::Jellyfin)]).await;
+    let clock = ManualClock::new(at("2026-12-04T17:59:00Z"));
+    let scheduler = s.host.app.family::<Arc<Scheduler>>().unwrap().clone();
+    scheduler.set_clock(clock.clone());
+    scheduler.configure(TasksConfig {
+        zone: chrono_tz::Tz::UTC,
+        notifiers: Vec::new(),
+    });
+    let store = s.host.app.store();
+    let owner = store.person_by_name("owner").await.unwrap().unwrap();
+    let picks = json!([{"media_source": "builtin", "media_id": "tt1109624", "media_type": "movie",
+        "title": "Paddington", "year": 2014}]);
+    let theme = store
+        .save_theme(
+            &store::NewTheme {
+                id: None,
+                name: "Down".into(),
+                description: String::new(),
+                picks: picks.to_string(),
+                rules: "{}".into(),
+            },
+            owner.id,
+        )
+        .await
+        .unwrap();
+    let row = store::NewRow {
+        id: None,
+        theme_id: theme.id,
+        instance_id: "jf".into(),
+        library_id: "movies".into(),
+        name: "Down".into(),
+        audience: Vec::new(),
+        enabled: true,
+    };
+    let row = store.save_shortlist_row(&row, owner.id).await.unwrap();
+    let due = at("2026-12-04T18:00:00Z").timestamp_millis();
+    let schedule = store::RowSchedule {
+        cron: "0 18 * * *".into(),
+        paused: false,
+        max_requests: 0,
+        by: Some(owner.id),
+        key_id: "none".into(),
+        next_at: Some(due),
+    };
+    store
+        .set_row_schedule(row.id, Some(&schedule))
+        .await
+        .unwrap();
+    clock.set(at("2026-12-04T18:00:20Z"));
+    let schedules = s.host.app.family::<Arc<Schedules>>().unwrap().clone();
+    schedules.tick().await;
+    let ran = runs(&s, row.id).await;
+    assert_eq!(ran.len(), 1);
+    let report = settled(&s, &ran[0]).await;
+    assert_eq!(report["status"], "failed", "{report}");
+    assert_eq!(report["rows"][0]["outcome"], "failed");
+    assert!(
+        report["rows"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("media server jf"),
+        "{report}"
+    );
+}
