@@ -56,6 +56,21 @@ pub(crate) struct Shared {
     detached: Detached,
 }
 
+impl Shared {
+    /// The check its own family makes of `spec`: `None` when no family checks that kind.
+    pub(crate) async fn check_instance(
+        &self,
+        spec: &crate::InstanceSpec,
+    ) -> Option<Result<String, String>> {
+        for family in &self.families {
+            if let Some(found) = family.check(&self.slots, spec).await {
+                return Some(found);
+            }
+        }
+        None
+    }
+}
+
 /// The tool host: one per process.
 pub struct App {
     pub(crate) shared: Arc<Shared>,
@@ -211,12 +226,7 @@ impl App {
         &self,
         spec: &crate::InstanceSpec,
     ) -> Option<Result<String, String>> {
-        for family in &self.shared.families {
-            if let Some(found) = family.check(&self.shared.slots, spec).await {
-                return Some(found);
-            }
-        }
-        None
+        self.shared.check_instance(spec).await
     }
 
     pub fn instances(&self) -> &Instances {

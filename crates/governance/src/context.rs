@@ -341,13 +341,7 @@ impl Ctx {
     /// The check its own family makes of `spec` (for `diagnose`): `None` when no family
     /// plugged in checks instances of that kind.
     pub async fn check_instance(&self, spec: &InstanceSpec) -> Option<Result<String, String>> {
-        let slots = &self.shared.slots;
-        for family in &self.shared.families {
-            if let Some(found) = family.check(slots, spec).await {
-                return Some(found);
-            }
-        }
-        None
+        self.shared.check_instance(spec).await
     }
 
     /// Decides this call on the resolved instance `id`: the proof a write-capable handle on

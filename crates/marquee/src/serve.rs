@@ -284,11 +284,8 @@ fn watch_config(
             last = now;
             match config::load(config_flag.as_deref()) {
                 Ok(reloaded) => {
-                    let on = reloaded.config.mcp.allow_destructive;
-                    if on != settings.allow_destructive() {
-                        tracing::info!(allow_destructive = on, "config changed");
-                    }
-                    settings.set_allow_destructive(on);
+                    let was = settings.allow_destructive();
+                    settings.set_allow_destructive(reloaded.config.mcp.allow_destructive);
                     settings.set_torrent_folders(reloaded.config.downloads.torrent_folders.clone());
                     settings
                         .call_rate
@@ -297,6 +294,10 @@ fn watch_config(
                     settings.set_config_values(reloaded.config_values());
                     if let Err(e) = tools::settings::apply_stored(&settings, &store).await {
                         tracing::error!(error = %e, "the stored settings could not be read; the config file's values stand");
+                    }
+                    let on = settings.allow_destructive();
+                    if on != was {
+                        tracing::info!(allow_destructive = on, "config changed");
                     }
                     let mut warnings = reloaded.warnings;
                     let pending = config::restart_needed(&running, &reloaded.config);

@@ -27,6 +27,7 @@ pub struct Overview {
 
 /// One row's page.
 pub struct RowPage {
+    pub name: String,
     /// Field, value.
     pub fields: Vec<Line>,
     /// Title, what a run does with it (shown, missing, left out and why).
@@ -218,6 +219,7 @@ pub async fn row_page(app: &App, id: i64) -> Result<Option<RowPage>, String> {
         .take(10)
         .collect();
     Ok(Some(RowPage {
+        name: row.name.clone(),
         fields,
         preview: preview_lines,
         effect,

@@ -20,12 +20,6 @@ use governance::{
 
 pub struct PlanRun;
 
-/// The most missing titles one run requests.
-const MAX_REQUESTS: u32 = 20;
-
-/// The most missing titles one run acquires.
-const MAX_ACQUISITIONS: u32 = 10;
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
@@ -65,16 +59,6 @@ impl Tool for PlanRun {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        if input.max_requests > MAX_REQUESTS {
-            return Err(ToolError::invalid(format!(
-                "max_requests is at most {MAX_REQUESTS}"
-            )));
-        }
-        if input.max_acquisitions > MAX_ACQUISITIONS {
-            return Err(ToolError::invalid(format!(
-                "max_acquisitions is at most {MAX_ACQUISITIONS}"
-            )));
-        }
         let mut rows = Vec::with_capacity(input.row_ids.len());
         for (i, &id) in input.row_ids.iter().enumerate() {
             if input.row_ids[..i].contains(&id) {

@@ -14,9 +14,6 @@ use governance::{Ctx, Meta, Output, Tool, ToolError};
 
 pub struct PlanSchedule;
 
-/// The most missing titles one scheduled run requests.
-const MAX_REQUESTS: u32 = 20;
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
@@ -60,11 +57,6 @@ impl Tool for PlanSchedule {
     };
 
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
-        if input.max_requests > MAX_REQUESTS {
-            return Err(ToolError::invalid(format!(
-                "max_requests is at most {MAX_REQUESTS}"
-            )));
-        }
         let cron = match (input.cron.as_deref().map(str::trim), input.remove) {
             (Some(_), true) => {
                 return Err(ToolError::invalid("give cron or remove true, not both"));

@@ -129,6 +129,9 @@ pub(crate) async fn submit(
             Some(Err(why)) => (false, why),
             None => (false, format!("{} has no check of its own; nothing was kept", spec.id)),
         };
+        // The probe's sentence is kept and answered to the assistant: it never carries the key,
+        // even when a server echoes it back.
+        let message = message.replace(typed, "[the key]");
         let saved = kept.then_some(&secret);
         host.app.store().finish_connection(&c.id, saved, &message).await?;
         tracing::info!(instance = %spec.id, kept, "the owner entered an instance's key on the owner pages");

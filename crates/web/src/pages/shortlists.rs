@@ -74,12 +74,6 @@ pub(crate) async fn row(
             .await
             .map_err(failed)?
             .ok_or_else(|| PageError::new(StatusCode::NOT_FOUND, format!("no row {id}")))?;
-        let name = app
-            .store()
-            .shortlist_row(id)
-            .await?
-            .map(|r| r.name)
-            .unwrap_or_default();
         let (cron, paused) = match page.schedule {
             Some((cron, paused)) => (Some(cron), paused),
             None => (None, false),
@@ -88,7 +82,7 @@ pub(crate) async fn row(
             signed_in: true,
             csrf: session.csrf.clone(),
             id,
-            name,
+            name: page.name,
             fields: page.fields,
             preview: page.preview,
             effect: page.effect,
