@@ -77,7 +77,7 @@ pub use quotas::{
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
 pub use sessions::Session;
 pub use settings::StoredSetting;
-pub use shortlist_rows::{NewRow, RowSchedule, ShortlistRow};
+pub use shortlist_rows::{Display, NewRow, RowSchedule, ShortlistRow};
 pub use switches::ToolSwitches;
 pub use tasks::{Task, TaskRun};
 pub use themes::{NewTheme, Theme};

@@ -1,5 +1,5 @@
-//! Shortlist rows: a theme shown as a collection on one media server's library, for chosen
-//! people; saved only by an applied plan.
+//! Shortlist rows: a theme shown as a collection or playlist on one media server's library, for
+//! chosen people; saved only by an applied plan.
 
 use domain::PersonId;
 use sqlx::{Row as _, sqlite::SqliteRow};
@@ -25,6 +25,29 @@ pub struct ShortlistRow {
     pub updated_at: i64,
     /// When it runs on its own, once scheduled.
     pub schedule: Option<RowSchedule>,
+    /// How it shows on the server.
+    pub display: Display,
+}
+
+/// How a row shows on its media server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Display {
+    /// `collection` (for everyone it is for) or `playlist` (one person's, owned by their user).
+    pub kind: String,
+    /// `release` (oldest first) or `title`.
+    pub sort: String,
+    /// Whether its poster is its first title's artwork.
+    pub poster: bool,
+}
+
+impl Default for Display {
+    fn default() -> Display {
+        Display {
+            kind: "collection".into(),
+            sort: "release".into(),
+            poster: true,
+        }
+    }
 }
 
 /// A row to save: a new one (`id: None`), or the replacement of row `id` (its collection kept
@@ -38,6 +61,7 @@ pub struct NewRow {
     pub name: String,
     pub audience: Vec<PersonId>,
     pub enabled: bool,
+    pub display: Display,
 }
 
 /// A row's schedule: when it runs on its own, once the owner approved it.
@@ -49,6 +73,8 @@ pub struct RowSchedule {
     pub paused: bool,
     /// How many missing titles each scheduled run requests.
     pub max_requests: u32,
+    /// How many further missing titles each scheduled run acquires.
+    pub max_acquisitions: u32,
     /// Who planned it.
     pub by: Option<PersonId>,
     /// The key whose authority (as it is at run time) files the runs' requests.
@@ -60,7 +86,7 @@ pub struct RowSchedule {
 const COLUMNS: &str = "id, theme_id, instance_id, library_id, name, audience, enabled, \
                        collection_id, created_by, created_at, updated_at, schedule, \
                        schedule_paused, schedule_max_requests, schedule_by, schedule_key_id, \
-                       schedule_next_at";
+                       schedule_next_at, display, sort, poster, schedule_max_acquisitions";
 
 fn from_row(r: &SqliteRow) -> Result<ShortlistRow, Error> {
     let audience: String = r.try_get("audience")?;
@@ -72,6 +98,8 @@ fn from_row(r: &SqliteRow) -> Result<ShortlistRow, Error> {
             cron,
             paused: r.try_get("schedule_paused")?,
             max_requests: u32::try_from(r.try_get::<i64, _>("schedule_max_requests")?).unwrap_or(0),
+            max_acquisitions: u32::try_from(r.try_get::<i64, _>("schedule_max_acquisitions")?)
+                .unwrap_or(0),
             by: r.try_get::<Option<i64>, _>("schedule_by")?.map(PersonId),
             key_id: r
                 .try_get::<Option<String>, _>("schedule_key_id")?
@@ -92,6 +120,11 @@ fn from_row(r: &SqliteRow) -> Result<ShortlistRow, Error> {
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
         schedule,
+        display: Display {
+            kind: r.try_get("display")?,
+            sort: r.try_get("sort")?,
+            poster: r.try_get("poster")?,
+        },
     })
 }
 
@@ -143,13 +176,14 @@ impl Store {
         }
         let id = match row.id {
             Some(id) => {
-                // A row moved to another server or library forgets the collection it had: that
-                // id means nothing (or another collection) there.
+                // A row moved, renamed or shown another way forgets the collection it had (the
+                // plan's apply removed it from the server first): the next run makes the new one.
                 let done = sqlx::query(
                     "UPDATE shortlist_rows SET theme_id = ?1, instance_id = ?2, library_id = ?3, \
                      name = ?4, audience = ?5, enabled = ?6, updated_at = ?7, collection_id = \
-                     CASE WHEN instance_id = ?2 AND library_id = ?3 THEN collection_id END \
-                     WHERE id = ?8",
+                     CASE WHEN instance_id = ?2 AND library_id = ?3 AND name = ?4 \
+                     AND display = ?9 AND sort = ?10 AND poster = ?11 THEN collection_id END, \
+                     display = ?9, sort = ?10, poster = ?11 WHERE id = ?8",
                 )
                 .bind(row.theme_id)
                 .bind(&row.instance_id)
@@ -159,6 +193,9 @@ impl Store {
                 .bind(row.enabled)
                 .bind(now)
                 .bind(id)
+                .bind(&row.display.kind)
+                .bind(&row.display.sort)
+                .bind(row.display.poster)
                 .execute(self.pool())
                 .await?;
                 if done.rows_affected() == 0 {
@@ -168,8 +205,8 @@ impl Store {
             }
             None => sqlx::query_scalar(
                 "INSERT INTO shortlist_rows (theme_id, instance_id, library_id, name, audience, \
-                 enabled, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
-                 RETURNING id",
+                 enabled, created_by, created_at, updated_at, display, sort, poster) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             )
             .bind(row.theme_id)
             .bind(&row.instance_id)
@@ -180,6 +217,9 @@ impl Store {
             .bind(by.0)
             .bind(now)
             .bind(now)
+            .bind(&row.display.kind)
+            .bind(&row.display.sort)
+            .bind(row.display.poster)
             .fetch_one(self.pool())
             .await?,
         };
@@ -237,8 +277,8 @@ impl Store {
         .await?;
         let row_id: i64 = sqlx::query_scalar(
             "INSERT INTO shortlist_rows (theme_id, instance_id, library_id, name, audience, \
-             enabled, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
-             RETURNING id",
+             enabled, created_by, created_at, updated_at, display, sort, poster) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(theme_id)
         .bind(&row.instance_id)
@@ -249,6 +289,9 @@ impl Store {
         .bind(by.0)
         .bind(now)
         .bind(now)
+        .bind(&row.display.kind)
+        .bind(&row.display.sort)
+        .bind(row.display.poster)
         .fetch_one(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -275,7 +318,7 @@ impl Store {
         let done = sqlx::query(
             "UPDATE shortlist_rows SET schedule = ?, schedule_paused = ?, \
              schedule_max_requests = ?, schedule_by = ?, schedule_key_id = ?, \
-             schedule_next_at = ?, updated_at = ? WHERE id = ?",
+             schedule_next_at = ?, schedule_max_acquisitions = ?, updated_at = ? WHERE id = ?",
         )
         .bind(schedule.map(|s| s.cron.as_str()))
         .bind(schedule.is_some_and(|s| s.paused))
@@ -283,6 +326,7 @@ impl Store {
         .bind(schedule.and_then(|s| s.by).map(|p| p.0))
         .bind(schedule.map(|s| s.key_id.as_str()))
         .bind(schedule.and_then(|s| s.next_at))
+        .bind(schedule.map_or(0, |s| i64::from(s.max_acquisitions)))
         .bind(now_ms())
         .bind(id)
         .execute(self.pool())

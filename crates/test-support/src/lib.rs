@@ -25,7 +25,7 @@ pub use anilist::AniListFake;
 pub use arr::{ArrKind, FakeArr};
 pub use fault::{Fault, FaultProxy};
 pub use lrclib::LrclibFake;
-pub use media::{FakeMedia, MediaKind};
+pub use media::{FakeMedia, MediaKind, Shelf};
 
 use std::path::{Path, PathBuf};
 

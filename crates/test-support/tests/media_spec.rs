@@ -252,3 +252,59 @@ async fn plex_collection_answers_match_its_document() {
     assert_eq!(answers.last().unwrap().3, Value::Null);
     assert!(all_match(&fake, &spec) >= 5);
 }
+
+#[tokio::test]
+async fn jellyfin_playlist_order_and_poster_answers_match_its_document() {
+    use reqwest::Method;
+    let fake = FakeMedia::start(MediaKind::Jellyfin).await;
+    let (paddington, alien) = (
+        "a0000000-0000-4000-8000-000000000001",
+        "a0000000-0000-4000-8000-000000000002",
+    );
+    let kid = MEDIA_USERS[1].1;
+    let created = format!("/Playlists?name=Kids&ids={paddington}&userId={kid}&mediaType=Video");
+    assert_eq!(send(&fake, Method::POST, &created).await, 200);
+    let id = fake.answers()[0].3["Id"].as_str().unwrap().to_string();
+    let items = format!("/Playlists/{id}/Items");
+    let add = format!("{items}?ids={alien}&userId={kid}");
+    assert_eq!(send(&fake, Method::POST, &add).await, 204);
+    let read = format!("{items}?userId={kid}");
+    assert_eq!(send(&fake, Method::GET, &read).await, 200);
+    let entry = fake.answers().last().unwrap().3["Items"][1]["PlaylistItemId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let removed = format!("{items}?entryIds={entry}");
+    assert_eq!(send(&fake, Method::DELETE, &removed).await, 204);
+    assert_eq!(fake.shelves()[0].items, vec!["Paddington".to_string()]);
+    // Another user's read of the playlist finds nothing.
+    let other = format!("{items}?userId={}", MEDIA_USERS[0].1);
+    assert_eq!(send(&fake, Method::GET, &other).await, 404);
+    let image = format!("/Items/{paddington}/Images/Primary");
+    assert_eq!(send(&fake, Method::GET, &image).await, 200);
+    assert_eq!(
+        send(&fake, Method::DELETE, &format!("/Items/{id}")).await,
+        204
+    );
+    let spec = Spec::load_file("jellyfin-v12.openapi.json");
+    assert_eq!(all_match(&fake, &spec), 6);
+}
+
+#[tokio::test]
+async fn plex_playlist_and_poster_answers_match_its_document() {
+    use reqwest::Method;
+    let fake = FakeMedia::start(MediaKind::Plex).await;
+    let uri = "server%3A%2F%2Ff00dfeed%2Fcom.plexapp.plugins.library%2Flibrary%2Fmetadata%2F1";
+    // Playlists are the managed user's: the admin token makes none.
+    let created = format!("/playlists?type=video&title=Kids&smart=0&uri={uri}");
+    assert_eq!(send(&fake, Method::POST, &created).await, 400);
+    assert_eq!(send(&fake, Method::GET, "/library/metadata/1").await, 200);
+    let thumb = fake.answers()[0].3["MediaContainer"]["Metadata"][0]["thumb"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(thumb.starts_with("/library/metadata/1/thumb/"), "{thumb}");
+    assert_eq!(send(&fake, Method::GET, &thumb).await, 200);
+    let spec = Spec::from_value(yaml::document("plex-pms.openapi.yaml"));
+    assert!(all_match(&fake, &spec) >= 1);
+}

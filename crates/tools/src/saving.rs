@@ -23,6 +23,16 @@ pub(crate) async fn propose<S: Saves>(
     summary: String,
     plan: &S::Plan,
 ) -> Result<Output, ToolError> {
+    propose_steps::<Saved<S>>(ctx, meta, summary, plan).await
+}
+
+/// [`propose`] for a plan carried out step by step.
+pub(crate) async fn propose_steps<S: Steps>(
+    ctx: &Ctx,
+    meta: Meta,
+    summary: String,
+    plan: &S::Plan,
+) -> Result<Output, ToolError> {
     let proposal = Proposal {
         summary,
         plan: json!(plan),

@@ -1,6 +1,7 @@
 //! The libraries a media server shows and the collections it keeps (Jellyfin and Emby box
-//! sets, Plex collections): read, created with their items, filled and emptied, deleted. The
-//! only writes this adapter makes; its callers change only collections Marquee created.
+//! sets, Plex collections): read, created with their items, filled and emptied, ordered, given
+//! a poster, deleted. With `playlists.rs`, the only writes this adapter makes; its callers
+//! change only collections and playlists Marquee created.
 
 use httpx::reqwest::Method;
 use serde::Deserialize;
@@ -73,10 +74,33 @@ struct PlexDirectory {
 #[serde(rename_all = "camelCase", default)]
 struct PlexMetadata {
     rating_key: Option<String>,
+    thumb: Option<String>,
+}
+
+/// How a collection orders its titles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Oldest first.
+    Release,
+    Title,
+}
+
+/// The largest poster copied.
+const MAX_IMAGE: usize = 10 * 1024 * 1024;
+
+/// An image's type from its first bytes (servers answer JPEG or PNG posters).
+fn image_type(bytes: &[u8]) -> &'static str {
+    if bytes.starts_with(b"\x89PNG") {
+        "image/png"
+    } else if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        "image/webp"
+    } else {
+        "image/jpeg"
+    }
 }
 
 /// Ids as one comma-separated parameter, each checked to be an id and not a path or a list.
-fn joined(ids: &[String]) -> Result<String, Error> {
+pub(crate) fn joined(ids: &[String]) -> Result<String, Error> {
     if let Some(bad) = ids.iter().find(|id| !is_id(id)) {
         return Err(Error::Invalid(format!(
             "\"{}\" is not a media server item id",
@@ -90,7 +114,7 @@ fn is_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
 }
 
-fn one_id(id: &str) -> Result<&str, Error> {
+pub(crate) fn one_id(id: &str) -> Result<&str, Error> {
     joined(&[id.to_owned()])?;
     Ok(id)
 }
@@ -255,8 +279,85 @@ impl MediaClient {
         Ok(())
     }
 
+    /// Sets how a collection orders its titles (Jellyfin and Emby: the box set's display
+    /// order, set by writing the item back as the server gave it; Plex: its collection sort).
+    pub async fn order_collection(&self, collection: &str, order: Order) -> Result<(), Error> {
+        let collection = one_id(collection)?;
+        if self.server() == Server::Plex {
+            let sort = match order {
+                Order::Release => "0",
+                Order::Title => "1",
+            };
+            let path = format!("/library/metadata/{collection}/prefs");
+            self.core
+                .write(Method::PUT, &path, &[("collectionSort", sort.to_owned())])
+                .await?;
+            return Ok(());
+        }
+        let path = format!("/Items/{collection}");
+        let mut item: serde_json::Value = self.core.get(&path, &[]).await?;
+        if item["Type"] != "BoxSet" {
+            return Err(Error::Invalid(format!(
+                "the item {collection} is not a collection"
+            )));
+        }
+        item["DisplayOrder"] = serde_json::Value::from(match order {
+            Order::Release => "PremiereDate",
+            Order::Title => "SortName",
+        });
+        let body = serde_json::to_vec(&item).map_err(|e| Error::Invalid(e.to_string()))?;
+        self.core
+            .write_body(Method::POST, &path, &[], ("application/json", body))
+            .await?;
+        Ok(())
+    }
+
+    /// Makes `target`'s poster a copy of `source`'s primary image (both on this server), so a
+    /// collection or playlist shows one of its own titles' artwork.
+    pub async fn copy_poster(&self, source: &str, target: &str) -> Result<(), Error> {
+        let (source, target) = (one_id(source)?, one_id(target)?);
+        if self.server() == Server::Plex {
+            // The item names its current thumb (`/library/metadata/{id}/thumb/{stamp}`); only
+            // a path of that shape on this server is read.
+            let answer: PlexAnswer = self
+                .core
+                .get(&format!("/library/metadata/{source}"), &[])
+                .await?;
+            let prefix = format!("/library/metadata/{source}/thumb/");
+            let thumb = answer
+                .media_container
+                .metadata
+                .into_iter()
+                .next()
+                .and_then(|m| m.thumb)
+                .filter(|t| {
+                    t.strip_prefix(&prefix)
+                        .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                })
+                .ok_or_else(|| Error::Invalid(format!("the item {source} has no poster")))?;
+            let image = self.core.get_bytes(&thumb, MAX_IMAGE).await?;
+            let path = format!("/library/metadata/{target}/posters");
+            self.core
+                .write_body(Method::POST, &path, &[], (image_type(&image), image))
+                .await?;
+            return Ok(());
+        }
+        let image = self
+            .core
+            .get_bytes(&format!("/Items/{source}/Images/Primary"), MAX_IMAGE)
+            .await?;
+        // Jellyfin and Emby take an uploaded image as base64 text.
+        let kind = image_type(&image);
+        let body = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &image);
+        let path = format!("/Items/{target}/Images/Primary");
+        self.core
+            .write_body(Method::POST, &path, &[], (kind, body.into_bytes()))
+            .await?;
+        Ok(())
+    }
+
     /// Plex names items to put in a collection by a URI on its own machine identifier.
-    async fn plex_uri(&self, ids: &str) -> Result<String, Error> {
+    pub(crate) async fn plex_uri(&self, ids: &str) -> Result<String, Error> {
         let answer: PlexAnswer = self.core.get("/identity", &[]).await?;
         let machine = answer
             .media_container

@@ -68,8 +68,46 @@ impl Core {
         query: &[(&str, String)],
         token: &Secret,
     ) -> Result<T, Error> {
-        let bytes = self.send(reqwest::Method::GET, path, query, token).await?;
+        let bytes = self
+            .send(reqwest::Method::GET, path, query, token, None)
+            .await?;
         decode("GET", path, &bytes)
+    }
+
+    /// `GET path` as bytes (an image), at most `limit` of them.
+    pub async fn get_bytes(&self, path: &str, limit: usize) -> Result<Vec<u8>, Error> {
+        let bytes = self
+            .send(reqwest::Method::GET, path, &[], &self.token, None)
+            .await?;
+        if bytes.len() > limit {
+            return Err(Error::Invalid(format!(
+                "the server's answer to GET {path} is over {limit} bytes"
+            )));
+        }
+        Ok(bytes)
+    }
+
+    /// A write with a body (`content type`, bytes) and the instance's token: the answer's bytes.
+    pub async fn write_body(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: (&'static str, Vec<u8>),
+    ) -> Result<Vec<u8>, Error> {
+        self.send(method, path, query, &self.token, Some(body))
+            .await
+    }
+
+    /// A write (no body) with `token` (a Plex managed user's).
+    pub async fn write_as(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        query: &[(&str, String)],
+        token: &Secret,
+    ) -> Result<Vec<u8>, Error> {
+        self.send(method, path, query, token, None).await
     }
 
     /// A write (`POST`, `PUT` or `DELETE` of `path?query`, no body) with the instance's token:
@@ -80,7 +118,7 @@ impl Core {
         path: &str,
         query: &[(&str, String)],
     ) -> Result<Vec<u8>, Error> {
-        self.send(method, path, query, &self.token).await
+        self.send(method, path, query, &self.token, None).await
     }
 
     async fn send(
@@ -89,6 +127,7 @@ impl Core {
         path: &str,
         query: &[(&str, String)],
         token: &Secret,
+        body: Option<(&'static str, Vec<u8>)>,
     ) -> Result<Vec<u8>, Error> {
         let name_of = method_name(&method);
         let fail = |source: httpx::Error| Error::Http {
@@ -111,6 +150,9 @@ impl Core {
         }
         if !query.is_empty() {
             req = req.query(query);
+        }
+        if let Some((kind, bytes)) = body {
+            req = req.header(reqwest::header::CONTENT_TYPE, kind).body(bytes);
         }
         let resp = req
             .send()

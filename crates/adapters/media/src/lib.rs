@@ -1,7 +1,8 @@
 //! Media servers: Jellyfin, Emby and Plex behind one client. A shared core does what the three
 //! have in common (the token header, timeouts, no redirects, tokens scrubbed from answers,
 //! errors without query strings or bodies); `jellyfin.rs` (Jellyfin and Emby) and `plex.rs` do
-//! what differs in reading; `collections.rs` is the one write: collections and their items.
+//! what differs in reading; `collections.rs` and `playlists.rs` are the writes: collections and
+//! playlists, their items, order and poster.
 //! Knows nothing of MCP, SQL or permissions.
 
 mod collections;
@@ -9,15 +10,17 @@ mod core;
 mod error;
 mod jellyfin;
 mod model;
+mod playlists;
 mod plex;
 
 use domain::Secret;
 
 use crate::core::Core;
 pub use crate::{
-    collections::Library,
+    collections::{Library, Order},
     error::Error,
     model::{ItemKind, ItemPage, MediaItem, Progress, ProviderIds, ServerUser, Session},
+    playlists::Entry,
 };
 
 /// Items asked for per page while reading a whole library.
@@ -148,7 +151,7 @@ impl MediaClient {
 
     /// A Jellyfin or Emby user's id, by name (names compare case-insensitively, as the servers
     /// do at sign-in).
-    async fn user_id(&self, name: &str) -> Result<String, Error> {
+    pub(crate) async fn user_id(&self, name: &str) -> Result<String, Error> {
         let users = jellyfin::users(&self.core).await?;
         match users.iter().find(|u| u.name.eq_ignore_ascii_case(name)) {
             Some(u) => Ok(u.id.clone()),
@@ -163,7 +166,7 @@ impl MediaClient {
         }
     }
 
-    fn plex_token(&self, name: &str) -> Result<&Secret, Error> {
+    pub(crate) fn plex_token(&self, name: &str) -> Result<&Secret, Error> {
         self.users
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))

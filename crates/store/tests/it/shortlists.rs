@@ -26,6 +26,7 @@ fn row(theme_id: i64, instance: &str, library: &str) -> NewRow {
         name: "Friday".into(),
         audience: Vec::new(),
         enabled: false,
+        display: store::Display::default(),
     }
 }
 
@@ -67,6 +68,24 @@ async fn names_are_unique_and_a_moved_row_forgets_its_collection() {
         (kept.enabled, kept.collection_id.as_deref()),
         (true, Some("c1"))
     );
+    let resorted = NewRow {
+        id: Some(saved.id),
+        display: store::Display {
+            sort: "title".into(),
+            ..store::Display::default()
+        },
+        ..row(t.id, "jf", "lib")
+    };
+    let resorted = store.save_shortlist_row(&resorted, ana.id).await.unwrap();
+    assert_eq!(
+        (resorted.display.sort.as_str(), resorted.collection_id),
+        ("title", None),
+        "shown another way: the run makes the collection anew"
+    );
+    store
+        .set_row_collection(saved.id, Some("c2"))
+        .await
+        .unwrap();
     let moved = NewRow {
         id: Some(saved.id),
         ..row(t.id, "plex", "1")

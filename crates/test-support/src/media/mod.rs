@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use crate::server::{Incoming, RecordedRequest, Running};
 
 mod collections;
+mod playlists;
 mod plex;
 
 use collections::Answer;
@@ -49,6 +50,20 @@ pub const MEDIA_USERS: [(&str, &str); 3] = [
     ("kid-jf", "00c1d000-0000-4000-8000-000000000002"),
     ("admin", "00ad0000-0000-4000-8000-000000000003"),
 ];
+
+/// A collection or playlist on the fake, as a test checks it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shelf {
+    pub name: String,
+    /// A playlist's owner; `None`: a collection.
+    pub user: Option<String>,
+    /// Its titles' names, in order.
+    pub items: Vec<String>,
+    /// Jellyfin/Emby `DisplayOrder` or Plex `collectionSort`, once set.
+    pub order: Option<String>,
+    /// "poster of {title}", once uploaded.
+    pub poster: Option<String>,
+}
 
 /// One title of the fake's library.
 #[derive(Clone, Debug)]
@@ -273,7 +288,27 @@ impl FakeMedia {
         self.state.lock().answers.clone()
     }
 
-    /// The collections on the server: (name, the names of their items in order).
+    /// The collections and playlists on the server, whole.
+    pub fn shelves(&self) -> Vec<Shelf> {
+        let state = self.state.lock();
+        state
+            .collections
+            .iter()
+            .map(|c| Shelf {
+                name: c.name.clone(),
+                user: c.user.clone(),
+                items: c
+                    .items
+                    .iter()
+                    .map(|&i| state.titles[i].name.clone())
+                    .collect(),
+                order: c.order.clone(),
+                poster: c.poster.clone(),
+            })
+            .collect()
+    }
+
+    /// The collections (and playlists) on the server: (name, the names of their items in order).
     pub fn collections(&self) -> Vec<(String, Vec<String>)> {
         let state = self.state.lock();
         state
@@ -333,6 +368,11 @@ fn answer(kind: MediaKind, state: &Mutex<State>, incoming: &Incoming<'_>) -> Res
             record(&mut state, 204, Value::Null);
             return StatusCode::NO_CONTENT.into_response();
         }
+        Some(Answer::Image(bytes)) => {
+            record(&mut state, 200, Value::Null);
+            return ([("content-type", "image/png")], bytes).into_response();
+        }
+        Some(Answer::BadRequest) => return StatusCode::BAD_REQUEST.into_response(),
         Some(Answer::NotFound) => return StatusCode::NOT_FOUND.into_response(),
         None if r.method != "GET" => return StatusCode::METHOD_NOT_ALLOWED.into_response(),
         None => {}

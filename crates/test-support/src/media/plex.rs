@@ -31,6 +31,7 @@ pub(super) fn plex_item(titles: &[Title], t: &Title, mark: Option<&Mark>) -> Val
         "Guid": guids,
         "addedAt": 1_767_225_600 + t.key as i64 * 3600,
         "duration": duration,
+        "thumb": format!("/library/metadata/{}/thumb/{}", t.key, 1_767_225_600 + t.key * 3600),
     });
     if let Some(s) = t.series.and_then(|i| titles.get(i)) {
         v["grandparentRatingKey"] = json!(s.key.to_string());
@@ -69,6 +70,12 @@ pub(super) fn plex(state: &State, who: &str, path: &str, r: &RecordedRequest) ->
         ["identity"] => Some(container(
             json!({ "size": 0, "claimed": true, "machineIdentifier": "f00dfeed", "version": "1.41.3.9314" }),
         )),
+        ["library", "metadata", key] => {
+            let t = state.titles.iter().find(|t| t.key.to_string() == *key)?;
+            Some(container(
+                json!({ "size": 1, "Metadata": [plex_item(&state.titles, t, None)] }),
+            ))
+        }
         ["library", "sections", "all"] if admin => Some(container(json!({
             "size": 2,
             "Directory": [

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::shelf;
 use crate::media::servers;
 use crate::saving::{Stepping, Steps};
 use governance::{
@@ -29,6 +30,9 @@ pub(crate) struct Cleanup {
     pub collection_id: String,
     /// The item ids the collection held when planned.
     pub items: Vec<String>,
+    /// A playlist's owner on the server; `None` for a collection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
 }
 
 /// A planned maintenance.
@@ -60,18 +64,19 @@ pub(crate) struct Step {
     pub message: String,
 }
 
-/// The item ids of `collection` on `instance`, sorted, or why they could not be read.
+/// The item ids of `collection` (or `user`'s playlist) on `instance`, sorted, or why they
+/// could not be read.
 pub(crate) async fn collection_items(
     ctx: &Ctx,
     instance: &str,
+    user: Option<&str>,
     collection: &str,
 ) -> Result<Vec<String>, String> {
     let server = servers(ctx)
         .by_id(instance)
         .ok_or_else(|| format!("{instance} is no longer a media server"))?;
     let client = server.client()?;
-    let mut items = client
-        .collection_items(collection)
+    let mut items = shelf::items(client, user, collection)
         .await
         .map_err(|e| server.failure(&e))?;
     items.sort();
@@ -89,7 +94,7 @@ pub(crate) async fn dependencies_of(
         let seen = match row.and_then(|r| r.collection_id) {
             None => "no collection".to_owned(),
             Some(id) => {
-                let items = collection_items(ctx, &c.instance_id, &id)
+                let items = collection_items(ctx, &c.instance_id, c.user.as_deref(), &id)
                     .await
                     .unwrap_or_else(|why| vec![format!("unreadable: {why}")]);
                 hex::encode(Sha256::digest(json!([id, items]).to_string().as_bytes()))
@@ -218,17 +223,8 @@ async fn remove(ctx: &Ctx, c: &Cleanup) -> Result<Result<String, (bool, String)>
         Err(why) => return Ok(Err((false, why))),
     };
     let failed = |e: adapters_media::Error| (e.is_unreachable(), server.failure(&e));
-    let library = match client.libraries().await {
-        Ok(all) => all.into_iter().find(|l| l.id == c.library_id),
-        Err(e) => return Ok(Err(failed(e))),
-    };
-    let Some(library) = library else {
-        return Ok(Err((
-            false,
-            format!("{} has no library {} any more", c.instance_id, c.library_id),
-        )));
-    };
-    let message = match client.delete_collection(&library, &c.collection_id).await {
+    let user = c.user.as_deref();
+    let message = match shelf::delete(client, user, &c.library_id, &c.collection_id).await {
         Ok(()) => format!("collection \"{}\" removed", c.name),
         Err(e) if e.is_not_found() => format!("collection \"{}\" was already gone", c.name),
         Err(e) => {

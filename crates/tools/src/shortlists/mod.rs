@@ -1,7 +1,7 @@
 //! Shortlists: themed rows for the household's media servers. A theme is a named set of picked
 //! titles (each resolved through discovery when it is planned: a remembered id is refused) and
-//! rules; a row shows a theme as a collection in one library of one media server, for chosen
-//! people. Saving either is always a plan the owner approves; `preview_row` shows what a run
+//! rules; a row shows a theme as a collection (or one person's playlist) in one library of one
+//! media server, for chosen people. Saving either is always a plan the owner approves; `preview_row` shows what a run
 //! would do. Needs `shortlists`.
 
 pub mod get_row;
@@ -34,6 +34,7 @@ mod run_report;
 
 mod schedule_plan;
 mod scheduled;
+mod shelf;
 mod show;
 mod theme;
 mod theme_plan;

@@ -59,9 +59,10 @@ fn schedule_text(ctx_row: &serde_json::Value) -> String {
         format!("next {}", s["next_run"].as_str().unwrap_or("-"))
     };
     format!(
-        "{} ({state}), planned by {by}, up to {} request(s) a run",
+        "{} ({state}), planned by {by}, up to {} request(s) and {} acquisition(s) a run",
         s["cron"].as_str().unwrap_or_default(),
-        s["max_requests"]
+        s["max_requests"],
+        s["max_acquisitions"]
     )
 }
 
@@ -150,6 +151,10 @@ pub async fn row_page(app: &App, id: i64) -> Result<Option<RowPage>, String> {
         vec![
             "Enabled".into(),
             if row.enabled { "yes" } else { "no" }.into(),
+        ],
+        vec![
+            "Shown as".into(),
+            super::row::DisplayView::of(&row.display).text(),
         ],
         vec![
             "Collection Marquee made".into(),

@@ -161,7 +161,8 @@ async fn cleanup(ctx: &Ctx, input: &Input) -> Result<MaintenancePlan, ToolError>
                 row.name
             )));
         };
-        let items = collection_items(ctx, &row.instance_id, &collection)
+        let user = super::shelf::owner(ctx, &row).await?;
+        let items = collection_items(ctx, &row.instance_id, user.as_deref(), &collection)
             .await
             .map_err(|why| ToolError::new(governance::ErrorCode::BackendUnavailable, why))?;
         cleanup.push(Cleanup {
@@ -171,6 +172,7 @@ async fn cleanup(ctx: &Ctx, input: &Input) -> Result<MaintenancePlan, ToolError>
             library_id: row.library_id,
             collection_id: collection,
             items,
+            user,
         });
     }
     Ok(MaintenancePlan {

@@ -8,7 +8,10 @@ use policy::Effect;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::row_plan::{ROW, RowPlan, RowSaves};
+use super::{
+    row::{DisplayKind, DisplayView},
+    row_plan::{ROW, Replaced, RowPlan, RowSteps},
+};
 use crate::media::servers;
 use crate::saving;
 use governance::{Ctx, ErrorCode, Meta, Output, Tool, ToolError};
@@ -40,6 +43,9 @@ pub struct Input {
     /// Whether runs may make and change its collection (default false: a new row starts disabled).
     #[serde(default)]
     pub enabled: bool,
+    /// How it shows: kind collection (default) or playlist (for exactly one person, owned by their user on the server, linked by plan_people), sort release (default, oldest first) or title, poster (default true: its first title's artwork).
+    #[serde(default)]
+    pub display: DisplayView,
 }
 
 impl Tool for PlanRow {
@@ -49,7 +55,7 @@ impl Tool for PlanRow {
     const META: Meta = Meta {
         name: "plan_row",
         title: "Plan a shortlist row",
-        description: "Plans saving a shortlist row: theme_id shown as a collection named name in library_id of the media server instance_id, for audience (people by name; their content limits bound what it shows; empty: the whole household), enabled or not (a new row starts disabled; enabling is a plan of its own). The library is read from the server now. With row_id the plan replaces that row, keeping the collection a run made. Nothing is saved on this call: the answer is a change_id for the owner to review, then apply_change saves it; preview_row then shows what a run would do.",
+        description: "Plans saving a shortlist row: theme_id shown as a collection named name in library_id of the media server instance_id, for audience (people by name; their content limits bound what it shows; empty: the whole household), enabled or not (a new row starts disabled; enabling is a plan of its own), with display {kind: collection | playlist (one person's, owned by their linked user), sort: release | title, poster}. The library is read from the server now. With row_id the plan replaces that row, keeping the collection a run made; a row moved, renamed or shown another way has its old collection removed from the server when the plan is applied, and the next run makes the new one. Nothing is saved on this call: the answer is a change_id for the owner to review, then apply_change saves it; preview_row then shows what a run would do.",
         effect: Effect::Write,
         capability: Capability::Shortlists,
         hints: governance::Hints {
@@ -65,7 +71,7 @@ impl Tool for PlanRow {
     async fn run(&self, ctx: &Ctx, input: Input) -> Result<Output, ToolError> {
         let plan = resolve(ctx, input).await?;
         let summary = format!(
-            "{} the shortlist row \"{}\" on {} ({})",
+            "{} the shortlist row \"{}\" on {} ({}){}",
             if plan.row_id.is_some() {
                 "replace"
             } else {
@@ -73,9 +79,16 @@ impl Tool for PlanRow {
             },
             plan.name,
             plan.instance_id,
-            if plan.enabled { "enabled" } else { "disabled" }
+            if plan.enabled { "enabled" } else { "disabled" },
+            match &plan.replaces {
+                Some(old) => format!(
+                    ", removing the old \"{}\" Marquee made on {} first",
+                    old.name, old.instance_id
+                ),
+                None => String::new(),
+            }
         );
-        saving::propose::<RowSaves>(ctx, Self::META, summary, &plan).await
+        saving::propose_steps::<RowSteps>(ctx, Self::META, summary, &plan).await
     }
 }
 
@@ -89,22 +102,28 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<RowPlan, ToolError> {
             format!("no theme {}; list_themes lists them", input.theme_id),
         ));
     };
-    if let Some(id) = input.row_id
-        && store.shortlist_row(id).await?.is_none()
-    {
-        return Err(ToolError::new(
-            ErrorCode::NotFound,
-            format!("no row {id} to replace; list_rows lists them"),
-        ));
-    }
+    let old = match input.row_id {
+        None => None,
+        Some(id) => Some(store.shortlist_row(id).await?.ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::NotFound,
+                format!("no row {id} to replace; list_rows lists them"),
+            )
+        })?),
+    };
     let place = placement(
         ctx,
         &input.instance_id,
         &input.library_id,
         &input.name,
         &input.audience,
+        &input.display,
     )
     .await?;
+    let replaces = match &old {
+        Some(row) => Replaced::of(ctx, row, &place, &input.display).await?,
+        None => None,
+    };
     Ok(RowPlan {
         row_id: input.row_id,
         theme_id: theme.id,
@@ -115,6 +134,8 @@ async fn resolve(ctx: &Ctx, input: Input) -> Result<RowPlan, ToolError> {
         name: place.name,
         audience: place.audience,
         enabled: input.enabled,
+        display: input.display,
+        replaces,
     })
 }
 
@@ -134,6 +155,7 @@ pub(crate) async fn placement(
     library_id: &str,
     name: &str,
     audience_names: &[String],
+    display: &DisplayView,
 ) -> Result<Placement, ToolError> {
     let name = name.trim().to_owned();
     if name.is_empty() {
@@ -172,6 +194,25 @@ pub(crate) async fn placement(
         };
         if !audience.iter().any(|(id, _)| *id == person.id.0) {
             audience.push((person.id.0, person.name));
+        }
+    }
+    if display.kind == DisplayKind::Playlist {
+        let [(person, who)] = audience.as_slice() else {
+            return Err(ToolError::invalid(
+                "a playlist is one person's: give exactly one person as its audience (a collection shows to several)",
+            ));
+        };
+        let user = super::shelf::user_of(ctx, domain::PersonId(*person), &spec.id).await?;
+        let users = client
+            .users()
+            .await
+            .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, server.failure(&e)))?;
+        if !users.iter().any(|u| u.eq_ignore_ascii_case(&user)) {
+            return Err(ToolError::invalid(format!(
+                "{who}'s user \"{user}\" is not one {} can make a playlist for; its users: {}",
+                spec.id,
+                users.join(", ")
+            )));
         }
     }
     Ok(Placement {

@@ -34,6 +34,10 @@ pub struct Input {
     #[serde(default)]
     #[schemars(range(max = 20))]
     pub max_requests: u32,
+    /// How many further missing titles each run acquires (the best-seeded release search_indexers finds, sent with grab_release to the default download client, with your key's authority at run time), at most 10; default 0.
+    #[serde(default)]
+    #[schemars(range(max = 10))]
+    pub max_acquisitions: u32,
 }
 
 impl Tool for PlanSchedule {
@@ -43,7 +47,7 @@ impl Tool for PlanSchedule {
     const META: Meta = Meta {
         name: "plan_schedule",
         title: "Plan a shortlist row's schedule",
-        description: "Plans running an enabled shortlist row on its own: cron (a 5-field expression in the server's task time zone), paused or not, each run requesting at most max_requests (default 0, at most 20) missing titles for you. remove true stops it. Each scheduled run is kept like an approved plan_run (list_runs, get_run_report) and changes only the collection Marquee made. Once approved the schedule is the owner's: revoking the key that planned it does not stop it (its runs then file no requests); only the owner's pause or a new plan does. Nothing is saved on this call: the answer is a change_id for the owner to review, then apply_change saves it.",
+        description: "Plans running an enabled shortlist row on its own: cron (a 5-field expression in the server's task time zone), paused or not, each run requesting at most max_requests (default 0, at most 20) missing titles for you and acquiring at most max_acquisitions (default 0, at most 10) further ones (a release grabbed into the default download client, within your grabs allowance). remove true stops it. Each scheduled run is kept like an approved plan_run (list_runs, get_run_report) and changes only the collection Marquee made. Once approved the schedule is the owner's: revoking the key that planned it does not stop it (its runs then file no requests and acquire nothing); only the owner's pause or a new plan does. Nothing is saved on this call: the answer is a change_id for the owner to review, then apply_change saves it.",
         effect: Effect::Write,
         capability: Capability::Shortlists,
         hints: governance::Hints {
@@ -93,6 +97,7 @@ impl Tool for PlanSchedule {
             cron: cron.clone(),
             paused: input.paused,
             max_requests: input.max_requests,
+            max_acquisitions: input.max_acquisitions,
             by: authority.person.name.clone(),
             key_id: authority.key_id.clone(),
         };

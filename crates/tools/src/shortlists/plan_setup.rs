@@ -13,6 +13,7 @@ use store::{Change, NewRow, NewTheme};
 use super::{
     plan_row::{Placement, placement},
     plan_theme,
+    row::DisplayView,
     row_plan::{self, RowPlan},
     theme_plan::{self, ThemePlan},
 };
@@ -42,6 +43,9 @@ pub struct RowInput {
     #[serde(default)]
     #[schemars(length(max = 50))]
     pub audience: Vec<String>,
+    /// How it shows, as plan_row takes it (default: a collection by release, with a poster).
+    #[serde(default)]
+    pub display: DisplayView,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -63,6 +67,8 @@ pub(crate) struct SetupPlan {
     library: String,
     name: String,
     audience: Vec<(i64, String)>,
+    #[serde(default)]
+    display: DisplayView,
 }
 
 /// What an applied setup answers.
@@ -79,7 +85,7 @@ impl Tool for PlanSetup {
     const META: Meta = Meta {
         name: "plan_setup",
         title: "Plan a shortlist theme and its row",
-        description: "Plans a new shortlist theme and its row in one approval: theme as plan_theme takes it (name, description, picks exactly as search_titles answered them, rules), and row {instance_id, library_id, name (the theme's when omitted), audience}. Every pick is resolved through the catalogue now and the library read from the server; the row starts disabled and unscheduled (plan_row with enabled true enables it). Nothing is saved on this call: the answer is a change_id for the owner to review, then apply_change saves both together, or neither.",
+        description: "Plans a new shortlist theme and its row in one approval: theme as plan_theme takes it (name, description, picks exactly as search_titles answered them, rules), and row {instance_id, library_id, name (the theme's when omitted), audience, display (as plan_row takes it)}. Every pick is resolved through the catalogue now and the library read from the server; the row starts disabled and unscheduled (plan_row with enabled true enables it). Nothing is saved on this call: the answer is a change_id for the owner to review, then apply_change saves both together, or neither.",
         effect: Effect::Write,
         capability: Capability::Shortlists,
         hints: governance::Hints {
@@ -112,6 +118,7 @@ impl Tool for PlanSetup {
             &input.row.library_id,
             &name,
             &input.row.audience,
+            &input.row.display,
         )
         .await?;
         let summary = format!(
@@ -126,6 +133,7 @@ impl Tool for PlanSetup {
             library,
             name,
             audience,
+            display: input.row.display,
         };
         saving::propose::<SetupSaves>(ctx, Self::META, summary, &plan).await
     }
@@ -181,6 +189,7 @@ impl Saves for SetupSaves {
                 name: plan.name.clone(),
                 audience: plan.audience.iter().map(|(id, _)| PersonId(*id)).collect(),
                 enabled: false,
+                display: plan.display.stored(),
             };
             let (theme_id, row_id) = ctx
                 .store()
@@ -206,6 +215,8 @@ impl Saves for SetupSaves {
             name: plan.name.clone(),
             audience: plan.audience.clone(),
             enabled: false,
+            display: plan.display.clone(),
+            replaces: None,
         };
         let row_view = row_plan::describe(&row);
         view.effect = format!("{} Its row: {}", view.effect, row_view.effect);

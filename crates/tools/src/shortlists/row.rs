@@ -41,6 +41,96 @@ pub(crate) struct RowView {
     /// When it runs on its own (plan_schedule), once scheduled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<ScheduleView>,
+    /// How it shows on the server.
+    pub display: DisplayView,
+}
+
+/// How a row shows on its server.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DisplayView {
+    /// `collection` (for everyone it is for) or `playlist` (one person's, owned by their user on the server).
+    pub kind: DisplayKind,
+    /// `release` (oldest first) or `title`.
+    pub sort: Sort,
+    /// Whether its poster is its first title's artwork.
+    pub poster: bool,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, serde::Deserialize, JsonSchema, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DisplayKind {
+    #[default]
+    Collection,
+    Playlist,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, serde::Deserialize, JsonSchema, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Sort {
+    #[default]
+    Release,
+    Title,
+}
+
+impl Default for DisplayView {
+    fn default() -> DisplayView {
+        DisplayView::of(&store::Display::default())
+    }
+}
+
+impl DisplayView {
+    pub(crate) fn of(d: &store::Display) -> DisplayView {
+        DisplayView {
+            kind: if d.kind == "playlist" {
+                DisplayKind::Playlist
+            } else {
+                DisplayKind::Collection
+            },
+            sort: if d.sort == "title" {
+                Sort::Title
+            } else {
+                Sort::Release
+            },
+            poster: d.poster,
+        }
+    }
+
+    pub(crate) fn stored(&self) -> store::Display {
+        store::Display {
+            kind: match self.kind {
+                DisplayKind::Collection => "collection",
+                DisplayKind::Playlist => "playlist",
+            }
+            .into(),
+            sort: match self.sort {
+                Sort::Release => "release",
+                Sort::Title => "title",
+            }
+            .into(),
+            poster: self.poster,
+        }
+    }
+
+    /// In a sentence, for the owner.
+    pub(crate) fn text(&self) -> String {
+        format!(
+            "{}, by {}{}",
+            match self.kind {
+                DisplayKind::Collection => "a collection",
+                DisplayKind::Playlist => "a playlist of its one person's",
+            },
+            match self.sort {
+                Sort::Release => "release (oldest first)",
+                Sort::Title => "title",
+            },
+            if self.poster {
+                ", its poster the first title's artwork"
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 /// A row's schedule as the row tools answer it.
@@ -51,6 +141,8 @@ pub(crate) struct ScheduleView {
     pub paused: bool,
     /// Missing titles each run requests.
     pub max_requests: u32,
+    /// Further missing titles each run acquires.
+    pub max_acquisitions: u32,
     /// Who planned it (its runs' requests are filed for them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub planned_by: Option<String>,
@@ -73,6 +165,7 @@ pub(crate) async fn view(ctx: &Ctx, row: &ShortlistRow) -> Result<RowView, ToolE
             cron: s.cron.clone(),
             paused: s.paused,
             max_requests: s.max_requests,
+            max_acquisitions: s.max_acquisitions,
             planned_by: match s.by {
                 Some(by) => ctx.store().person(by).await?.map(|p| p.name),
                 None => None,
@@ -91,6 +184,7 @@ pub(crate) async fn view(ctx: &Ctx, row: &ShortlistRow) -> Result<RowView, ToolE
         enabled: row.enabled,
         collection_id: row.collection_id.clone(),
         schedule,
+        display: DisplayView::of(&row.display),
     })
 }
 
@@ -127,6 +221,9 @@ pub(crate) struct Preview {
     /// Items a run adds to the collection, and takes out of it.
     pub to_add: Vec<String>,
     pub to_remove: Vec<String>,
+    /// A playlist's owner on the server (read for the run, not answered).
+    #[serde(skip)]
+    pub user: Option<String>,
 }
 
 fn fold(s: &str) -> String {
@@ -265,12 +362,14 @@ pub(crate) async fn preview(
             shown.push(row);
         }
     }
+    order(&mut shown, &row.display.sort);
     let wanted: Vec<String> = shown.iter().filter_map(|s| s.item_id.clone()).collect();
     let client = server
         .client()
         .map_err(|e| ToolError::new(ErrorCode::BackendUnavailable, e))?;
+    let user = super::shelf::owner(ctx, row).await?;
     let current = match &row.collection_id {
-        Some(id) => match client.collection_items(id).await {
+        Some(id) => match super::shelf::items(client, user.as_deref(), id).await {
             Ok(items) => Some(items),
             Err(e) if e.is_not_found() => None,
             Err(e) => {
@@ -303,7 +402,18 @@ pub(crate) async fn preview(
         creates_collection: current.is_none(),
         to_add,
         to_remove,
+        user,
     })
+}
+
+/// Orders a row's titles as its display says: `title`, or by release (oldest first, titles
+/// without a year last).
+fn order(shown: &mut [Shown], sort: &str) {
+    if sort == "title" {
+        shown.sort_by_cached_key(|s| fold(&s.title));
+    } else {
+        shown.sort_by_cached_key(|s| (s.year.unwrap_or(i32::MAX), fold(&s.title)));
+    }
 }
 
 /// The content limits of each audience member who has any, by name.

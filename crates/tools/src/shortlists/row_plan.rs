@@ -1,17 +1,21 @@
 //! The plan hooks of `plan_row`: what a stored row plan depends on (its theme, the row it
-//! replaces, the people, the name being free on the server), how `apply_change` saves it, and
-//! how the owner sees it.
+//! replaces, the people, the name being free on the server), how `apply_change` carries it out
+//! (a replaced row's old collection removed from the server first, when the row moves, is
+//! renamed or shows another way; then the save), and how the owner sees it.
 
 use domain::PersonId;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use sha2::{Digest, Sha256};
-use store::{Change, NewRow};
+use store::{Change, NewRow, ShortlistRow};
 
-use crate::saving::{Saves, Saving};
+use super::{plan_row::Placement, row::DisplayView, shelf};
+use crate::media::servers;
+use crate::saving::{Stepping, Steps};
 use governance::{
-    Ctx, Output, ToolError,
+    Ctx, ErrorCode, Output, ToolError,
     contract::BoxFuture,
-    plan::{Dependencies, Look, PlanColumn, PlanTable, PlanView},
+    plan::{Dependencies, Look, PlanColumn, PlanTable, PlanView, Run},
 };
 
 /// What an applied row plan answers.
@@ -36,6 +40,58 @@ pub(crate) struct RowPlan {
     /// (person id, name), as they were when planned.
     pub audience: Vec<(i64, String)>,
     pub enabled: bool,
+    #[serde(default)]
+    pub display: DisplayView,
+    /// The collection (or playlist) the replaced row had, removed from the server on apply
+    /// because the row no longer shows there or that way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<Replaced>,
+}
+
+/// What Marquee made for a row that a replacement removes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Replaced {
+    pub instance_id: String,
+    pub library_id: String,
+    pub name: String,
+    pub collection_id: String,
+    /// The playlist's owner on the server; `None` for a collection.
+    pub user: Option<String>,
+}
+
+impl Replaced {
+    /// What replacing `row` with `place` and `display` removes: its collection, when it has one
+    /// and the row moves, is renamed, or shows another way (or, a playlist, for someone else).
+    pub(crate) async fn of(
+        ctx: &Ctx,
+        row: &ShortlistRow,
+        place: &Placement,
+        display: &DisplayView,
+    ) -> Result<Option<Replaced>, ToolError> {
+        let Some(collection_id) = row.collection_id.clone() else {
+            return Ok(None);
+        };
+        let user = shelf::owner(ctx, row).await.map_err(|e| {
+            ToolError::invalid(format!(
+                "row {}'s playlist cannot be removed: {}",
+                row.id, e.message
+            ))
+        })?;
+        let audience: Vec<PersonId> = place.audience.iter().map(|(id, _)| PersonId(*id)).collect();
+        let same = row.instance_id == place.instance_id
+            && row.library_id == place.library_id
+            && row.name == place.name
+            && DisplayView::of(&row.display) == *display
+            && (user.is_none() || row.audience == audience);
+        Ok((!same).then(|| Replaced {
+            instance_id: row.instance_id.clone(),
+            library_id: row.library_id.clone(),
+            name: row.name.clone(),
+            collection_id,
+            user,
+        }))
+    }
 }
 
 fn digest(text: &str) -> String {
@@ -73,7 +129,7 @@ pub(crate) async fn dependencies_of(ctx: &Ctx, plan: &RowPlan) -> Result<Depende
 }
 
 /// The plan hooks of `plan_row`.
-pub(crate) const ROW: Saving<RowSaves> = Saving::new();
+pub(crate) const ROW: Stepping<RowSteps> = Stepping::new();
 
 /// What a row's placement depends on: each person of its audience as planned, and its name
 /// being free on the server.
@@ -107,11 +163,33 @@ pub(crate) async fn placed(
 
 /// Saving a row: always a plan, for everyone, the owner included.
 #[derive(Debug)]
-pub(crate) struct RowSaves;
+pub(crate) struct RowSteps;
 
-impl Saves for RowSaves {
+/// Removes what a replaced row had on the server (already gone counts as removed).
+async fn remove_replaced(ctx: &Ctx, old: &Replaced) -> Result<(), ToolError> {
+    let fail = |why: String| {
+        ToolError::new(
+            ErrorCode::BackendUnavailable,
+            format!(
+                "the row's old collection \"{}\" on {} could not be removed: {why}; the row was left as it was",
+                old.name, old.instance_id
+            ),
+        )
+    };
+    let server = servers(ctx)
+        .by_id(&old.instance_id)
+        .ok_or_else(|| fail(format!("{} is no longer a media server", old.instance_id)))?;
+    let client = server.client().map_err(fail)?;
+    let user = old.user.as_deref();
+    match shelf::delete(client, user, &old.library_id, &old.collection_id).await {
+        Ok(()) => Ok(()),
+        Err(e) if e.is_not_found() => Ok(()),
+        Err(e) => Err(fail(server.failure(&e))),
+    }
+}
+
+impl Steps for RowSteps {
     type Plan = RowPlan;
-    const WHAT: &'static str = "row";
 
     fn dependencies<'a>(
         ctx: &'a Ctx,
@@ -120,12 +198,20 @@ impl Saves for RowSaves {
         Box::pin(dependencies_of(ctx, plan))
     }
 
-    fn save<'a>(
+    fn apply<'a>(
         ctx: &'a Ctx,
         change: &'a Change,
         plan: RowPlan,
+        run: &'a Run<'a>,
     ) -> BoxFuture<'a, Result<Output, ToolError>> {
         Box::pin(async move {
+            if let (Some(old), Some(id)) = (&plan.replaces, plan.row_id) {
+                run.checkpoint(json!({"call": "remove old collection", "row": id}))
+                    .await?;
+                remove_replaced(ctx, old).await?;
+                ctx.store().set_row_collection(id, None).await?;
+            }
+            run.checkpoint(json!({"save": "row"})).await?;
             let row = NewRow {
                 id: plan.row_id,
                 theme_id: plan.theme_id,
@@ -134,6 +220,7 @@ impl Saves for RowSaves {
                 name: plan.name.clone(),
                 audience: plan.audience.iter().map(|(id, _)| PersonId(*id)).collect(),
                 enabled: plan.enabled,
+                display: plan.display.stored(),
             };
             let saved = ctx
                 .store()
@@ -171,7 +258,7 @@ pub(crate) fn describe(plan: &RowPlan) -> PlanView {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let rows = vec![
+    let mut rows = vec![
         vec![
             "Theme".into(),
             format!("{} (theme {})", plan.theme, plan.theme_id),
@@ -182,6 +269,7 @@ pub(crate) fn describe(plan: &RowPlan) -> PlanView {
             format!("{} ({})", plan.library, plan.library_id),
         ],
         vec!["Collection name".into(), plan.name.clone()],
+        vec!["Shown as".into(), plan.display.text()],
         vec!["For".into(), audience],
         vec![
             "Enabled".into(),
@@ -196,9 +284,28 @@ pub(crate) fn describe(plan: &RowPlan) -> PlanView {
         Some(id) => format!("Replaces row {id} with"),
         None => "Saves".into(),
     };
+    let removes = match &plan.replaces {
+        Some(old) => {
+            rows.push(vec![
+                "Removes from the server".into(),
+                format!(
+                    "the old {} \"{}\" ({}) on {}, which Marquee made (its titles stay); the next run makes the new one",
+                    if old.user.is_some() { "playlist" } else { "collection" },
+                    old.name,
+                    old.collection_id,
+                    old.instance_id
+                ),
+            ]);
+            format!(
+                " Applying it first removes the old \"{}\" Marquee made on {}.",
+                old.name, old.instance_id
+            )
+        }
+        None => String::new(),
+    };
     PlanView {
         effect: format!(
-            "{what} the shortlist row \"{}\" on {}. Nothing on the server changes until a run; a run changes only the collection Marquee made.",
+            "{what} the shortlist row \"{}\" on {}.{removes} Nothing else on the server changes until a run; a run changes only the collection Marquee made.",
             plan.name, plan.instance_id
         ),
         tables: vec![PlanTable {

@@ -8,7 +8,8 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use store::ShortlistRow;
 
-use super::row::{Preview, Shown, preview};
+use super::row::{DisplayKind, DisplayView, Preview, Shown, preview};
+use super::shelf;
 use crate::media::servers;
 use crate::saving::{Stepping, Steps, answer_of, on_behalf};
 use governance::{
@@ -45,6 +46,12 @@ pub(crate) struct RowRun {
     pub acquire: Vec<Shown>,
     /// Missing titles beyond the run's max_requests and max_acquisitions.
     pub not_requested: usize,
+    /// How the row shows (a made collection is ordered and given its poster as it says).
+    #[serde(default)]
+    pub display: DisplayView,
+    /// A playlist's owner on the server; `None` for a collection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
 }
 
 /// A planned run.
@@ -162,6 +169,8 @@ pub(crate) fn planned_row(row: &ShortlistRow, p: &Preview, budget: &mut Budget) 
         request: p.missing[..take].to_vec(),
         acquire: p.missing[take..take + acquire].to_vec(),
         not_requested: p.missing.len() - take - acquire,
+        display: DisplayView::of(&row.display),
+        user: p.user.clone(),
     }
 }
 
@@ -339,6 +348,7 @@ async fn run_row(
         }
     };
     let ids: Vec<String> = planned.add.iter().map(|i| i.item_id.clone()).collect();
+    let user = planned.user.as_deref();
     match &planned.collection_id {
         None if !ids.is_empty() => {
             let step =
@@ -346,28 +356,18 @@ async fn run_row(
             if !run.step(step).await? {
                 return Ok(Some(Stop::Cancelled));
             }
-            let libraries = match client.libraries().await {
-                Ok(l) => l,
+            let made = shelf::create(client, user, &planned.library_id, &planned.name, &ids);
+            let id = match made.await {
+                Ok(id) => id,
                 Err(e) => return Ok(Some(stop(e))),
             };
-            let Some(library) = libraries.into_iter().find(|l| l.id == planned.library_id) else {
-                return Ok(Some(Stop::Refused(format!(
-                    "{} has no library {} any more",
-                    planned.instance_id, planned.library_id
-                ))));
-            };
-            match client
-                .create_collection(&library, &planned.name, &ids)
-                .await
-            {
-                Ok(id) => {
-                    ctx.store()
-                        .set_row_collection(planned.row_id, Some(&id))
-                        .await?;
-                    report.collection_id = Some(id);
-                    report.added = ids.len();
-                }
-                Err(e) => return Ok(Some(stop(e))),
+            ctx.store()
+                .set_row_collection(planned.row_id, Some(&id))
+                .await?;
+            report.collection_id = Some(id.clone());
+            report.added = ids.len();
+            if let Some(stopped) = dress(client, planned, &id, run, &stop).await? {
+                return Ok(Some(stopped));
             }
         }
         None => {}
@@ -378,7 +378,7 @@ async fn run_row(
                 if !run.step(step).await? {
                     return Ok(Some(Stop::Cancelled));
                 }
-                if let Err(e) = client.add_to_collection(collection, &ids).await {
+                if let Err(e) = shelf::add(client, user, collection, &ids).await {
                     return Ok(Some(stop(e)));
                 }
                 report.added = ids.len();
@@ -388,10 +388,7 @@ async fn run_row(
                 if !run.step(step).await? {
                     return Ok(Some(Stop::Cancelled));
                 }
-                if let Err(e) = client
-                    .remove_from_collection(collection, &planned.remove)
-                    .await
-                {
+                if let Err(e) = shelf::remove(client, user, collection, &planned.remove).await {
                     return Ok(Some(stop(e)));
                 }
                 report.removed = planned.remove.len();
@@ -434,6 +431,41 @@ async fn run_row(
             outcome: outcome.into(),
             message: Some(message),
         });
+    }
+    Ok(None)
+}
+
+/// Gives a collection just made its order and its poster (its first title's artwork), each a
+/// checkpointed step; `Some` when one stopped the row. A playlist keeps the order its titles
+/// were added in.
+async fn dress(
+    client: &adapters_media::MediaClient,
+    planned: &RowRun,
+    id: &str,
+    run: &Run<'_>,
+    stop: &(dyn Fn(adapters_media::Error) -> Stop + Sync),
+) -> Result<Option<Stop>, ToolError> {
+    if planned.display.kind == DisplayKind::Collection {
+        let step = json!({"call": "order collection", "row": planned.row_id});
+        if !run.step(step).await? {
+            return Ok(Some(Stop::Cancelled));
+        }
+        let order = match planned.display.sort {
+            super::row::Sort::Release => adapters_media::Order::Release,
+            super::row::Sort::Title => adapters_media::Order::Title,
+        };
+        if let Err(e) = client.order_collection(id, order).await {
+            return Ok(Some(stop(e)));
+        }
+    }
+    if let (true, Some(first)) = (planned.display.poster, planned.add.first()) {
+        let step = json!({"call": "set poster", "row": planned.row_id, "from": first.title});
+        if !run.step(step).await? {
+            return Ok(Some(Stop::Cancelled));
+        }
+        if let Err(e) = client.copy_poster(&first.item_id, id).await {
+            return Ok(Some(stop(e)));
+        }
     }
     Ok(None)
 }

@@ -23,6 +23,12 @@ pub(crate) struct RowResult {
     pub removed: usize,
     #[serde(default)]
     pub requests: Vec<RequestResult>,
+    /// Each missing title the run acquired: `acquired`, `not_found` or `refused`.
+    #[serde(default)]
+    pub acquisitions: Vec<RequestResult>,
+    /// Missing titles left by the run's allowances.
+    #[serde(default)]
+    pub not_requested: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

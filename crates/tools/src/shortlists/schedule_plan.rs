@@ -24,6 +24,8 @@ pub(crate) struct SchedulePlan {
     pub cron: Option<String>,
     pub paused: bool,
     pub max_requests: u32,
+    #[serde(default)]
+    pub max_acquisitions: u32,
     /// The planner's name and key id (the key files the runs' requests).
     pub by: String,
     pub key_id: String,
@@ -97,6 +99,7 @@ impl Saves for ScheduleSaves {
                     cron: cron.clone(),
                     paused: plan.paused,
                     max_requests: plan.max_requests,
+                    max_acquisitions: plan.max_acquisitions,
                     by: Some(change.created_by),
                     key_id: plan.key_id.clone(),
                     next_at: if plan.paused {
@@ -160,13 +163,20 @@ impl Saves for ScheduleSaves {
                     plan.max_requests, plan.by
                 ),
             ],
+            vec![
+                "Acquisitions per run".into(),
+                format!(
+                    "at most {}: a release grabbed into the default download client for {}, within their grabs allowance at each run",
+                    plan.max_acquisitions, plan.by
+                ),
+            ],
             vec!["Planned by".into(), plan.by.clone()],
         ];
         PlanView {
             effect: match &plan.cron {
                 Some(cron) => format!(
-                    "Runs the shortlist row \"{}\" on its own on \"{cron}\": each run updates only the collection Marquee made and requests at most {} missing title(s). It keeps running until you pause it or remove it, even if the key that planned it is revoked (that only stops its requests).",
-                    plan.row, plan.max_requests
+                    "Runs the shortlist row \"{}\" on its own on \"{cron}\": each run updates only the collection Marquee made, requests at most {} missing title(s) and acquires at most {}. It keeps running until you pause it or remove it, even if the key that planned it is revoked (that only stops its requests and acquisitions).",
+                    plan.row, plan.max_requests, plan.max_acquisitions
                 ),
                 None => format!(
                     "Stops running the shortlist row \"{}\" on its own.",

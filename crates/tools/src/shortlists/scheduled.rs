@@ -12,7 +12,7 @@ use serde_json::json;
 use store::{ChangeStatus, NewAudit, NewChange, RowSchedule, ShortlistRow, Store};
 
 use super::{
-    row::preview,
+    row::{DisplayView, preview},
     run_plan::{Budget, RUN, Requester, RowRun, RunPlan, dependencies_of, planned_row},
 };
 use crate::tasks::{MISSED_AFTER, Scheduler, schedule};
@@ -96,7 +96,7 @@ impl Schedules {
         let read = preview(&ctx, row, &theme).await.map_err(|e| e.message);
         let mut budget = Budget {
             requests: s.max_requests as usize,
-            acquisitions: 0,
+            acquisitions: s.max_acquisitions as usize,
         };
         let planned = match &read {
             Ok(p) => planned_row(row, p, &mut budget),
@@ -111,6 +111,8 @@ impl Schedules {
                 request: Vec::new(),
                 acquire: Vec::new(),
                 not_requested: 0,
+                display: DisplayView::of(&row.display),
+                user: None,
             },
         };
         let plan = RunPlan {

@@ -47,6 +47,7 @@ mod settings_catalogue;
 mod settings_changes;
 mod settings_connections;
 mod shortlist_acquisitions;
+mod shortlist_display;
 mod shortlist_household;
 mod shortlist_pages;
 mod shortlist_rows;

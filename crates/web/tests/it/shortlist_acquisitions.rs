@@ -1,7 +1,10 @@
 //! A shortlist run that acquires missing titles, against the Jellyfin and Prowlarr fakes and a
 //! real qBittorrent: a dry run names what it would acquire; the run grabs the best-seeded
 //! release of one missing title into qBittorrent (a magnet) and says of the other that no
-//! release was found; more acquisitions than a run allows are refused.
+//! release was found; more acquisitions than a run allows are refused. A schedule with an
+//! acquisition allowance acquires on its run too.
+
+use std::sync::Arc;
 
 use domain::{InstanceKind, Secret};
 use serde_json::{Value, json};
@@ -9,7 +12,11 @@ use test_support::{
     indexers::{FakeRelease, ProwlarrFake, prowlarr::FakeIndexer},
     media::{FakeMedia, MEDIA_TOKEN, MediaKind},
 };
-use tools::InstanceSpec;
+use tools::{
+    InstanceSpec,
+    shortlists::Schedules,
+    tasks::{Scheduler, TasksConfig, schedule::ManualClock},
+};
 
 use crate::peers::{Daemon, QbRaw, poll};
 use crate::support::{Server, builtin, instance, outcome, server_with_instances};
@@ -135,4 +142,42 @@ async fn a_run_acquires_missing_titles_within_its_allowance() {
         qraw.one(&hash).await
     })
     .await;
+
+    // A schedule acquires too, within its own allowance: its run tries the first missing title.
+    let clock = ManualClock::new(at("2026-12-04T17:00:00Z"));
+    let scheduler = s.host.app.family::<Arc<Scheduler>>().unwrap().clone();
+    scheduler.set_clock(clock.clone());
+    scheduler.configure(TasksConfig {
+        zone: chrono_tz::Tz::UTC,
+        notifiers: Vec::new(),
+    });
+    let schedule = json!({"row_id": row_id, "cron": "0 18 * * *", "max_acquisitions": 1});
+    planned(&s, "plan_schedule", schedule).await;
+    let (_, _, row) = outcome(&s.call(&owner, "get_row", json!({"row_id": row_id})).await);
+    assert_eq!(row["schedule"]["max_acquisitions"], 1, "{row}");
+    clock.set(at("2026-12-04T18:00:30Z"));
+    let schedules = s.host.app.family::<Arc<Schedules>>().unwrap().clone();
+    schedules.tick().await;
+    let (_, _, runs) = outcome(&s.call(&owner, "list_runs", json!({"row_id": row_id})).await);
+    let newest = runs["runs"][0]["run_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{runs}"))
+        .to_owned();
+    let report = poll(20, "the scheduled run's report", async || {
+        let args = json!({"run_id": newest});
+        let (_, _, report) = outcome(&s.call(&owner, "get_run_report", args).await);
+        (report["status"] == "succeeded").then_some(report)
+    })
+    .await;
+    let tried = report["rows"][0]["acquisitions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(tried.len(), 1, "{report}");
+    assert_eq!(tried[0]["title"], "Heat", "{report}");
+}
+
+fn at(text: &str) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .unwrap()
+        .with_timezone(&chrono::Utc)
 }

@@ -336,6 +336,7 @@ async fn a_scheduled_row_whose_server_is_down_is_kept_as_a_failed_run() {
         name: "Down".into(),
         audience: Vec::new(),
         enabled: true,
+        display: store::Display::default(),
     };
     let row = store.save_shortlist_row(&row, owner.id).await.unwrap();
     let due = at("2026-12-04T18:00:00Z").timestamp_millis();
@@ -343,6 +344,7 @@ async fn a_scheduled_row_whose_server_is_down_is_kept_as_a_failed_run() {
         cron: "0 18 * * *".into(),
         paused: false,
         max_requests: 0,
+        max_acquisitions: 0,
         by: Some(owner.id),
         key_id: "none".into(),
         next_at: Some(due),
