@@ -48,6 +48,9 @@ pub(crate) struct Shared {
     /// The families' background jobs, made once.
     pub jobs: Vec<Job>,
     pub(crate) jobs_started: AtomicBool,
+    /// Whether this process runs the jobs' passes: it holds the store's `jobs` lease (always,
+    /// for a process that did not join the store as a replica).
+    pub(crate) leads_jobs: AtomicBool,
     /// When each job's passes ran and how they ended (`list_schedulers`).
     pub(crate) job_runs: crate::delegate::JobRuns,
     /// Dropped with the last handle on the core: the jobs stop.
@@ -171,6 +174,7 @@ impl App {
                 groups,
                 jobs,
                 jobs_started: AtomicBool::new(false),
+                leads_jobs: AtomicBool::new(true),
                 job_runs: Default::default(),
                 alive: tokio::sync::watch::channel(()).0,
                 detached: Detached::default(),

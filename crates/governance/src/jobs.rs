@@ -1,15 +1,51 @@
 //! The families' background jobs as the core runs them: started once with the server's
 //! shutdown future, each pass recorded (when it ran, how it ended) for the owner's tools, or
-//! one pass run on demand.
+//! one pass run on demand. Of several replicas on one store, only the holder of the store's
+//! `jobs` lease runs passes (renewed every [`BEAT`]; another takes it over once it lapses), and
+//! it sweeps up the unfinished work of replicas that are gone.
 
 use std::{
     future::Future,
     sync::{Arc, atomic::Ordering},
+    time::Duration,
 };
 
 use futures::FutureExt;
 
-use crate::{App, Job};
+use crate::{App, Job, app::Shared};
+
+/// How often a replica renews (or tries to take) the jobs' lease.
+const BEAT: Duration = Duration::from_secs(5);
+/// How long the jobs' lease holds without renewal: another replica leads within this and a
+/// beat of the leader's end.
+const LEASE_MS: i64 = 20_000;
+
+/// One beat: the lease, and (leading) the sweep of gone replicas' work.
+async fn beat(core: &Shared) {
+    let store = &core.store;
+    let leads = match store.take_lease("jobs", LEASE_MS).await {
+        Ok(held) => held,
+        Err(e) => {
+            tracing::warn!(error = %e, "the jobs' lease could not be read; this replica runs no passes until it can");
+            false
+        }
+    };
+    if core.leads_jobs.swap(leads, Ordering::AcqRel) != leads {
+        tracing::info!(leads, "this replica's lead of the background jobs changed");
+    }
+    if leads {
+        match store.recover_gone_replicas().await {
+            Ok((0, 0, 0)) => {}
+            Ok((unknown, failed, audit)) => tracing::warn!(
+                unknown,
+                failed,
+                audit,
+                "work left unfinished by a replica that is gone was closed; none is retried"
+            ),
+            Err(e) => tracing::warn!(error = %e, "gone replicas' work could not be swept"),
+        }
+    }
+}
 
 impl App {
     /// Starts every family's background jobs, once: each runs a pass, waits its interval and
@@ -23,6 +59,28 @@ impl App {
             return;
         }
         let shutdown = shutdown.boxed().shared();
+        if self.shared.store.replica().is_some() {
+            // A replica leads only once it holds the lease (its first beat, below).
+            self.shared.leads_jobs.store(false, Ordering::Release);
+            let stop = shutdown.clone();
+            let mut alive = self.shared.alive.subscribe();
+            let shared = Arc::downgrade(&self.shared);
+            runtime.spawn(async move {
+                let beats = async {
+                    loop {
+                        let Some(core) = shared.upgrade() else { return };
+                        beat(&core).await;
+                        drop(core);
+                        tokio::time::sleep(BEAT).await;
+                    }
+                };
+                tokio::select! {
+                    () = beats => {}
+                    () = stop => {}
+                    _ = alive.changed() => {}
+                }
+            });
+        }
         for (index, job) in self.shared.jobs.iter().enumerate() {
             let pass = job.pass.clone();
             let every = job.every;
@@ -33,10 +91,17 @@ impl App {
                 let passes = async {
                     loop {
                         let Some(core) = shared.upgrade() else { return };
-                        let name = &core.jobs[index].name;
-                        core.job_runs.record(name, pass()).await;
+                        // A replica that does not lead looks again at the next beat, so that
+                        // it takes over within a beat of winning the lease.
+                        let wait = if core.leads_jobs.load(Ordering::Acquire) {
+                            let name = &core.jobs[index].name;
+                            core.job_runs.record(name, pass()).await;
+                            every
+                        } else {
+                            every.min(BEAT)
+                        };
                         drop(core);
-                        tokio::time::sleep(every).await;
+                        tokio::time::sleep(wait).await;
                     }
                 };
                 tokio::select! {
@@ -65,5 +130,11 @@ impl App {
     /// Whether the background jobs run in this process ([`App::start_jobs`] was called).
     pub fn jobs_running(&self) -> bool {
         self.shared.jobs_started.load(Ordering::Acquire)
+    }
+
+    /// Whether this process runs the jobs' passes now (of several replicas, the one holding
+    /// the store's `jobs` lease).
+    pub fn leads_jobs(&self) -> bool {
+        self.shared.leads_jobs.load(Ordering::Acquire)
     }
 }

@@ -23,14 +23,17 @@ pub async fn open_host(
     let store = store::Store::open(data_dir)
         .await
         .with_context(|| format!("cannot open the database in {}", data_dir.display()))?;
-    // Operations first: each closes its own audit entry (failed before its checkpoint,
-    // outcome_unknown after it); what is left executing is then outcome_unknown.
-    store.recover_unfinished_operations().await?;
-    let recovered = store.recover_unfinished_audit().await?;
-    if recovered > 0 {
+    // This process is one replica of the gateway on the store: the work it starts carries its
+    // id, and only the unfinished work of processes that are gone is closed (a live replica's,
+    // or a server's beside this `stdio`, never is).
+    store.join_replica().await?;
+    let (unknown, failed, audit) = store.recover_at_start().await?;
+    if unknown + failed + audit > 0 {
         tracing::warn!(
-            recovered,
-            "audit entries left executing by an earlier run are now outcome_unknown"
+            unknown,
+            failed,
+            audit,
+            "work left unfinished by a process that is gone was closed; none is retried"
         );
     }
     make_default_library(loaded, data_dir);

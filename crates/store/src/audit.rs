@@ -207,7 +207,8 @@ pub(crate) async fn insert_audit(
     };
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO audit (at, person_id, credential_id, tool, instance_id, args_digest, \
-         status, message, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL) RETURNING id",
+         status, message, finished_at, replica) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?) \
+         RETURNING id",
     )
     .bind(now_ms())
     .bind(entry.person.0)
@@ -216,6 +217,7 @@ pub(crate) async fn insert_audit(
     .bind(&entry.instance)
     .bind(&entry.args_digest)
     .bind(AuditStatus::Executing.as_str())
+    .bind(crate::replicas::joined())
     .fetch_one(&mut *conn)
     .await
     .map_err(|e| {
@@ -313,12 +315,19 @@ impl Store {
     /// left `outcome_unknown` although a proof exists are reconciled too. Returns how many
     /// became `outcome_unknown`.
     pub async fn recover_unfinished_audit(&self) -> Result<u64, Error> {
+        self.recover_unfinished_audit_of(true).await
+    }
+
+    /// [`Store::recover_unfinished_audit`] of the entries of replicas no longer registered
+    /// (`replicas.rs`), and with `unmarked` of those no replica marked.
+    pub(crate) async fn recover_unfinished_audit_of(&self, unmarked: bool) -> Result<u64, Error> {
         let now = now_ms();
-        let reconciled = sqlx::query(
+        let whose = crate::replicas::gone_clause(unmarked);
+        let reconciled = sqlx::query(&format!(
             "UPDATE audit SET status = ?, \
              message = 'reconciled at start: ' || proof || ' (the gateway stopped before the outcome was recorded)', \
-             finished_at = ? WHERE status IN (?, ?) AND proof IS NOT NULL",
-        )
+             finished_at = ? WHERE status IN (?, ?) AND proof IS NOT NULL AND {whose}"
+        ))
         .bind(AuditStatus::Applied.as_str())
         .bind(now)
         .bind(AuditStatus::Executing.as_str())
@@ -331,9 +340,9 @@ impl Store {
                 "audit entries whose effect a stored row proves were reconciled to applied"
             );
         }
-        let done = sqlx::query(
-            "UPDATE audit SET status = ?, message = ?, finished_at = ? WHERE status = ?",
-        )
+        let done = sqlx::query(&format!(
+            "UPDATE audit SET status = ?, message = ?, finished_at = ? WHERE status = ? AND {whose}"
+        ))
         .bind(AuditStatus::OutcomeUnknown.as_str())
         .bind(UNKNOWN_MESSAGE)
         .bind(now)

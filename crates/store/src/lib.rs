@@ -29,6 +29,7 @@ mod pages;
 mod people;
 mod protocol_tasks;
 mod quotas;
+mod replicas;
 mod requests;
 mod sessions;
 mod settings;
@@ -74,6 +75,7 @@ pub use protocol_tasks::ProtocolTask;
 pub use quotas::{
     Allowance, Fit, QUOTA_MEDIA_TYPES, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope,
 };
+pub use replicas::{LIVE_FOR_MS, gone_here, machine, runs_here};
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
 pub use sessions::Session;
 pub use settings::StoredSetting;

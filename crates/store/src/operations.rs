@@ -260,7 +260,7 @@ impl Store {
         let id = fresh_id("op_");
         sqlx::query(
             "INSERT INTO operations (id, change_id, status, checkpoint, created_at, updated_at, \
-             person_id, audit_id) VALUES (?, ?, ?, '{}', ?, ?, ?, ?)",
+             person_id, audit_id, replica) VALUES (?, ?, ?, '{}', ?, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(change_id)
@@ -269,6 +269,7 @@ impl Store {
         .bind(now)
         .bind(entry.person.0)
         .bind(audit_id.0)
+        .bind(crate::replicas::joined())
         .execute(&mut *tx)
         .await?;
         sqlx::query(
@@ -468,13 +469,24 @@ impl Store {
     /// `outcome_unknown`, those cut off before it `failed`; neither is retried. Returns how many
     /// of each there were.
     pub async fn recover_unfinished_operations(&self) -> Result<(u64, u64), Error> {
-        let ids: Vec<(String, String)> =
-            sqlx::query_as("SELECT id, status FROM operations WHERE status IN (?, ?, ?)")
-                .bind(OperationStatus::Running.as_str())
-                .bind(OperationStatus::InFlight.as_str())
-                .bind(OperationStatus::Cancelling.as_str())
-                .fetch_all(self.pool())
-                .await?;
+        self.recover_unfinished_operations_of(true).await
+    }
+
+    /// [`Store::recover_unfinished_operations`] of the operations of replicas no longer
+    /// registered (`replicas.rs`), and with `unmarked` of those no replica marked.
+    pub(crate) async fn recover_unfinished_operations_of(
+        &self,
+        unmarked: bool,
+    ) -> Result<(u64, u64), Error> {
+        let whose = crate::replicas::gone_clause(unmarked);
+        let ids: Vec<(String, String)> = sqlx::query_as(&format!(
+            "SELECT id, status FROM operations WHERE status IN (?, ?, ?) AND {whose}"
+        ))
+        .bind(OperationStatus::Running.as_str())
+        .bind(OperationStatus::InFlight.as_str())
+        .bind(OperationStatus::Cancelling.as_str())
+        .fetch_all(self.pool())
+        .await?;
         let (mut unknown, mut interrupted) = (0, 0);
         for (id, status) in ids {
             let past_checkpoint = status != OperationStatus::Running.as_str();

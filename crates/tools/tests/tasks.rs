@@ -270,15 +270,13 @@ async fn a_run_another_live_process_began_is_left_running() {
         .await
         .unwrap();
     let task_id = created["task_id"].as_i64().unwrap();
-    // Another server on the same data folder, on this machine, still running (this process
+    // Another server on the same data folder, on this machine, still running (a child process
     // stands for it): its run is under way, not cut short.
-    let machine: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .unwrap_or_default()
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(32)
-        .collect();
-    let live = format!("{machine}:{}:00ff", std::process::id());
+    let mut other = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let live = format!("{}:{}:00ff", store::machine(), other.id());
     let run = f.store.begin_task_run(task_id, &live).await.unwrap();
     f.scheduler().tick().await;
     let seen = f
@@ -286,6 +284,15 @@ async fn a_run_another_live_process_began_is_left_running() {
         .await
         .unwrap();
     assert_eq!(seen["status"], "running", "{seen}");
+    // That process ends: its run was cut short.
+    other.kill().unwrap();
+    other.wait().unwrap();
+    f.scheduler().tick().await;
+    let seen = f
+        .call(&admin, "get_task_run", json!({"run_id": run}))
+        .await
+        .unwrap();
+    assert_eq!(seen["status"], "interrupted", "{seen}");
     // The same process number on another machine cannot be told alive: cut short.
     let elsewhere = format!("othermachine0:{}:00ff", std::process::id());
     let run = f.store.begin_task_run(task_id, &elsewhere).await.unwrap();

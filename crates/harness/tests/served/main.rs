@@ -14,4 +14,5 @@ mod crash_grabs;
 mod crash_organize;
 mod crash_requests;
 mod full_disk;
+mod replicas;
 mod support;

@@ -128,6 +128,39 @@ impl Served {
         served
     }
 
+    /// Another `marquee serve` on the same data folder (a replica), listening on a port of its
+    /// own with `dir/marquee.toml`; started and ready.
+    pub async fn beside(&self, dir: &Path) -> Served {
+        let port = free_port();
+        let path = dir.join("marquee.toml");
+        std::fs::create_dir_all(dir).unwrap();
+        let shared = std::fs::read_to_string(&self.config).unwrap();
+        let rest: Vec<&str> = shared
+            .lines()
+            .filter(|l| !l.starts_with("listen ="))
+            .collect();
+        let text = format!("listen = \"127.0.0.1:{port}\"\n{}\n", rest.join("\n"));
+        std::fs::write(&path, text).unwrap();
+        let mut served = Served {
+            child: None,
+            base: format!("http://127.0.0.1:{port}"),
+            config: path,
+            data: self.data.clone(),
+            log: dir.join("marquee.log"),
+            owner: self.owner.clone(),
+            // Not a first start: the store has its owner, and no key is printed.
+            starts: 1,
+            http: client(),
+        };
+        served.start().await;
+        served
+    }
+
+    /// The process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     fn spawn(&self, first: bool) -> Child {
         let log = OpenOptions::new()
             .create(true)

@@ -81,16 +81,23 @@ pub struct Scheduler {
 impl Scheduler {
     pub fn new(store: Store, delegate: Delegate) -> Scheduler {
         Scheduler {
-            store,
             delegate,
             clock: RwLock::new(Arc::new(SystemClock)),
             config: RwLock::new(Arc::new(TasksConfig::default())),
-            boot: format!(
-                "{}:{}:{:016x}",
-                machine(),
-                std::process::id(),
-                rand::random::<u64>()
+            // A process that joined the store as a replica marks its runs with its replica id,
+            // whose heartbeat tells other machines' replicas whether it still runs.
+            boot: store.replica().map_or_else(
+                || {
+                    format!(
+                        "{}:{}:{:016x}",
+                        store::machine(),
+                        std::process::id(),
+                        rand::random::<u64>()
+                    )
+                },
+                str::to_owned,
             ),
+            store,
         }
     }
 
@@ -112,12 +119,17 @@ impl Scheduler {
     }
 
     /// Runs another process left `running` become `interrupted`, unless that process still
-    /// runs on this machine (another server on the same data folder, its runs under way).
+    /// runs: a replica whose heartbeat is fresh (on any machine), or a process of this machine
+    /// (another server on the same data folder, its runs under way).
     pub async fn recover(&self) -> Result<u64, store::Error> {
         let elsewhere = self.store.task_runs_running_elsewhere(&self.boot).await?;
+        if elsewhere.is_empty() {
+            return Ok(0);
+        }
+        let live = self.store.live_replicas().await?;
         let gone: Vec<i64> = elsewhere
             .into_iter()
-            .filter(|(_, boot)| !alive(boot))
+            .filter(|(_, boot)| !live.contains(boot) && !store::runs_here(boot))
             .map(|(id, _)| id)
             .collect();
         if gone.is_empty() {
@@ -458,30 +470,5 @@ impl CallResult {
             error: Some(code.to_owned()),
             data: None,
         }
-    }
-}
-
-/// This machine's name, letters and digits only: a boot names its machine and process.
-fn machine() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .unwrap_or_default()
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(32)
-        .collect()
-}
-
-/// Whether the process a boot (`machine:pid:random`) names still runs: known only for a
-/// process of this machine; any other boot counts as stopped.
-fn alive(boot: &str) -> bool {
-    let mut parts = boot.split(':');
-    match (
-        parts.next(),
-        parts.next().and_then(|p| p.parse::<u32>().ok()),
-    ) {
-        (Some(host), Some(pid)) if host == machine() => {
-            std::path::Path::new("/proc").join(pid.to_string()).exists()
-        }
-        _ => false,
     }
 }
