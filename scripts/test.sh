@@ -30,7 +30,7 @@ log() { printf '\n== %s\n' "$*"; }
 if [ -z "${SKIP_SETUP:-}" ]; then
   log "setup: system packages"
   need=()
-  for p in curl jq python3-venv transmission-daemon transmission-cli qbittorrent-nox wrk sqlite3 chromium chromium-driver ffmpeg buildah podman; do
+  for p in curl jq python3-venv transmission-daemon transmission-cli qbittorrent-nox wrk sqlite3 chromium chromium-driver ffmpeg buildah podman nginx-light; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
   if [ ${#need[@]} -gt 0 ]; then

@@ -36,8 +36,12 @@ pub struct JobView {
     pub last_run: Option<DateTime<Utc>>,
     /// `ok`, `panicked` or `running`; `None` before its first pass.
     pub last_outcome: Option<&'static str>,
-    /// When its next pass is due: `None` while the jobs are not running (a command line).
+    /// When its next pass is due: `None` while the jobs are not running (a command line), or
+    /// do not run here (another replica leads a job that runs on one replica only).
     pub next_run: Option<DateTime<Utc>>,
+    /// Whether it runs on every replica (keeping the process's own memory fresh), or only on
+    /// the one leading the jobs.
+    pub on_every_replica: bool,
 }
 
 /// What the passes of each job did, in this process.
@@ -194,6 +198,11 @@ impl Delegate {
         self.app().map(|app| app.job_views()).unwrap_or_default()
     }
 
+    /// Whether this process runs the jobs that run on one replica only.
+    pub fn leads_jobs(&self) -> bool {
+        self.app().is_none_or(|app| app.leads_jobs())
+    }
+
     /// Runs one pass of the job `name` now; `false` when no job has that name.
     pub async fn run_job(&self, name: &str) -> bool {
         match self.app() {
@@ -232,10 +241,12 @@ impl App {
 
     /// The background jobs with when each last ran and runs next.
     pub fn job_views(&self) -> Vec<JobView> {
-        let started = self.jobs_running();
+        let running = self.jobs_running();
+        let leads = self.leads_jobs();
         self.jobs()
             .into_iter()
             .map(|job| {
+                let started = running && (leads || job.on_every_replica);
                 let last = self.shared.job_runs.last(&job.name);
                 let every = chrono::Duration::from_std(job.every).ok();
                 let next_run = match (started, last) {
@@ -250,6 +261,7 @@ impl App {
                     last_run: last.map(|p| p.started),
                     last_outcome: last.map(|p| p.outcome),
                     next_run,
+                    on_every_replica: job.on_every_replica,
                 }
             })
             .collect()

@@ -114,6 +114,10 @@ pub struct Job {
     /// `family.what[:instance]`, unique in the process.
     pub name: String,
     pub every: Duration,
+    /// A job that keeps this process's own memory fresh (a cache, an index, a connection)
+    /// runs on every replica; one that acts on what replicas share (the store, a backend,
+    /// notices) only on the holder of the jobs' lease.
+    pub on_every_replica: bool,
     pub pass: Arc<dyn Fn() -> JobFuture + Send + Sync>,
 }
 

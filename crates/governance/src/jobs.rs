@@ -1,8 +1,9 @@
 //! The families' background jobs as the core runs them: started once with the server's
 //! shutdown future, each pass recorded (when it ran, how it ended) for the owner's tools, or
 //! one pass run on demand. Of several replicas on one store, only the holder of the store's
-//! `jobs` lease runs passes (renewed every [`BEAT`]; another takes it over once it lapses), and
-//! it sweeps up the unfinished work of replicas that are gone.
+//! `jobs` lease runs the passes of jobs that act on what replicas share (renewed every
+//! [`BEAT`]; another takes it over once it lapses), and it sweeps up the unfinished work of
+//! replicas that are gone; jobs that keep a process's own memory fresh run on every replica.
 
 use std::{
     future::Future,
@@ -93,7 +94,9 @@ impl App {
                         let Some(core) = shared.upgrade() else { return };
                         // A replica that does not lead looks again at the next beat, so that
                         // it takes over within a beat of winning the lease.
-                        let wait = if core.leads_jobs.load(Ordering::Acquire) {
+                        let runs_here = core.jobs[index].on_every_replica
+                            || core.leads_jobs.load(Ordering::Acquire);
+                        let wait = if runs_here {
                             let name = &core.jobs[index].name;
                             core.job_runs.record(name, pass()).await;
                             every

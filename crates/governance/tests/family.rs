@@ -122,6 +122,7 @@ impl Family for Counting {
         vec![Job {
             name: "counting.tick".into(),
             every: std::time::Duration::from_secs(10),
+            on_every_replica: false,
             pass: Arc::new(move || -> JobFuture {
                 let n = n.clone();
                 Box::pin(async move {

@@ -15,4 +15,5 @@ mod crash_organize;
 mod crash_requests;
 mod full_disk;
 mod replicas;
+mod scale_out;
 mod support;

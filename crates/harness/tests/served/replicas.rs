@@ -1,5 +1,6 @@
 //! Two `marquee serve` processes on one data folder are replicas of one gateway: each
-//! registers on the store; one holds the jobs' lease and runs the background jobs; the second
+//! registers on the store; one holds the jobs' lease and runs the jobs that act on what they
+//! share (the other only those that keep its own memory fresh); the second
 //! one's start leaves the first one's unfinished work alone; when the leader is SIGKILLed, the
 //! other takes the lease over within 30 s and closes the dead one's unfinished work as
 //! `outcome_unknown`, and only then.
@@ -68,6 +69,11 @@ async fn replicas_share_the_store_and_the_jobs_move_when_the_leader_dies() {
         (&mut b, &mut a)
     };
     assert_eq!(Some(pid_of(&leader)), leading.pid());
+    // The follower runs the jobs that keep its own memory fresh, not the leader's.
+    let (leads, tasks_ran) = schedulers(other).await;
+    assert!(!leads && !tasks_ran, "the follower runs no leader's job");
+    let (leads, _) = schedulers(leading).await;
+    assert!(leads);
 
     // Work the leader has under way (an entry it marked, executing): the other replica
     // answers calls meanwhile and leaves it alone.
@@ -114,6 +120,30 @@ async fn replicas_share_the_store_and_the_jobs_move_when_the_leader_dies() {
     );
     let answer = other.must(&other.owner, "whoami", json!({})).await;
     assert!(data(&answer).is_some(), "the survivor answers: {answer}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while schedulers(other).await != (true, true) {
+        assert!(
+            Instant::now() < deadline,
+            "the survivor runs the task scheduler"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Whether `served` leads the jobs, and whether its task scheduler ran a pass there.
+async fn schedulers(served: &Served) -> (bool, bool) {
+    let seen = served
+        .must(&served.owner, "list_schedulers", json!({}))
+        .await;
+    let seen = data(&seen).unwrap_or_else(|| panic!("{seen}"));
+    let tasks = seen["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["job_id"] == "tasks.schedule")
+        .unwrap_or_else(|| panic!("{seen}"));
+    assert_eq!(tasks["runs_on"], "leader", "{seen}");
+    (seen["leads_jobs"] == true, !tasks["last_run"].is_null())
 }
 
 async fn store_owner(db: &mut sqlx::SqliteConnection) -> i64 {

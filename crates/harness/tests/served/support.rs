@@ -113,6 +113,7 @@ impl Served {
     pub async fn first(dir: &Path, data: &Path, config: &str) -> Served {
         let port = free_port();
         let path = dir.join("marquee.toml");
+        std::fs::create_dir_all(dir).unwrap();
         std::fs::write(&path, format!("listen = \"127.0.0.1:{port}\"\n{config}")).unwrap();
         let mut served = Served {
             child: None,

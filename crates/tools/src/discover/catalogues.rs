@@ -259,6 +259,7 @@ impl Catalogues {
         vec![Job {
             name: "discover.builtin".into(),
             every: Duration::from_secs(24 * 3600),
+            on_every_replica: true,
             pass: Arc::new(pass),
         }]
     }

@@ -40,6 +40,7 @@ pub(super) fn jobs(sources: &[Source]) -> Vec<Job> {
             Some(Job {
                 name: format!("downloads.refresh:{}", source.id),
                 every: REFRESH_EVERY,
+                on_every_replica: true,
                 pass: Arc::new(pass),
             })
         })

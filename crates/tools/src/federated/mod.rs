@@ -64,6 +64,7 @@ impl governance::Family for FederatedFamily {
                 Job {
                     name: format!("federated.supervise:{}", server.id()),
                     every: TICK,
+                    on_every_replica: true,
                     pass: Arc::new(move || {
                         let server = server.clone();
                         Box::pin(async move { server.tick().await })

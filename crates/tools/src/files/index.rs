@@ -386,6 +386,7 @@ impl LocalIndex {
                 Job {
                     name: format!("files.scan:{}", f.id),
                     every: SCAN_EVERY,
+                    on_every_replica: false,
                     pass: Arc::new(pass),
                 }
             })

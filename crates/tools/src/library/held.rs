@@ -125,6 +125,7 @@ impl HeldCache {
         Job {
             name: format!("library.held:{instance}"),
             every: LOOK_EVERY,
+            on_every_replica: true,
             pass: Arc::new(pass),
         }
     }

@@ -231,6 +231,7 @@ impl Index {
         Job {
             name: format!("media.sync:{instance}"),
             every: LOOK_EVERY,
+            on_every_replica: true,
             pass: Arc::new(pass),
         }
     }

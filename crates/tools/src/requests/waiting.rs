@@ -37,6 +37,7 @@ pub(crate) fn job(slots: &Slots) -> Option<Job> {
     Some(Job {
         name: "requests.follow".into(),
         every: EVERY,
+        on_every_replica: false,
         pass: Arc::new(pass),
     })
 }

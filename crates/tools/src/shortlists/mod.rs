@@ -130,6 +130,7 @@ impl governance::Family for ShortlistsFamily {
         vec![Job {
             name: "shortlists.schedule".into(),
             every: EVERY,
+            on_every_replica: false,
             pass: Arc::new(move || {
                 let s = schedules.clone();
                 Box::pin(async move {

@@ -19,6 +19,9 @@ pub struct Input {}
 /// The answer's data.
 #[derive(Serialize, JsonSchema)]
 struct Schedulers {
+    /// Whether this process runs the jobs that run on one replica only (of several replicas on
+    /// one store, the holder of the store's jobs lease; a single server always).
+    leads_jobs: bool,
     jobs: Vec<JobRow>,
 }
 
@@ -35,6 +38,9 @@ struct JobRow {
     /// Absent while the jobs do not run in this process.
     #[serde(skip_serializing_if = "Option::is_none")]
     next_run: Option<String>,
+    /// `every_replica` (it keeps this process's own memory fresh) or `leader` (it acts on what
+    /// replicas share: only the replica leading the jobs runs it).
+    runs_on: &'static str,
 }
 
 impl Tool for ListSchedulers {
@@ -44,7 +50,7 @@ impl Tool for ListSchedulers {
     const META: Meta = Meta {
         name: "list_schedulers",
         title: "List background jobs",
-        description: "Lists Marquee's own background jobs (catalogue refresh, download sync, request follow-up, folder scans, media-server sync, the task scheduler): job_id, how often it runs, last_run, last_outcome (ok, panicked, running) and next_run. run_scheduler runs one now.",
+        description: "Lists Marquee's own background jobs (catalogue refresh, download sync, request follow-up, folder scans, media-server sync, the task scheduler): job_id, how often it runs, last_run, last_outcome (ok, panicked, running) and next_run, and where it runs (runs_on: every_replica, or leader: of several replicas on one store, only the one leading the jobs, leads_jobs). run_scheduler runs one now.",
         effect: Effect::Read,
         capability: Capability::Automation,
         hints: governance::Hints {
@@ -68,11 +74,25 @@ impl Tool for ListSchedulers {
                 last_run: j.last_run.map(|t| rfc3339(t.timestamp_millis())),
                 last_outcome: j.last_outcome,
                 next_run: j.next_run.map(|t| rfc3339(t.timestamp_millis())),
+                runs_on: if j.on_every_replica {
+                    "every_replica"
+                } else {
+                    "leader"
+                },
             })
             .collect();
+        let leads_jobs = ctx.family::<Delegate>()?.leads_jobs();
         Output::typed(
-            format!("{} background jobs.", jobs.len()),
-            &Schedulers { jobs },
+            format!(
+                "{} background jobs{}.",
+                jobs.len(),
+                if leads_jobs {
+                    ""
+                } else {
+                    "; another replica leads the jobs that run on one replica only"
+                }
+            ),
+            &Schedulers { leads_jobs, jobs },
         )
     }
 }

@@ -74,6 +74,7 @@ impl governance::Family for TasksFamily {
             Job {
                 name: "tasks.schedule".into(),
                 every: EVERY,
+                on_every_replica: false,
                 pass: Arc::new(move || {
                     let s = scheduler.clone();
                     Box::pin(async move {
@@ -84,6 +85,7 @@ impl governance::Family for TasksFamily {
             Job {
                 name: "tasks.notices".into(),
                 every: EVERY,
+                on_every_replica: false,
                 pass: Arc::new(move || {
                     let s = notices.clone();
                     Box::pin(async move {
