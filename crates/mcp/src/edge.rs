@@ -362,7 +362,10 @@ pub async fn authenticate<H: ToolHost>(
             };
             match found.map_err(failed)? {
                 Some(caller) => Ok(caller),
-                None => match client.and_then(|ip| throttle.failed(ip)) {
+                None => match match client {
+                    Some(ip) => throttle.failed_shared(ip).await,
+                    None => None,
+                } {
                     Some(wait) => {
                         tracing::warn!(source = %client.map(|ip| ip.to_string()).unwrap_or_default(), wait, "too many failed authentications; the source waits");
                         Err(too_many_failures(wait))

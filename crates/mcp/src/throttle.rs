@@ -7,18 +7,36 @@
 
 use std::{
     collections::HashMap,
+    future::Future,
     hash::{BuildHasher, RandomState},
     net::{IpAddr, Ipv6Addr},
-    sync::atomic::{AtomicU64, Ordering},
+    pin::Pin,
+    sync::{
+        Arc, OnceLock,
+        atomic::{AtomicU64, Ordering},
+    },
     time::Duration,
 };
 
 use parking_lot::Mutex;
 use tokio::time::Instant;
 
+/// Failures counted where every replica of the gateway sees them (its store), beside each
+/// process's own count: a source is refused after `limit` failures wherever they landed.
+pub trait SharedFailures: Send + Sync + 'static {
+    /// Records one failure of `source` (an address, or an address and a name) now: how many
+    /// failures it has had within the last `window`, or `None` when they cannot be counted.
+    fn record<'a>(
+        &'a self,
+        source: &'a str,
+        window: Duration,
+    ) -> Pin<Box<dyn Future<Output = Option<u32>> + Send + 'a>>;
+}
+
 /// What the edge remembers of failing sources.
-#[derive(Debug)]
 pub struct Throttle {
+    /// The count every replica shares, once the store is open.
+    shared: OnceLock<Arc<dyn SharedFailures>>,
     sources: Mutex<HashMap<Key, Entry>>,
     /// Hashes names into keys, seeded per process so no one can aim at a collision.
     names: RandomState,
@@ -58,6 +76,17 @@ impl Entry {
     }
 }
 
+impl std::fmt::Debug for Throttle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Throttle")
+            .field("limit", &self.limit)
+            .field("window", &self.window)
+            .field("block", &self.block)
+            .field("shared", &self.shared.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for Throttle {
     /// 10 failures within 5 minutes block a source for 5 minutes; 10,000 sources at most.
     fn default() -> Throttle {
@@ -73,6 +102,7 @@ impl Default for Throttle {
 impl Throttle {
     pub fn new(limit: u32, window: Duration, block: Duration, capacity: usize) -> Throttle {
         Throttle {
+            shared: OnceLock::new(),
             sources: Mutex::new(HashMap::new()),
             names: RandomState::new(),
             limit: limit.max(1),
@@ -89,6 +119,51 @@ impl Throttle {
         let d = at.duration_since(self.base);
         let whole = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         (whole, !d.subsec_nanos().is_multiple_of(1_000_000))
+    }
+
+    /// Counts failures also in `shared` from now on (once; later calls change nothing).
+    pub fn share(&self, shared: Arc<dyn SharedFailures>) {
+        let _ = self.shared.set(shared);
+    }
+
+    /// [`Throttle::failed`], counted with the other replicas' failures too: blocked once this
+    /// process's count or the shared one reaches the limit.
+    pub async fn failed_shared(&self, ip: IpAddr) -> Option<u64> {
+        let label = source(ip).to_string();
+        self.failed_key_shared((source(ip), 0), &label).await
+    }
+
+    /// [`Throttle::failed_for`], counted with the other replicas' failures too.
+    pub async fn failed_for_shared(&self, ip: IpAddr, name: &str) -> Option<u64> {
+        let label = format!("{} {}", source(ip), name.to_lowercase());
+        self.failed_key_shared(self.named(ip, name), &label).await
+    }
+
+    async fn failed_key_shared(&self, key: Key, label: &str) -> Option<u64> {
+        if let Some(wait) = self.failed_key(key) {
+            return Some(wait);
+        }
+        let shared = self.shared.get()?;
+        let counted = shared.record(label, self.window).await?;
+        (counted >= self.limit).then(|| self.block_key(key))
+    }
+
+    /// Blocks `key` from now for the block time: the seconds to wait.
+    fn block_key(&self, key: Key) -> u64 {
+        let now = Instant::now();
+        let until = now + self.block;
+        self.sources.lock().insert(
+            key,
+            Entry {
+                failures: 0,
+                since: now,
+                blocked_until: Some(until),
+            },
+        );
+        let (whole, part) = self.ms(until);
+        self.blocks_end
+            .fetch_max(whole.saturating_add(u64::from(part)), Ordering::AcqRel);
+        seconds(self.block)
     }
 
     /// Whole seconds `ip` must wait before it may try again, while it is blocked.
@@ -159,16 +234,8 @@ impl Throttle {
         if e.failures < self.limit {
             return None;
         }
-        let until = now + self.block;
-        *e = Entry {
-            failures: 0,
-            since: now,
-            blocked_until: Some(until),
-        };
-        let (whole, part) = self.ms(until);
-        self.blocks_end
-            .fetch_max(whole.saturating_add(u64::from(part)), Ordering::AcqRel);
-        Some(seconds(self.block))
+        drop(sources);
+        Some(self.block_key(key))
     }
 
     /// How many sources are remembered now.

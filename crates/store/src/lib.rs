@@ -9,6 +9,7 @@
 mod allowances;
 mod arrivals;
 mod audit;
+mod auth_failures;
 mod backup;
 mod bootstrap;
 mod changes;

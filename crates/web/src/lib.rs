@@ -2,6 +2,7 @@
 //! one axum router. Handlers parse, call one core function, render; the guards every route
 //! beside `/mcp` needs are layers (`guard.rs`).
 
+mod failures;
 mod guard;
 mod host;
 pub mod listen;
@@ -64,8 +65,11 @@ impl Web {
         }
     }
 
-    /// Marks the server ready: from now on requests reach the host.
+    /// Marks the server ready: from now on requests reach the host, and failed
+    /// authentications are counted in its store too (shared by every replica on it).
     pub fn set_ready(&self, host: Arc<Host>) {
+        let failures = failures::StoreFailures(host.app.store().clone());
+        self.throttle.share(Arc::new(failures));
         let _ = self.ready.set(host);
     }
 }

@@ -3,13 +3,14 @@
 //! share (the other only those that keep its own memory fresh); the second
 //! one's start leaves the first one's unfinished work alone; when the leader is SIGKILLed, the
 //! other takes the lease over within 30 s and closes the dead one's unfinished work as
-//! `outcome_unknown`, and only then.
+//! `outcome_unknown`, and only then. A guesser alternating between the two is refused after
+//! ten failed keys in all.
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{Served, data};
+use crate::support::{Served, call_at, client, data};
 
 /// The jobs' lease holder, while it holds.
 async fn holder(served: &Served) -> Option<String> {
@@ -74,6 +75,18 @@ async fn replicas_share_the_store_and_the_jobs_move_when_the_leader_dies() {
     assert!(!leads && !tasks_ran, "the follower runs no leader's job");
     let (leads, _) = schedulers(leading).await;
     assert!(leads);
+
+    // A guesser alternating between the replicas is refused after ten failures in all, as
+    // against one server: the count is the store's.
+    let http = client();
+    for n in 1..=10 {
+        let at = if n % 2 == 0 { &*leading } else { &*other };
+        let wrong = format!("mq_wrong{n:02}");
+        let refused = call_at(&http, &at.base, &wrong, "whoami", json!({})).await;
+        let said = refused.expect_err("a wrong key is refused");
+        let want = if n < 10 { "HTTP 401" } else { "HTTP 429" };
+        assert!(said.starts_with(want), "attempt {n}: {said}");
+    }
 
     // Work the leader has under way (an entry it marked, executing): the other replica
     // answers calls meanwhile and leaves it alone.

@@ -176,7 +176,11 @@ pub(crate) async fn token(State(web): State<Web>, request: Request) -> Response 
         Ok(TokenOutcome::Refused(reason)) => {
             let error = OAuthError::of_token_refusal(&reason);
             tracing::warn!(error = error.as_str(), "an OAuth token request was refused");
-            if let Some(wait) = source.and_then(|ip| web.throttle.failed(ip)) {
+            let blocked = match source {
+                Some(ip) => web.throttle.failed_shared(ip).await,
+                None => None,
+            };
+            if let Some(wait) = blocked {
                 return too_many(wait);
             }
             bad(error, &reason.to_string())

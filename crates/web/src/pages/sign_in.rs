@@ -88,7 +88,11 @@ pub(crate) async fn submit(super::State(web): PageState, request: Request) -> Re
             .filter(|p| p.role == Role::Owner);
         let Some(person) = person else {
             tracing::warn!("an owner-page sign-in failed");
-            if let Some(wait) = source.and_then(|ip| web.throttle.failed_for(ip, name.trim())) {
+            let blocked = match source {
+                Some(ip) => web.throttle.failed_for_shared(ip, name.trim()).await,
+                None => None,
+            };
+            if let Some(wait) = blocked {
                 return Ok(too_many(wait));
             }
             let mut r = sign_in_page(Some(
