@@ -19,7 +19,7 @@ use crate::{App, Job, app::Shared};
 const BEAT: Duration = Duration::from_secs(5);
 /// How long the jobs' lease holds without renewal: another replica leads within this and a
 /// beat of the leader's end.
-const LEASE_MS: i64 = 20_000;
+const LEASE_MS: i64 = 15_000;
 
 /// One beat: the lease, and (leading) the sweep of gone replicas' work.
 async fn beat(core: &Shared) {

@@ -114,7 +114,13 @@ async fn three_replicas_behind_nginx_act_as_one_gateway() {
     let b = a.beside(&dir.path().join("b")).await;
     let c = a.beside(&dir.path().join("c")).await;
     let proxy = Nginx::start(dir.path(), &[&a, &b, &c]).await;
-    let http = client();
+    // Calls give up after 15 s: a call that hangs fails the test instead of holding it.
+    let http = httpx::builder(httpx::Timeouts {
+        connect: Duration::from_secs(5),
+        request: Duration::from_secs(15),
+    })
+    .build()
+    .unwrap();
 
     // Four people with a music quota of 5; ten requests each, all at once, through nginx.
     let mut keys = Vec::new();
