@@ -76,7 +76,7 @@ pub use protocol_tasks::ProtocolTask;
 pub use quotas::{
     Allowance, Fit, QUOTA_MEDIA_TYPES, QUOTA_WINDOWS, QuotaCheck, QuotaRule, QuotaScope,
 };
-pub use replicas::{LIVE_FOR_MS, gone_here, machine, runs_here};
+pub use replicas::{machine, runs_here};
 pub use requests::{MediaRequest, NewRequest, RequestOutcome, RequestQuery, RequestStatus};
 pub use sessions::Session;
 pub use settings::StoredSetting;

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use crate::{Error, Store, now_ms};
 
 /// A heartbeat older than this: the replica is gone.
-pub const LIVE_FOR_MS: i64 = 30_000;
+const LIVE_FOR_MS: i64 = 30_000;
 /// How often a replica beats its heartbeat.
 const BEAT_MS: i64 = 5_000;
 
@@ -27,19 +27,23 @@ pub(crate) fn joined() -> Option<&'static str> {
 }
 
 /// This machine's name, letters and digits only.
-pub fn machine() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .unwrap_or_default()
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(32)
-        .collect()
+/// Read once per process: every liveness check of every replica row asks it.
+pub fn machine() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .unwrap_or_default()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(32)
+            .collect()
+    })
 }
 
 /// Whether the replica `id` (`machine:pid:random`) is a process of this machine that is gone:
 /// its pid no longer runs, or is this process under another id (a restart reusing the pid,
 /// as in a container). `false` for another machine's replica (its heartbeat tells).
-pub fn gone_here(id: &str) -> bool {
+fn gone_here(id: &str) -> bool {
     let mut parts = id.split(':');
     let (Some(host), Some(pid)) = (
         parts.next(),
@@ -68,7 +72,7 @@ pub(crate) fn gone_clause(unmarked: bool) -> &'static str {
 
 /// Whether `id` (`machine:pid:random`) is a process of this machine that still runs.
 pub fn runs_here(id: &str) -> bool {
-    id.split(':').next() == Some(machine().as_str()) && !gone_here(id)
+    id.split(':').next() == Some(machine()) && !gone_here(id)
 }
 
 impl Store {
@@ -124,26 +128,31 @@ impl Store {
 
     /// The replicas that still run, this one included.
     pub async fn live_replicas(&self) -> Result<Vec<String>, Error> {
+        let (live, _) = self.replicas_by_life().await?;
+        Ok(live)
+    }
+
+    /// The registered replicas, (live, gone): gone when their heartbeat is older than
+    /// [`LIVE_FOR_MS`], or at once when they were processes of this machine that ended.
+    async fn replicas_by_life(&self) -> Result<(Vec<String>, Vec<String>), Error> {
         let since = now_ms() - LIVE_FOR_MS;
         let rows: Vec<(String, i64)> = sqlx::query_as("SELECT id, seen_at FROM replicas")
             .fetch_all(self.pool())
             .await?;
-        Ok(rows
+        let (live, gone): (Vec<_>, Vec<_>) = rows
             .into_iter()
-            .filter(|(id, seen)| *seen >= since && !gone_here(id))
-            .map(|(id, _)| id)
-            .collect())
+            .partition(|(id, seen)| *seen >= since && !gone_here(id));
+        let ids = |rows: Vec<(String, i64)>| rows.into_iter().map(|(id, _)| id).collect();
+        Ok((ids(live), ids(gone)))
     }
 
     /// Forgets the replicas that are gone: their unfinished work is then closed by
     /// [`Store::recover_gone_replicas`]. How many there were.
     async fn forget_gone_replicas(&self) -> Result<u64, Error> {
-        let live = self.live_replicas().await?;
-        let rows: Vec<(String,)> = sqlx::query_as("SELECT id FROM replicas")
-            .fetch_all(self.pool())
-            .await?;
+        let (_, gone) = self.replicas_by_life().await?;
         let mut forgotten = 0;
-        for (id,) in rows.into_iter().filter(|(id,)| !live.contains(id)) {
+        for id in gone {
+            // Only while it is still as it was read: a heartbeat since keeps it.
             let done = sqlx::query("DELETE FROM replicas WHERE id = ? AND seen_at < ?")
                 .bind(&id)
                 .bind(now_ms() - if gone_here(&id) { 0 } else { LIVE_FOR_MS })
@@ -206,17 +215,6 @@ impl Store {
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
-    }
-
-    /// Who holds the lease `name`, while it has not lapsed.
-    pub async fn lease_holder(&self, name: &str) -> Result<Option<String>, Error> {
-        Ok(
-            sqlx::query_scalar("SELECT holder FROM leases WHERE name = ? AND until_ms >= ?")
-                .bind(name)
-                .bind(now_ms())
-                .fetch_optional(self.pool())
-                .await?,
-        )
     }
 }
 

@@ -277,31 +277,25 @@ async fn a_run_another_live_process_began_is_left_running() {
         .spawn()
         .unwrap();
     let live = format!("{}:{}:00ff", store::machine(), other.id());
+    // The run's status after a scheduler pass.
+    let after_tick = async |run: i64| {
+        f.scheduler().tick().await;
+        let seen = f
+            .call(&admin, "get_task_run", json!({"run_id": run}))
+            .await
+            .unwrap();
+        seen["status"].as_str().unwrap().to_owned()
+    };
     let run = f.store.begin_task_run(task_id, &live).await.unwrap();
-    f.scheduler().tick().await;
-    let seen = f
-        .call(&admin, "get_task_run", json!({"run_id": run}))
-        .await
-        .unwrap();
-    assert_eq!(seen["status"], "running", "{seen}");
+    assert_eq!(after_tick(run).await, "running");
     // That process ends: its run was cut short.
     other.kill().unwrap();
     other.wait().unwrap();
-    f.scheduler().tick().await;
-    let seen = f
-        .call(&admin, "get_task_run", json!({"run_id": run}))
-        .await
-        .unwrap();
-    assert_eq!(seen["status"], "interrupted", "{seen}");
-    // The same process number on another machine cannot be told alive: cut short.
+    assert_eq!(after_tick(run).await, "interrupted");
+    // A process of another machine that no live replica's heartbeat vouches for: cut short.
     let elsewhere = format!("othermachine0:{}:00ff", std::process::id());
     let run = f.store.begin_task_run(task_id, &elsewhere).await.unwrap();
-    f.scheduler().tick().await;
-    let seen = f
-        .call(&admin, "get_task_run", json!({"run_id": run}))
-        .await
-        .unwrap();
-    assert_eq!(seen["status"], "interrupted", "{seen}");
+    assert_eq!(after_tick(run).await, "interrupted");
 }
 
 #[tokio::test]

@@ -118,7 +118,7 @@ impl DisplayView {
             "{}, by {}{}",
             match self.kind {
                 DisplayKind::Collection => "a collection",
-                DisplayKind::Playlist => "a playlist of its one person's",
+                DisplayKind::Playlist => "its one person's playlist",
             },
             match self.sort {
                 Sort::Release => "release (oldest first)",
